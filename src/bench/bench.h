@@ -1,0 +1,92 @@
+// The benchmark library behind `toroid bench`: runs a suite's cases on one or more
+// engines (interleaved per case), prints torch.utils.benchmark-style tables with GB/s,
+// writes/reads JSON results, and compares two result files side by side.
+#pragma once
+
+#include "bench/suite.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace toroid {
+
+struct BenchOptions {
+    std::string suite = "seeds";
+    std::vector<std::string> engines = {"reference"};
+    int threads = 1;
+    std::string filter;     // ECMAScript regex searched in each case name; empty: all
+    std::string json_path;  // where to write the results; empty: none
+    std::string device = "cpu";  // only the suite's rows of this device run
+    double min_time_s = 0.2;     // timed runs continue until this much time and min_runs runs...
+    int min_runs = 10;
+    double max_time_s = 5.0;     // ...or until this much time (raised to min_time_s if below)
+};
+
+// Runs the benchmark and prints one table per op family to `out`; writes JSON when
+// asked. Returns 0, or 1 when some engine failed on some case (the failures are listed
+// and kept out of the tables). Throws toroid::Error for bad options (unknown suite,
+// engine or device, invalid regex, no matching case, bad numbers).
+int run_bench(const BenchOptions& options, std::ostream& out);
+
+// Prints result files `a` and `b` side by side with per-case and geometric-mean
+// speed-ups. Throws toroid::Error when a file is missing or not a bench result.
+int compare_bench(const std::string& a, const std::string& b, std::ostream& out);
+
+namespace bench {
+
+// Median and quartiles (linear interpolation between order statistics, as numpy's
+// default percentile) of a sample; throws toroid::Error when it is empty.
+struct Stats {
+    double median = 0, q25 = 0, q75 = 0;
+    double iqr() const { return q75 - q25; }
+};
+Stats summarize(std::vector<double> samples);
+
+// exp(mean(log(x))); throws toroid::Error on an empty list or a value <= 0.
+double geometric_mean(const std::vector<double>& values);
+
+struct Machine {
+    std::string cpu;  // "model name" of /proc/cpuinfo, or "unknown"
+    int cores = 0;
+    std::string compiler;  // the compiler this library was built with, id and version
+    std::string toroid_version;
+};
+Machine this_machine();
+
+// One (case, engine) measurement. A failed one has `error` set and no timings.
+struct Record {
+    std::string case_name, title, device, engine;
+    int threads = 1;
+    double median_us = 0, iqr_us = 0;
+    std::int64_t runs = 0;
+    double prepare_s = 0, gbps = 0;
+    std::string error;
+};
+
+struct Results {
+    Machine machine;
+    std::string suite;
+    std::vector<Record> records;
+};
+
+std::string results_to_json(const Results& results);
+// `origin` names the source in error messages (a path).
+Results results_from_json(const std::string& text, const std::string& origin);
+Results load_results(const std::string& path);
+
+// Selected cases of `options` (suite, device, filter), grouped so that the cases of one
+// table (title, device) are adjacent, tables in order of first appearance.
+std::vector<BenchCase> select_cases(const BenchOptions& options);
+
+// One table per (title, device) in order of first appearance; engines as columns in
+// order of first appearance; failed records are left out.
+std::string format_tables(const std::vector<Record>& records);
+
+// The side-by-side comparison printed by compare_bench.
+std::string format_compare(const Results& a, const Results& b, const std::string& name_a,
+                           const std::string& name_b);
+
+}  // namespace bench
+}  // namespace toroid

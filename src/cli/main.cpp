@@ -1,0 +1,122 @@
+// The `toroid` command: `apply` runs a pipeline on an image file, `bench` measures
+// engines on a suite, `bench compare` sets two result files side by side. Every user
+// error ends with exit code 2 and one line `toroid: error: ...` on stderr.
+#include "bench/bench.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "engine/engine.h"
+#include "io/file.h"
+#include "ops/pipeline_json.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <new>
+#include <sstream>
+
+namespace {
+
+using namespace toroid;
+
+struct ApplyArgs {
+    std::string pipeline, input, output;
+    std::string engine = "reference";
+    std::string layout = "contiguous";
+    int threads = 0;  // 0: all cores
+};
+
+int run_apply(const ApplyArgs& a) {
+    Layout layout = parse_layout(a.layout);
+    int threads = a.threads > 0 ? a.threads : default_threads();
+    if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
+    std::filesystem::path out(a.output);
+    std::filesystem::path out_dir = out.parent_path().empty() ? "." : out.parent_path();
+    if (!std::filesystem::is_directory(out_dir)) fail("output folder '{}' does not exist", out_dir.string());
+
+    Pipeline pipeline = load_pipeline(a.pipeline);
+    auto engine = make_engine(a.engine, EngineOptions{threads});
+    Tensor input = io::read_image(a.input).to_layout(layout);
+    auto prepared = engine->prepare(pipeline, input.spec());
+    Tensor result = prepared->run(input);
+    io::write_image(out, result);
+    return 0;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+int error_exit(const std::string& message) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n') c = ' ';
+    std::fprintf(stderr, "toroid: error: %s\n", line.c_str());
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"toroid: a just-in-time compiler for image-transform pipelines"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("toroid ") + TOROID_VERSION);
+
+    ApplyArgs apply;
+    auto* apply_cmd = app.add_subcommand("apply", "Run a pipeline on an image (.npy or .png) and write the result");
+    apply_cmd->add_option("PIPELINE", apply.pipeline, "pipeline JSON file, or inline JSON starting with '['")->required();
+    apply_cmd->add_option("IN", apply.input, "input .npy or .png")->required();
+    apply_cmd->add_option("OUT", apply.output, "output .npy or .png (written atomically)")->required();
+    apply_cmd->add_option("--engine", apply.engine, "engine: reference");
+    apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
+    apply_cmd->add_option("--threads", apply.threads, "worker threads (default: all cores)");
+
+    BenchOptions bench_opts;
+    std::string engines = "reference";
+    auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick)");
+    bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
+    bench_cmd->add_option("--engine", engines, "comma-separated engines (default: reference)");
+    bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
+    bench_cmd->add_option("--filter", bench_opts.filter, "only cases whose name matches this regex");
+    bench_cmd->add_option("--json", bench_opts.json_path, "write the results to this JSON file");
+    bench_cmd->add_option("--device", bench_opts.device, "device whose rows run: cpu (default)");
+    bench_cmd->add_option("--min-time", bench_opts.min_time_s, "minimum measured seconds per case and engine");
+    std::string cmp_a, cmp_b;
+    auto* compare_cmd = bench_cmd->add_subcommand("compare", "Print two result files side by side with speed-ups");
+    compare_cmd->add_option("A", cmp_a, "baseline results (.json)")->required();
+    compare_cmd->add_option("B", cmp_b, "new results (.json)")->required();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return error_exit(e.what());
+    }
+
+    try {
+        if (*apply_cmd) return run_apply(apply);
+        if (*compare_cmd) return compare_bench(cmp_a, cmp_b, std::cout);
+        if (*bench_cmd) {
+            bench_opts.engines = split_commas(engines);
+            return run_bench(bench_opts, std::cout);
+        }
+    } catch (const Error& e) {
+        return error_exit(e.what());
+    } catch (const std::bad_alloc&) {
+        return error_exit("out of memory");
+    } catch (const std::exception& e) {
+        return error_exit(fmt::format("internal error: {}", e.what()));
+    }
+    return 0;
+}

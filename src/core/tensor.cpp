@@ -1,0 +1,126 @@
+// Tensor storage, views and layout conversion.
+#include "core/tensor.h"
+
+#include "core/error.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace toroid {
+
+DType parse_dtype(std::string_view name) {
+    if (name == "uint8") return DType::UInt8;
+    if (name == "float32") return DType::Float32;
+    fail("unknown dtype '{}' (expected uint8 or float32)", name);
+}
+
+std::string_view layout_name(Layout l) {
+    return l == Layout::Contiguous ? "contiguous" : "channels_last";
+}
+
+Layout parse_layout(std::string_view name) {
+    if (name == "contiguous") return Layout::Contiguous;
+    if (name == "channels_last") return Layout::ChannelsLast;
+    fail("unknown layout '{}' (expected contiguous or channels_last)", name);
+}
+
+Dims dense_strides(const Dims& s, Layout l) {
+    if (l == Layout::Contiguous) return {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+    return {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]};
+}
+
+namespace {
+void check_allocatable(DType dtype, const Dims& shape) {
+    std::int64_t n = 1;
+    for (auto d : shape) {
+        if (d < 0) fail("negative dimension {} in tensor shape", d);
+        if (d != 0 && n > kMaxElements / d) n = kMaxElements + 1;
+        else n *= d;
+    }
+    if (n > kMaxElements)
+        fail("tensor of shape ({}, {}, {}, {}) {} is too large to allocate", shape[0], shape[1],
+             shape[2], shape[3], dtype_name(dtype));
+}
+}  // namespace
+
+Tensor Tensor::empty(DType dtype, const Dims& shape, Layout layout) {
+    check_allocatable(dtype, shape);
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = shape;
+    t.strides_ = dense_strides(shape, layout);
+    std::size_t bytes = t.nbytes();
+    std::size_t rounded = ((bytes + 63) / 64) * 64;
+    if (rounded == 0) rounded = 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (p == nullptr)
+        fail("out of memory allocating {} bytes for a ({}, {}, {}, {}) tensor", bytes, shape[0],
+             shape[1], shape[2], shape[3]);
+    t.owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    t.base_ = p;
+    return t;
+}
+
+Tensor Tensor::zeros(DType dtype, const Dims& shape, Layout layout) {
+    Tensor t = empty(dtype, shape, layout);
+    std::memset(t.base_, 0, t.nbytes());
+    return t;
+}
+
+Tensor Tensor::borrow(void* data, DType dtype, const Dims& shape, const Dims& strides) {
+    for (int i = 0; i < 4; ++i)
+        if (shape[static_cast<std::size_t>(i)] < 0 || strides[static_cast<std::size_t>(i)] < 0)
+            fail("borrowed tensor has a negative size or stride in dim {}", i);
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = shape;
+    t.strides_ = strides;
+    t.base_ = data;
+    return t;
+}
+
+bool Tensor::is_dense(Layout l) const {
+    Dims d = dense_strides(shape_, l);
+    for (std::size_t i = 0; i < 4; ++i)
+        if (shape_[i] != 1 && d[i] != strides_[i]) return false;
+    return true;
+}
+
+Layout Tensor::suggested_layout() const {
+    if (shape_[1] > 1 && strides_[1] == 1 && is_dense(Layout::ChannelsLast)) return Layout::ChannelsLast;
+    if (shape_[1] > 1 && strides_[1] < strides_[3] && strides_[1] < strides_[2])
+        return Layout::ChannelsLast;
+    return Layout::Contiguous;
+}
+
+Tensor Tensor::slice(int dim, std::int64_t start, std::int64_t length) const {
+    auto d = static_cast<std::size_t>(dim);
+    if (dim < 0 || dim > 3 || start < 0 || length < 0 || start + length > shape_[d])
+        fail("slice [{}, {}) out of range for dim {} of size {}", start, start + length, dim,
+             dim >= 0 && dim <= 3 ? shape_[d] : 0);
+    Tensor t = *this;
+    t.offset_ += start * strides_[d];
+    t.shape_[d] = length;
+    return t;
+}
+
+Tensor Tensor::to_layout(Layout l) const {
+    Tensor out = empty(dtype_, shape_, l);
+    out.copy_from(*this);
+    return out;
+}
+
+void Tensor::copy_from(const Tensor& src) {
+    if (src.dtype_ != dtype_ || src.shape_ != shape_) fail("copy_from: dtype or shape mismatch");
+    dispatch_dtype(dtype_, [&](auto tag) {
+        using T = decltype(tag);
+        for (std::int64_t n = 0; n < shape_[0]; ++n)
+            for (std::int64_t c = 0; c < shape_[1]; ++c)
+                for (std::int64_t h = 0; h < shape_[2]; ++h)
+                    for (std::int64_t w = 0; w < shape_[3]; ++w)
+                        at<T>(n, c, h, w) = src.at<T>(n, c, h, w);
+    });
+}
+
+}  // namespace toroid

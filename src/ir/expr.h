@@ -1,0 +1,111 @@
+// Scalar expressions over symbolic indices: the one IR of toroid's compiler. A tensor
+// in the primitive graph is a function from its index variables to an Expr; a kernel
+// in the loop IR stores an Expr at every point of its loop nest. Exprs are immutable
+// and shared (hash-consing is not needed: simplify() and the printers work on trees).
+//
+// Index arithmetic is typed I64 in the IR; codegen narrows it to int32 where range
+// analysis (ir/range.h) proves the values fit.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace toroid::ir {
+
+enum class Type : std::uint8_t { Bool, U8, I16, I32, I64, F32, F64 };
+
+bool is_float(Type t);
+bool is_int(Type t);  // U8, I16, I32, I64
+std::string_view type_name(Type t);  // C++ spelling: bool, uint8_t, int16_t, int32_t, int64_t, float, double
+
+enum class Op : std::uint8_t {
+    Const,      // ival (Bool and integer types) or fval (float types)
+    Var,        // loop / index variable `var`
+    Load,       // element of graph tensor `buffer` at args = one index Expr (I64) per dim
+    Add, Sub, Mul,
+    Div,        // float division only
+    FloorDiv,   // integer division rounding toward -inf
+    Mod,        // integer remainder with the divisor's sign (Python %), divisor > 0
+    Min, Max,
+    Neg,
+    Fma,        // args[0] * args[1] + args[2], rounded once (std::fma) for floats
+    Floor,      // float -> same float type
+    RoundEven,  // float -> same float type, round half to even (nearbyint)
+    Abs,
+    ShiftRight, // arithmetic shift of an integer by a constant (args[1] is Const)
+    Lt, Le, Eq, Ne,  // -> Bool
+    And, Or, Not,    // Bool
+    Select,     // args[0] ? args[1] : args[2]
+    Cast,       // C++ static_cast (float -> int truncates toward zero)
+    SatCast,    // clamp to the target type's range, then static_cast (NaN -> 0)
+    Sum,        // sum of args[0] over reduction variable `var` in [0, ival); accumulates in `type`
+};
+
+std::string_view op_name(Op op);
+
+struct Node;
+using Expr = std::shared_ptr<const Node>;
+
+struct Node {
+    Op op;
+    Type type;
+    std::vector<Expr> args;
+    std::int64_t ival = 0;  // Const value (integers, Bool); Sum extent
+    double fval = 0;        // Const value (floats)
+    int var = -1;           // Var id; Sum's reduction variable id
+    int buffer = -1;        // Load: tensor id
+};
+
+// ---- builders (they check types and fold constants where trivially possible) ----
+Expr iconst(std::int64_t v, Type t = Type::I64);
+Expr fconst(double v, Type t = Type::F32);
+Expr bconst(bool v);
+Expr var(int id);  // I64
+Expr load(int buffer, Type t, std::vector<Expr> indices);
+Expr add(Expr a, Expr b);
+Expr sub(Expr a, Expr b);
+Expr mul(Expr a, Expr b);
+Expr div(Expr a, Expr b);
+Expr floordiv(Expr a, Expr b);
+Expr mod(Expr a, Expr b);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+Expr clamp(Expr x, Expr lo, Expr hi);  // min(max(x, lo), hi)
+Expr neg(Expr a);
+Expr fma(Expr a, Expr b, Expr c);
+Expr floor(Expr a);
+Expr round_even(Expr a);
+Expr abs(Expr a);
+Expr shift_right(Expr a, int bits);
+Expr lt(Expr a, Expr b);
+Expr le(Expr a, Expr b);
+Expr eq(Expr a, Expr b);
+Expr ne(Expr a, Expr b);
+Expr logical_and(Expr a, Expr b);
+Expr logical_or(Expr a, Expr b);
+Expr logical_not(Expr a);
+Expr select(Expr c, Expr a, Expr b);
+Expr cast(Type t, Expr a);
+Expr sat_cast(Type t, Expr a);
+Expr sum(int reduction_var, std::int64_t extent, Expr body, Type acc);
+
+// ---- queries and rewrites ----
+bool is_const(const Expr& e);
+bool is_const(const Expr& e, std::int64_t v);
+// Replaces Var(id) by replacements[id] where present (others unchanged).
+Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacements);
+// Applies `f` to every node bottom-up; f returns the node to use (possibly the same).
+Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
+// Calls `f` on every node (pre-order).
+void visit(const Expr& e, const std::function<void(const Expr&)>& f);
+bool depends_on_var(const Expr& e, int id);
+std::size_t node_count(const Expr& e);
+bool structurally_equal(const Expr& a, const Expr& b);
+
+// One-line readable form, e.g. "load(t3, [v0, v1, clamp(v2 + 1, 0, 44), v3]) * 0.5f".
+std::string to_string(const Expr& e);
+
+}  // namespace toroid::ir

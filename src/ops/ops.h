@@ -1,0 +1,95 @@
+// The op catalogue: the parameters of every transform a pipeline can hold, already
+// validated (parse_pipeline in ops/pipeline_json.h builds them from JSON). Shapes and
+// the per-op math (resize weights, grid formulas) live beside this file; the reference
+// engine and the decompositions both read these structs.
+#pragma once
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace toroid {
+
+enum class ResizeMode : std::uint8_t { Nearest, NearestExact, Bilinear, Bicubic };
+enum class GridMode : std::uint8_t { Bilinear, Nearest, Bicubic };
+enum class PaddingMode : std::uint8_t { Zeros, Border, Reflection };
+
+std::string_view resize_mode_name(ResizeMode m);
+std::string_view grid_mode_name(GridMode m);
+std::string_view padding_mode_name(PaddingMode m);
+
+// F.interpolate on (N, C, H, W). Exactly one of size / scale_factor is set.
+struct ResizeOp {
+    ResizeMode mode = ResizeMode::Nearest;
+    std::optional<std::array<std::int64_t, 2>> size;   // (h, w)
+    std::optional<std::array<double, 2>> scale_factor;  // (sh, sw)
+    bool align_corners = false;           // bilinear / bicubic only
+    bool antialias = false;               // bilinear / bicubic only
+    bool recompute_scale_factor = false;  // only with scale_factor
+};
+
+// F.affine_grid(theta, (N, C, h', w'), align_corners) then F.grid_sample.
+struct AffineOp {
+    std::array<std::array<double, 3>, 2> theta{};
+    GridMode mode = GridMode::Bilinear;
+    PaddingMode padding_mode = PaddingMode::Zeros;
+    bool align_corners = false;
+    std::optional<std::array<std::int64_t, 2>> size;  // (h', w'); default: the input's
+};
+
+// F.grid_sample with a user grid of shape (N, H', W', 2), float32, dense (N, H', W', 2).
+struct GridSampleOp {
+    std::string grid_path;  // as written in the pipeline (for messages and cache keys)
+    Tensor grid;            // loaded data; dims (N, H', W', 2) stored in the Tensor's 4 dims
+    GridMode mode = GridMode::Bilinear;
+    PaddingMode padding_mode = PaddingMode::Zeros;
+    bool align_corners = false;
+};
+
+// Tensor.flip(dims); dims normalized to 0..3, unique, sorted.
+struct FlipOp {
+    std::vector<int> dims;
+};
+
+// torchvision.transforms.v2.functional.crop: region may extend past the image, where
+// it is filled with zeros.
+struct CropOp {
+    std::int64_t top = 0, left = 0, height = 0, width = 0;
+};
+
+// torchvision.transforms.v2.functional.to_dtype(x, dtype, scale).
+struct ConvertOp {
+    DType dtype = DType::Float32;
+    bool scale = false;
+};
+
+// torchvision.transforms.v2.functional.normalize: (x - mean[c]) / std[c]; float32 only.
+// mean and std hold one value per channel, or one value for all channels.
+struct NormalizeOp {
+    std::vector<double> mean, std;
+};
+
+using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp>;
+
+std::string_view op_name(const Op& op);
+
+struct Pipeline {
+    std::vector<Op> ops;
+};
+
+// Output dtype and shape of `op` applied to an input of `in` dtype/shape. Validates
+// everything that depends on the input (normalize on uint8, grid batch mismatch,
+// sizes too large to allocate...) and throws toroid::Error with a clear message.
+struct ShapeInfo {
+    DType dtype;
+    Dims shape;
+};
+ShapeInfo infer_shape(const Op& op, const ShapeInfo& in);
+ShapeInfo infer_shape(const Pipeline& p, const ShapeInfo& in);
+
+}  // namespace toroid
