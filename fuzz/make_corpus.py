@@ -52,6 +52,8 @@ put("fuzz_npy", "f32_fortran.npy", npy("<f4", (3, 4, 5), f32((3, 4, 5)), fortran
 put("fuzz_npy", "u8_v2.npy", npy("|u1", (1, 2, 3, 4), u8((1, 2, 3, 4)), major=2))
 put("fuzz_npy", "f32_v3_rank1.npy", npy("<f4", (5,), f32((5,)), major=3))
 put("fuzz_npy", "u8_empty.npy", npy("|u1", (0, 4), b""))
+# Empty, but its other dims multiply to the 2^40 element limit (a regression seed).
+put("fuzz_npy", "u8_empty_wide.npy", npy("|u1", (0, 1048576, 1048576), b""))
 
 
 # ---- PNG: signature, IHDR, optional PLTE / tRNS, one IDAT, IEND ----

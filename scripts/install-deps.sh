@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
-  libfmt-dev nlohmann-json3-dev libcli11-dev libpng-dev libgtest-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev libpng-dev libgtest-dev libssl-dev
 )
 
 missing=()

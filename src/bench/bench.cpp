@@ -523,7 +523,11 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
     bench::check_options(o);
     std::vector<bench::BenchCase> cases = bench::select_cases(o);
     std::vector<std::unique_ptr<Engine>> engines;
-    for (const std::string& name : o.engines) engines.push_back(make_engine(name, EngineOptions{o.threads}));
+    for (const std::string& name : o.engines) {
+        EngineOptions eo;
+        eo.threads = o.threads;
+        engines.push_back(make_engine(name, eo));
+    }
 
     bench::Results results{bench::this_machine(), o.suite, {}};
     std::vector<std::string> failures;
@@ -554,7 +558,12 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
                 if (!setup_error.empty()) throw Error(setup_error);
                 r = bench::measure(c, *engine, input, bytes, o);
             } catch (const std::exception& e) {  // an engine's own failure ends only its case
-                r = bench::Record{c.name, c.title, c.device, std::string(engine->name()), o.threads};
+                r = bench::Record{};
+                r.case_name = c.name;
+                r.title = c.title;
+                r.device = c.device;
+                r.engine = std::string(engine->name());
+                r.threads = o.threads;
                 r.error = e.what();
                 failures.push_back(fmt::format("{} on '{}': {}", engine->name(), c.name, e.what()));
             }

@@ -11,7 +11,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -23,9 +25,12 @@ using namespace toroid;
 
 struct ApplyArgs {
     std::string pipeline, input, output;
-    std::string engine = "reference";
+    std::string engine = "compiled";
     std::string layout = "contiguous";
     int threads = 0;  // 0: all cores
+    std::string debug_dir;  // --debug-dir, else $TOROID_DEBUG
+    bool stats = false;
+    bool explain = false;
 };
 
 int run_apply(const ApplyArgs& a) {
@@ -37,11 +42,25 @@ int run_apply(const ApplyArgs& a) {
     if (!std::filesystem::is_directory(out_dir)) fail("output folder '{}' does not exist", out_dir.string());
 
     Pipeline pipeline = load_pipeline(a.pipeline);
-    auto engine = make_engine(a.engine, EngineOptions{threads});
+    EngineOptions options;
+    options.threads = threads;
+    options.debug_dir = a.debug_dir;
+    if (options.debug_dir.empty())
+        if (const char* env = std::getenv("TOROID_DEBUG"); env && *env) options.debug_dir = env;
+    auto engine = make_engine(a.engine, options);
     Tensor input = io::read_image(a.input).to_layout(layout);
     auto prepared = engine->prepare(pipeline, input.spec());
+    const auto start = std::chrono::steady_clock::now();
     Tensor result = prepared->run(input);
+    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     io::write_image(out, result);
+    if (a.explain) std::cout << prepared->explain();
+    if (a.stats) {
+        const PrepareStats st = prepared->stats();
+        std::fprintf(stderr, "cache: compiled %d, disk hits %d, memory hits %d\n", st.compiled, st.disk_hits,
+                     st.memory_hits);
+        std::fprintf(stderr, "prepare: %.3f ms, run: %.3f ms\n", st.prepare_seconds * 1e3, run_s * 1e3);
+    }
     return 0;
 }
 
@@ -73,9 +92,14 @@ int main(int argc, char** argv) {
     apply_cmd->add_option("PIPELINE", apply.pipeline, "pipeline JSON file, or inline JSON starting with '['")->required();
     apply_cmd->add_option("IN", apply.input, "input .npy or .png")->required();
     apply_cmd->add_option("OUT", apply.output, "output .npy or .png (written atomically)")->required();
-    apply_cmd->add_option("--engine", apply.engine, "engine: reference");
+    apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
     apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
     apply_cmd->add_option("--threads", apply.threads, "worker threads (default: all cores)");
+    apply_cmd->add_option("--debug-dir", apply.debug_dir,
+                          "write the primitive graph, loop IR after each pass, decisions and generated C++ here "
+                          "(default: $TOROID_DEBUG)");
+    apply_cmd->add_flag("--stats", apply.stats, "print cache hits and compile/run times to stderr");
+    apply_cmd->add_flag("--explain", apply.explain, "print the kernels that run: loop nests, axes, bytes, FLOPs");
 
     BenchOptions bench_opts;
     std::string engines = "reference";

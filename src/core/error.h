@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace toroid {
 
@@ -19,6 +20,23 @@ public:
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
     throw Error(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// `s` made safe to quote in a message: control bytes become \n, \t, \xNN (so text taken
+// from a file, a pipeline or a path cannot break the one-line rule), and text longer than
+// `max` bytes is cut with "...". Other bytes, UTF-8 included, pass unchanged.
+inline std::string printable(std::string_view s, std::size_t max = std::string_view::npos) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i >= max) return out + "...";
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += static_cast<char>(c);
+    }
+    return out;
 }
 
 }  // namespace toroid

@@ -80,19 +80,24 @@ Tensor Tensor::borrow(void* data, DType dtype, const Dims& shape, const Dims& st
     return t;
 }
 
-bool Tensor::is_dense(Layout l) const {
-    Dims d = dense_strides(shape_, l);
+bool is_dense(const TensorSpec& t, Layout l) {
+    Dims d = dense_strides(t.shape, l);
     for (std::size_t i = 0; i < 4; ++i)
-        if (shape_[i] != 1 && d[i] != strides_[i]) return false;
+        if (t.shape[i] != 1 && d[i] != t.strides[i]) return false;
     return true;
 }
 
-Layout Tensor::suggested_layout() const {
-    if (shape_[1] > 1 && strides_[1] == 1 && is_dense(Layout::ChannelsLast)) return Layout::ChannelsLast;
-    if (shape_[1] > 1 && strides_[1] < strides_[3] && strides_[1] < strides_[2])
-        return Layout::ChannelsLast;
+bool Tensor::is_dense(Layout l) const { return toroid::is_dense(spec(), l); }
+
+Layout suggested_layout(const TensorSpec& t) {
+    const Dims& s = t.shape;
+    const Dims& st = t.strides;
+    if (s[1] > 1 && st[1] == 1 && is_dense(t, Layout::ChannelsLast)) return Layout::ChannelsLast;
+    if (s[1] > 1 && st[1] < st[3] && st[1] < st[2]) return Layout::ChannelsLast;
     return Layout::Contiguous;
 }
+
+Layout Tensor::suggested_layout() const { return toroid::suggested_layout(spec()); }
 
 Tensor Tensor::slice(int dim, std::int64_t start, std::int64_t length) const {
     auto d = static_cast<std::size_t>(dim);

@@ -36,6 +36,12 @@ struct TensorSpec {
     bool operator==(const TensorSpec&) const = default;
 };
 
+// The layout whose loop order walks memory best (channels-last when C is innermost);
+// every engine writes an op's result in the suggested layout of the op's input.
+Layout suggested_layout(const TensorSpec& t);
+// Strides equal dense_strides(shape, l), ignoring the strides of size-1 dims.
+bool is_dense(const TensorSpec& t, Layout l);
+
 class Tensor {
 public:
     Tensor() = default;

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include "core/error.h"
+#include "engine/compiled.h"
 #include "reference/reference.h"
 
 namespace toroid {
@@ -15,6 +16,9 @@ public:
         if (in.dtype() != spec_.dtype || in.shape() != spec_.shape)
             fail("input does not match the spec the pipeline was prepared for");
         return reference::run(pipeline_, in, threads_);
+    }
+    std::string explain() const override {
+        return "reference engine: each op runs on its own, no compiled kernels\n";
     }
 
 private:
@@ -38,12 +42,13 @@ private:
 
 }  // namespace
 
-std::vector<std::string> engine_names() { return {"reference"}; }
+std::vector<std::string> engine_names() { return {"reference", "compiled"}; }
 
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options) {
     if (options.threads < 1) fail("--threads must be at least 1 (got {})", options.threads);
     if (name == "reference") return std::make_unique<ReferenceEngine>(options);
-    fail("unknown engine '{}' (available: reference)", name);
+    if (name == "compiled") return make_compiled_engine(options);
+    fail("unknown engine '{}' (available: reference, compiled)", name);
 }
 
 }  // namespace toroid

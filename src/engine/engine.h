@@ -15,6 +15,16 @@ namespace toroid {
 
 struct EngineOptions {
     int threads = 1;
+    // Compiled engine: when set, each compile writes its primitive graph, the loop IR
+    // after every scheduling pass, the decisions, the generated C++ and the compiler
+    // command and output into this folder.
+    std::string debug_dir;
+};
+
+// What preparing cost, for `--stats`.
+struct PrepareStats {
+    int compiled = 0, disk_hits = 0, memory_hits = 0;
+    double prepare_seconds = 0;
 };
 
 class PreparedPipeline {
@@ -22,6 +32,11 @@ public:
     virtual ~PreparedPipeline() = default;
     // Runs on `in` (whose spec must equal the one prepared for) and returns a new tensor.
     virtual Tensor run(const Tensor& in) = 0;
+    // A summary of what runs: for the compiled engine, first line "N kernels" (or
+    // "1 kernel"), then per kernel its loop nest, vector and parallel axes, bytes read
+    // and written and FLOPs.
+    virtual std::string explain() const = 0;
+    virtual PrepareStats stats() const { return {}; }
 };
 
 class Engine {
@@ -31,7 +46,7 @@ public:
     virtual std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) = 0;
 };
 
-// Engines by name ("reference", later "compiled"); throws toroid::Error for unknown names.
+// Engines by name ("reference", "compiled"); throws toroid::Error for unknown names.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options);
 std::vector<std::string> engine_names();
 

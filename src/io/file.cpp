@@ -67,7 +67,7 @@ fs::path temp_path_for(const fs::path& target) {
 }  // namespace
 
 std::string read_file(const std::filesystem::path& path) {
-    const std::string name = path.string();
+    const std::string name = printable(path.string());
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) {
         int err = errno;
@@ -94,13 +94,13 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes) {
-    const std::string name = path.string();
+    const std::string name = printable(path.string());
     if (path.filename().empty()) fail("cannot write '{}': the path names a folder, not a file", name);
     fs::path dir = path.parent_path();
     std::error_code ec;
     if (!dir.empty() && !fs::is_directory(dir, ec)) {
-        if (fs::exists(dir, ec)) fail("output folder '{}' is not a folder", dir.string());
-        fail("output folder '{}' does not exist", dir.string());
+        if (fs::exists(dir, ec)) fail("output folder '{}' is not a folder", printable(dir.string()));
+        fail("output folder '{}' does not exist", printable(dir.string()));
     }
     if (fs::is_directory(path, ec)) fail("cannot write '{}': it is a directory", name);
 
@@ -130,7 +130,8 @@ Tensor read_image(const std::filesystem::path& path) {
     std::string ext = lower_extension(path);
     if (ext == ".npy") return read_npy_image(path);
     if (ext == ".png") return read_png(path);
-    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy and .png)", path.string(), ext);
+    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy and .png)", printable(path.string()),
+         printable(ext, 20));
 }
 
 void write_image(const std::filesystem::path& path, const Tensor& t) {
@@ -142,10 +143,11 @@ void write_image(const std::filesystem::path& path, const Tensor& t) {
         try {
             bytes = encode_png(t);
         } catch (const Error& e) {
-            fail("cannot write '{}': {}", path.string(), e.what());
+            fail("cannot write '{}': {}", printable(path.string()), e.what());
         }
     } else {
-        fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy and .png)", path.string(), ext);
+        fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy and .png)",
+             printable(path.string()), printable(ext, 20));
     }
     write_file_atomic(path, bytes);
 }

@@ -46,7 +46,7 @@ public:
         while (!at('}')) {
             std::string key = string_literal("a quoted key");
             skip_space();
-            expect(':', fmt::format("':' after key '{}'", key));
+            expect(':', fmt::format("':' after key '{}'", printable(key, 40)));
             skip_space();
             if (key == "descr") {
                 if (descr) bad(fmt::format("key '{}' appears twice", key));
@@ -59,7 +59,8 @@ public:
                 if (shape) bad(fmt::format("key '{}' appears twice", key));
                 shape = tuple();
             } else {
-                bad(fmt::format("unexpected key '{}' (expected 'descr', 'fortran_order', 'shape')", key));
+                bad(fmt::format("unexpected key '{}' (expected 'descr', 'fortran_order', 'shape')",
+                                printable(key, 40)));
             }
             skip_space();
             if (at(',')) {
@@ -160,7 +161,7 @@ DType parse_descr(const std::string& descr, const std::string& what) {
         fail("{}: unsupported dtype '{}' (big-endian); toroid reads uint8 or little-endian float32",
              what, descr);
     fail("{}: unsupported dtype '{}'; toroid reads uint8 ('|u1') or little-endian float32 ('<f4')",
-         what, descr);
+         what, printable(descr, 40));
 }
 
 std::uint32_t read_le(const std::string& bytes, std::size_t at, std::size_t n) {
@@ -202,13 +203,21 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
         fail("{}: array of shape {} has rank {}; toroid reads rank 1 to 4", what, shape_text(out.shape),
              rank);
 
-    std::int64_t numel = 1;
+    // The product of the non-zero dims is bounded too: an empty array of shape
+    // (0, 2^40, 2^40) holds nothing, but its strides would overflow int64.
+    std::int64_t extent = 1;
+    bool empty = false;
     for (std::int64_t d : out.shape) {
-        if (d != 0 && numel > kMaxElements / d)
+        if (d == 0) {
+            empty = true;
+            continue;
+        }
+        if (extent > kMaxElements / d)
             fail("{}: array of shape {} has more than toroid's limit of {} elements", what,
                  shape_text(out.shape), kMaxElements);
-        numel *= d;
+        extent *= d;
     }
+    std::int64_t numel = empty ? 0 : extent;
     std::size_t item = dtype_size(out.dtype);
     std::size_t data_offset = prefix + header_len;
     std::size_t present = bytes.size() - data_offset;
@@ -239,7 +248,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
     return out;
 }
 
-NpyArray read_npy(const std::filesystem::path& path) { return parse_npy(read_file(path), path.string()); }
+NpyArray read_npy(const std::filesystem::path& path) {
+    return parse_npy(read_file(path), printable(path.string()));
+}
 
 Tensor parse_npy_image(const std::string& bytes, const std::string& what) {
     NpyArray a = parse_npy(bytes, what);
@@ -251,7 +262,9 @@ Tensor parse_npy_image(const std::string& bytes, const std::string& what) {
     return a.data;
 }
 
-Tensor read_npy_image(const std::filesystem::path& path) { return parse_npy_image(read_file(path), path.string()); }
+Tensor read_npy_image(const std::filesystem::path& path) {
+    return parse_npy_image(read_file(path), printable(path.string()));
+}
 
 std::string encode_npy(const Tensor& t) {
     const Dims& s = t.shape();

@@ -59,6 +59,10 @@ void on_read(png_structp png, png_bytep out, std::size_t n) {
 bool read_info(ReadState* s) {
     if (setjmp(png_jmpbuf(s->png))) return false;
     png_set_read_fn(s->png, s, on_read);
+    // Only IHDR, PLTE, tRNS, IDAT and IEND shape the pixels toroid reads; every other
+    // chunk is skipped unread. libpng 1.6.39 allocates an eXIf chunk's full declared
+    // length (up to 2 GiB) before reading it, so a 100-byte file could demand that much.
+    png_set_keep_unknown_chunks(s->png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
     png_read_info(s->png, s->info);
     int interlace = 0;
     png_get_IHDR(s->png, s->info, &s->width, &s->height, &s->bit_depth, &s->color_type, &interlace,
@@ -196,7 +200,9 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
     return t;
 }
 
-Tensor read_png(const std::filesystem::path& path) { return decode_png(read_file(path), path.string()); }
+Tensor read_png(const std::filesystem::path& path) {
+    return decode_png(read_file(path), printable(path.string()));
+}
 
 std::string encode_png(const Tensor& t) {
     const Dims& d = t.shape();

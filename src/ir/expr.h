@@ -20,6 +20,10 @@ enum class Type : std::uint8_t { Bool, U8, I16, I32, I64, F32, F64 };
 bool is_float(Type t);
 bool is_int(Type t);  // U8, I16, I32, I64
 std::string_view type_name(Type t);  // C++ spelling: bool, uint8_t, int16_t, int32_t, int64_t, float, double
+std::size_t type_bytes(Type t);      // bytes of one element (bool: 1)
+// The value range of a Bool or integer type (Bool: [0, 1]); throws toroid::Error for floats.
+std::int64_t int_min(Type t);
+std::int64_t int_max(Type t);
 
 enum class Op : std::uint8_t {
     Const,      // ival (Bool and integer types) or fval (float types)
@@ -60,6 +64,15 @@ struct Node {
 };
 
 // ---- builders (they check types and fold constants where trivially possible) ----
+// Semantics (ir/eval.h interprets them; constant folding uses the same code):
+// - integer results wrap to the node's type (two's complement); F32 results are rounded
+//   to float after every op; Min is `b < a ? b : a`, Max is `a < b ? b : a` (std::min/max);
+// - iconst's value must lie in the type's range; a type mismatch throws toroid::Error;
+// - FloorDiv/Mod by a constant 0 and casts of out-of-range or NaN float constants to an
+//   integer type are not folded (they are undefined; ir::evaluate throws on them);
+// - shift_right's shift is a Const of the shifted value's type, 0 <= bits < its width;
+// - sat_cast to a float type is cast (every value is in range); to Bool is refused;
+// - sum casts a body whose type differs from `acc` to `acc` (e.g. sum of uint8 in int32).
 Expr iconst(std::int64_t v, Type t = Type::I64);
 Expr fconst(double v, Type t = Type::F32);
 Expr bconst(bool v);
@@ -104,6 +117,9 @@ void visit(const Expr& e, const std::function<void(const Expr&)>& f);
 bool depends_on_var(const Expr& e, int id);
 std::size_t node_count(const Expr& e);
 bool structurally_equal(const Expr& a, const Expr& b);
+// e's node with its operands replaced by `args`, rebuilt through the builder of e's op, so
+// that types are re-checked and constants re-folded (rewrite() and substitute() use it).
+Expr with_args(const Expr& e, std::vector<Expr> args);
 
 // One-line readable form, e.g. "load(t3, [v0, v1, clamp(v2 + 1, 0, 44), v3]) * 0.5f".
 std::string to_string(const Expr& e);

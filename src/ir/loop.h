@@ -24,15 +24,21 @@ struct Buffer {
     std::vector<std::int64_t> shape;    // the region stored (after bounds inference)
     std::vector<std::int64_t> strides;  // elements; chosen by the layout pass (inputs: the caller's)
     std::vector<std::int64_t> origin;   // logical index of element 0 (bounds inference); Loads subtract it
+    std::vector<std::uint8_t> data;     // Constant only: dense C-order values, passed to the kernels at run time
     std::int64_t numel() const;
     std::int64_t span() const;  // elements between the lowest and highest address + 1
 };
 
-enum class LoopKind : std::uint8_t { Serial, Parallel, Vector };
+// Serial: a plain loop. Parallel: iterations split over threads (adjacent Parallel
+// loops are collapsed into one iteration space). Vector: the SIMD loop. Unrolled: a
+// small static loop (e.g. 3 channels) written out, so that the loop around it
+// vectorizes over interleaved elements.
+enum class LoopKind : std::uint8_t { Serial, Parallel, Vector, Unrolled };
 std::string_view loop_kind_name(LoopKind k);
 
 struct Loop {
     int var = 0;  // output dim index (0..rank-1)
+    std::int64_t begin = 0;  // the loop runs over [begin, begin + extent): the stored region
     std::int64_t extent = 0;
     LoopKind kind = LoopKind::Serial;
 };
@@ -41,7 +47,7 @@ struct Kernel {
     std::string name;
     int output = -1;          // buffer id
     std::vector<Loop> loops;  // outer to inner; a permutation of the output's dims
-    Expr value;               // in terms of Vars 0..rank-1 (already shifted by the output's origin)
+    Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
     int vector_width = 1;     // lanes of the Vector loop (1: none)
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
     // Static cost estimates for --explain and the bandwidth report.

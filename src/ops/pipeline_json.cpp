@@ -18,12 +18,37 @@ namespace {
 
 using json = nlohmann::json;
 
+// A JSON value as quoted in a message: short, one line, and printed at most two levels
+// deep (json::dump recurses once per level, and a pipeline file can nest a million).
+std::string describe(const json& v, int depth = 0) {
+    std::string out;
+    if (v.is_array() || v.is_object()) {
+        bool array = v.is_array();
+        if (depth >= 2 && !v.empty()) return array ? "[...]" : "{...}";
+        out += array ? '[' : '{';
+        std::size_t i = 0;
+        for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+            if (i > 0) out += ", ";
+            if (i == 4) {
+                out += "...";
+                break;
+            }
+            if (!array) out += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace) + ": ";
+            out += describe(*it, depth + 1);
+        }
+        out += array ? ']' : '}';
+    } else {
+        out = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    return depth == 0 ? printable(out, 80) : out;
+}
+
 // Reads the fields of one op object, remembering which were used so that unknown
 // fields can be reported.
 class OpReader {
 public:
-    OpReader(const json& obj, std::size_t index, std::string name)
-        : obj_(obj), where_(fmt::format("op {} ({})", index, name)) {}
+    OpReader(const json& obj, std::size_t index, const std::string& name)
+        : obj_(obj), where_(fmt::format("op {} ({})", index, printable(name, 40))) {}
 
     const std::string& where() const { return where_; }
 
@@ -40,7 +65,7 @@ public:
     }
 
     [[noreturn]] void type_error(const char* key, const char* expected, const json& v) const {
-        fail("{}: field '{}' must be {}, got {}", where_, key, expected, v.dump());
+        fail("{}: field '{}' must be {}, got {}", where_, key, expected, describe(v));
     }
 
     bool boolean(const char* key, bool fallback) {
@@ -68,6 +93,9 @@ public:
     }
 
     std::int64_t integer(const json& v, const char* key) const {
+        // Unsigned values above INT64_MAX would wrap to negative numbers in get<int64_t>.
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{INT64_MAX})
+            fail("{}: field '{}' is too large, got {}", where_, key, describe(v));
         if (v.is_number_integer()) return v.get<std::int64_t>();
         if (v.is_number_float()) {
             double d = v.get<double>();
@@ -109,7 +137,7 @@ public:
     void reject_unknown_fields() const {
         for (auto it = obj_.begin(); it != obj_.end(); ++it)
             if (it.key() != "op" && !used_.count(it.key()))
-                fail("{}: unknown field '{}'", where_, it.key());
+                fail("{}: unknown field '{}'", where_, printable(it.key(), 40));
     }
 
 private:
@@ -132,7 +160,7 @@ Enum parse_enum(OpReader& r, const char* key, const std::array<std::pair<const c
         choices += choices.empty() ? "" : ", ";
         choices += name;
     }
-    fail("{}: unknown {} {} (expected one of: {})", r.where(), key, v->dump(), choices);
+    fail("{}: unknown {} {} (expected one of: {})", r.where(), key, describe(*v), choices);
 }
 
 constexpr std::array<std::pair<const char*, ResizeMode>, 4> kResizeModes{{
@@ -212,12 +240,12 @@ GridSampleOp parse_grid_sample(OpReader& r, const std::filesystem::path& base_di
     if (path.is_relative()) path = base_dir / path;
     io::NpyArray grid = io::read_npy(path);
     if (grid.dtype != DType::Float32)
-        fail("{}: grid '{}' must be float32, got {}", r.where(), op.grid_path, dtype_name(grid.dtype));
+        fail("{}: grid '{}' must be float32, got {}", r.where(), printable(op.grid_path), dtype_name(grid.dtype));
     if (grid.shape.size() != 4 || grid.shape[3] != 2)
         fail("{}: grid '{}' must have shape (N, H, W, 2), got rank {} with last dim {}", r.where(),
-             op.grid_path, grid.shape.size(), grid.shape.empty() ? 0 : grid.shape.back());
+             printable(op.grid_path), grid.shape.size(), grid.shape.empty() ? 0 : grid.shape.back());
     for (auto d : grid.shape)
-        if (d == 0) fail("{}: grid '{}' has a zero-size dimension", r.where(), op.grid_path);
+        if (d == 0) fail("{}: grid '{}' has a zero-size dimension", r.where(), printable(op.grid_path));
     op.grid = grid.data;
     return op;
 }
@@ -248,7 +276,8 @@ CropOp parse_crop(OpReader& r) {
     if (op.height <= 0 || op.width <= 0)
         fail("{}: 'height' and 'width' must be positive, got {} and {}", r.where(), op.height, op.width);
     constexpr std::int64_t limit = std::int64_t{1} << 31;
-    if (std::llabs(op.top) >= limit || std::llabs(op.left) >= limit)
+    // Compared on both sides: llabs(INT64_MIN) overflows.
+    if (op.top <= -limit || op.top >= limit || op.left <= -limit || op.left >= limit)
         fail("{}: 'top' and 'left' must be within +-2^31", r.where());
     return op;
 }
@@ -270,10 +299,10 @@ NormalizeOp parse_normalize(OpReader& r) {
 }
 
 Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& base_dir) {
-    if (!obj.is_object()) fail("op {} must be a JSON object, got {}", index, obj.dump());
+    if (!obj.is_object()) fail("op {} must be a JSON object, got {}", index, describe(obj));
     auto it = obj.find("op");
     if (it == obj.end()) fail("op {}: missing field 'op'", index);
-    if (!it->is_string()) fail("op {}: field 'op' must be a string, got {}", index, it->dump());
+    if (!it->is_string()) fail("op {}: field 'op' must be a string, got {}", index, describe(*it));
     std::string name = it->get<std::string>();
     OpReader r(obj, index, name);
     Op op;
@@ -286,7 +315,7 @@ Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& bas
     else if (name == "normalize") op = parse_normalize(r);
     else
         fail("op {}: unknown op '{}' (expected resize, affine, grid_sample, flip, crop, convert or normalize)",
-             index, name);
+             index, printable(name, 40));
     r.reject_unknown_fields();
     return op;
 }
@@ -305,8 +334,15 @@ Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& ba
     json doc;
     try {
         doc = json::parse(text);
+    } catch (const json::out_of_range& e) {
+        // 406: a literal like 1e999 overflows a double. The grammar allows it, so say
+        // what is wrong with it rather than "not valid JSON".
+        if (e.id == 406)
+            fail("pipeline holds a number that is not finite ({})", printable(one_line(e.what()), 200));
+        fail("pipeline is not valid JSON: {}", printable(one_line(e.what()), 200));
     } catch (const json::exception& e) {
-        fail("pipeline is not valid JSON: {}", one_line(e.what()));
+        // The message quotes the last token read, which can be as long as the file.
+        fail("pipeline is not valid JSON: {}", printable(one_line(e.what()), 200));
     }
     if (!doc.is_array()) fail("pipeline must be a JSON list of ops, got {}", doc.type_name());
     Pipeline p;
@@ -324,7 +360,7 @@ Pipeline load_pipeline(const std::string& arg) {
     try {
         return parse_pipeline(text, dir);
     } catch (const Error& e) {
-        throw Error(fmt::format("{}: {}", arg, e.what()));
+        throw Error(fmt::format("{}: {}", printable(arg), e.what()));
     }
 }
 

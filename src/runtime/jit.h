@@ -95,6 +95,7 @@ struct LoadOptions {
 // Disk layout under cache_dir:
 //   <key>/kernel.cpp, kernel.so, compiler_output.txt, manifest.json   an installed entry
 //   failed/<key>/kernel.cpp, compiler_output.txt, command.txt          the last failed build
+//                (plus kernel.so and manifest.json when it built but would not dlopen)
 //   .tmp-*, .trash-*                                                   in-flight work
 // An entry is built in a private .tmp folder and renamed into place, so readers only
 // ever see complete entries; when another process installs the same key first, its

@@ -123,6 +123,10 @@ TEST_F(ApplyErrors, SizeNotPositive) {
 TEST_F(ApplyErrors, ResultTooLarge) {
     expect_error(R"([{"op": "resize", "mode": "nearest", "size": [3000000000, 3000000000]}])", "too large");
 }
+TEST_F(ApplyErrors, ResultTooLargeToAllocate) {
+    // Each dim fits in int32, but 3 * 2e9 * 2000 elements are past the 2^40 limit.
+    expect_error(R"([{"op": "resize", "mode": "nearest", "size": [2000000000, 2000]}])", "too large to allocate");
+}
 TEST_F(ApplyErrors, ScaleFactorTooLarge) {
     expect_error(R"([{"op": "resize", "mode": "nearest", "scale_factor": [1e12, 1e12]}])", "too large");
 }

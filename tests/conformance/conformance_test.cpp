@@ -28,7 +28,7 @@ std::vector<Case> load_cases() {
     std::ifstream f(data_dir() / "cases.json");
     auto doc = nlohmann::json::parse(f);
     std::vector<Case> out;
-    for (const std::string engine : {"reference"}) {
+    for (const std::string engine : {"reference", "compiled"}) {
         for (const auto& c : doc["cases"]) {
             std::string label;
             for (const auto& op : c["pipeline"]) {
@@ -55,7 +55,7 @@ TEST_P(EngineConformance, MatchesPyTorch) {
     ASSERT_TRUE(input.is_dense(c.layout));
     Tensor expected = io::read_npy_image(dir / "expected.npy");
 
-    auto engine = make_engine(c.engine, EngineOptions{1});
+    auto engine = make_engine(c.engine, EngineOptions{});
     auto prepared = engine->prepare(pipeline, input.spec());
     Tensor got = prepared->run(input);
 

@@ -1,0 +1,66 @@
+// Shared helpers of the decompositions: the value an op reads (a graph tensor with its
+// dtype, shape and the strides the reference engine would give it) and index helpers.
+// Internal to decomp/.
+#pragma once
+
+#include "core/tensor.h"
+#include "decomp/decompose.h"
+#include "ir/expr.h"
+#include "ir/graph.h"
+#include "ops/ops.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace toroid::decomp {
+
+// A tensor flowing between ops. `spec` is what the reference engine would hand the op
+// (the caller's strides for the first op, dense in the suggested layout after that):
+// some PyTorch kernels are chosen by it, so the decomposition must see it too.
+struct Value {
+    int tensor = -1;
+    TensorSpec spec;
+};
+
+// Naming and provenance of the tensors one op adds.
+struct OpContext {
+    ir::Graph& graph;
+    int index;         // position in the pipeline
+    std::string name;  // op name
+    std::string tensor_name(const std::string& what) const { return "op" + std::to_string(index) + "." + what; }
+    std::string origin() const { return "op " + std::to_string(index) + " (" + name + ")"; }
+};
+
+using Index4 = std::array<ir::Expr, 4>;
+
+// Vars 0..3: the (n, c, h, w) index of the tensor being defined.
+inline Index4 output_index() { return {ir::var(0), ir::var(1), ir::var(2), ir::var(3)}; }
+
+inline ir::Expr load4(const ir::Graph& g, int tensor, const Index4& i) {
+    return ir::load(tensor, g.at(tensor).type, {i[0], i[1], i[2], i[3]});
+}
+
+// An element of an int32 constant table as an index (I64).
+inline ir::Expr load_index(const ir::Graph& g, int table, std::vector<ir::Expr> at) {
+    return ir::cast(ir::Type::I64, ir::load(table, g.at(table).type, std::move(at)));
+}
+
+// Adds a computed 4-D tensor of `spec`'s dtype/shape.
+int add_compute(OpContext& ctx, const std::string& what, DType dtype, const Dims& shape, ir::Expr body,
+                bool realize = false);
+
+// The per-op decompositions. Each returns the op's result.
+Value decompose_resize(OpContext& ctx, const ResizeOp& op, const Value& in);
+Value decompose_affine(OpContext& ctx, const AffineOp& op, const Value& in);
+Value decompose_grid_sample(OpContext& ctx, const GridSampleOp& op, const Value& in);
+Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in);
+Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in);
+Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in);
+Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in);
+
+// The spec the reference engine gives an op's result: dense, in the suggested layout
+// of the op's input.
+TensorSpec result_spec(const TensorSpec& in, DType dtype, const Dims& shape);
+
+}  // namespace toroid::decomp

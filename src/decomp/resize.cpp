@@ -1,0 +1,150 @@
+// Resize as primitives. The index and weight tables of ops/resize_math.h become
+// constant tensors; the body gathers input taps through them and sums over a small
+// static tap axis. The separable kernels (antialias, and every uint8 bilinear/bicubic)
+// are two such sums, the horizontal one realized into a buffer (as PyTorch's kernels
+// do, so that each input row is filtered once), uint8 in int16 fixed point.
+#include "core/error.h"
+#include "decomp/builder.h"
+#include "ops/resize_math.h"
+
+#include <algorithm>
+
+namespace toroid::decomp {
+
+using namespace ir;
+
+namespace {
+
+std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
+    return std::vector<std::int32_t>(v.begin(), v.end());
+}
+
+// A separable axis rewritten so that every output reads exactly `taps` consecutive
+// inputs starting at start[o], all inside the image: runs that would cross the end are
+// shifted left, and their weights with them (the extra taps weigh 0).
+struct ContiguousTaps {
+    int taps = 0;
+    std::vector<std::int32_t> start;
+    std::vector<float> weight;             // float kernel
+    std::vector<std::int16_t> weight_i16;  // uint8 kernel
+};
+
+ContiguousTaps contiguous_taps(const ResizeAxisWeights& t) {
+    ContiguousTaps r;
+    r.taps = static_cast<int>(std::min<std::int64_t>(t.taps, t.in_size));
+    const auto taps = static_cast<std::size_t>(r.taps);
+    const bool fixed = !t.weight_i16.empty();
+    for (std::int64_t o = 0; o < t.out_size; ++o) {
+        const auto oi = static_cast<std::size_t>(o);
+        const std::int64_t first = t.first[oi];
+        const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
+        r.start.push_back(static_cast<std::int32_t>(start));
+        std::vector<float> wf(taps, 0.0f);
+        std::vector<std::int16_t> wi(taps, 0);
+        for (std::int32_t j = 0; j < t.count[oi]; ++j) {
+            const auto k = static_cast<std::size_t>(first + j - start);
+            const auto src = oi * static_cast<std::size_t>(t.taps) + static_cast<std::size_t>(j);
+            if (k >= taps) fail("internal: resize tap outside its run");
+            if (fixed) wi[k] = t.weight_i16[src];
+            else wf[k] = t.weight[src];
+        }
+        if (fixed) r.weight_i16.insert(r.weight_i16.end(), wi.begin(), wi.end());
+        else r.weight.insert(r.weight.end(), wf.begin(), wf.end());
+    }
+    return r;
+}
+
+// One separable pass along `axis` (2: vertical, 3: horizontal) of `src` (4-D, of
+// `shape`) producing `out_size` along that axis.
+int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeights& axis_table, int axis,
+                   int src, DType dtype, Dims shape) {
+    Graph& g = ctx.graph;
+    const ContiguousTaps t = contiguous_taps(axis_table);
+    const std::int64_t out = axis_table.out_size;
+    shape[static_cast<std::size_t>(axis)] = out;
+    const int start = g.add_constant_values(ctx.tensor_name(what + "_start"), Type::I32, {out}, t.start);
+    const int r = g.new_reduction_var();
+    const Expr o = var(axis);
+    Index4 i = output_index();
+    i[static_cast<std::size_t>(axis)] = add(load_index(g, start, {o}), var(r));
+    const Expr x = load4(g, src, i);
+    Expr body;
+    if (dtype == DType::UInt8) {
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, {out, t.taps},
+                                            t.weight_i16);
+        const Expr k = cast(Type::I32, load(w, Type::I16, {o, var(r)}));
+        const Expr acc = sum(r, t.taps, mul(k, cast(Type::I32, x)), Type::I32);
+        // Fixed-point rounding: add one half, shift, saturate to 0..255.
+        const int p = axis_table.precision;
+        body = sat_cast(Type::U8, shift_right(add(acc, iconst(std::int64_t{1} << (p - 1), Type::I32)), p));
+    } else {
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, {out, t.taps}, t.weight);
+        body = sum(r, t.taps, mul(x, load(w, Type::F32, {o, var(r)})), Type::F32);
+    }
+    return g.add_compute(ctx.tensor_name(what), ir_type(dtype), {shape[0], shape[1], shape[2], shape[3]}, body,
+                         ctx.origin(), /*realize=*/true);
+}
+
+// Float bilinear / bicubic without antialias: taps x taps gathers, each row of taps
+// combined along W, then the rows along H.
+Expr interpolate_2d(OpContext& ctx, const ResizePlan& p, int src) {
+    Graph& g = ctx.graph;
+    auto tables = [&](const ResizeAxisWeights& t, const char* axis) {
+        std::pair<int, int> r;
+        r.first = g.add_constant_values(ctx.tensor_name(std::string(axis) + "_index"), Type::I32,
+                                        {t.out_size, t.taps}, to_i32(t.index));
+        r.second = g.add_constant_values(ctx.tensor_name(std::string(axis) + "_weight"), Type::F32,
+                                         {t.out_size, t.taps}, t.weight);
+        return r;
+    };
+    const auto [hi, hw] = tables(p.h, "h");
+    const auto [wi, ww] = tables(p.w, "w");
+    const int rh = g.new_reduction_var(), rw = g.new_reduction_var();
+    const Expr x = load4(g, src, {var(0), var(1), load_index(g, hi, {var(2), var(rh)}),
+                                  load_index(g, wi, {var(3), var(rw)})});
+    const Expr row = sum(rw, p.w.taps, mul(x, load(ww, Type::F32, {var(3), var(rw)})), Type::F32);
+    return sum(rh, p.h.taps, mul(row, load(hw, Type::F32, {var(2), var(rh)})), Type::F32);
+}
+
+}  // namespace
+
+Value decompose_resize(OpContext& ctx, const ResizeOp& op, const Value& in) {
+    Graph& g = ctx.graph;
+    const ResizePlan p = plan_resize(op, in.spec);
+    const Dims& s = in.spec.shape;
+    const Dims out{s[0], s[1], p.out_h, p.out_w};
+    const DType dt = in.spec.dtype;
+    const TensorSpec spec = result_spec(in.spec, dt, out);
+    switch (p.kernel) {
+        case ResizeKernel::Copy:
+            return {add_compute(ctx, "copy", dt, out, load4(g, in.tensor, output_index())), spec};
+        case ResizeKernel::NearestGeneric:
+        case ResizeKernel::NearestChannelsLast: {
+            const int hi = g.add_constant_values(ctx.tensor_name("h_index"), Type::I32, {p.out_h}, to_i32(p.h.index));
+            const int wi = g.add_constant_values(ctx.tensor_name("w_index"), Type::I32, {p.out_w}, to_i32(p.w.index));
+            const Expr body =
+                load4(g, in.tensor, {var(0), var(1), load_index(g, hi, {var(2)}), load_index(g, wi, {var(3)})});
+            return {add_compute(ctx, "nearest", dt, out, body), spec};
+        }
+        case ResizeKernel::LinearGeneric:
+        case ResizeKernel::CubicGeneric:
+            if (dt != DType::Float32) fail("internal: resize interpolation kernel needs float32");
+            return {add_compute(ctx, "interpolate", dt, out, interpolate_2d(ctx, p, in.tensor)), spec};
+        case ResizeKernel::SeparableFloat:
+        case ResizeKernel::SeparableUInt8: {
+            int cur = in.tensor;
+            Dims shape = s;
+            if (!p.w.skip) {
+                cur = separable_pass(ctx, "horizontal", p.w, 3, cur, dt, shape);
+                shape[3] = p.out_w;
+            }
+            if (!p.h.skip) cur = separable_pass(ctx, "vertical", p.h, 2, cur, dt, shape);
+            // The last pass is the op's result: it is realized only if its consumers need it.
+            g.at(cur).realize = false;
+            return {cur, spec};
+        }
+    }
+    fail("internal: unknown resize kernel");
+}
+
+}  // namespace toroid::decomp

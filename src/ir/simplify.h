@@ -1,0 +1,47 @@
+// Range analysis and algebraic simplification of Exprs. Index expressions come out of
+// decomposition full of clamps, offsets and div/mod pairs that the loop bounds make
+// redundant; simplify() removes them so that codegen sees plain affine indices.
+#pragma once
+
+#include "ir/expr.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace toroid::ir {
+
+// Inclusive range of an integer-typed expression.
+struct Interval {
+    std::int64_t lo, hi;
+    bool operator==(const Interval&) const = default;
+};
+using VarRanges = std::map<int, Interval>;
+// Value range of the elements of integer buffer `buffer` (constant index tables); nullopt
+// where unknown.
+using LoadBounds = std::function<std::optional<Interval>(int buffer)>;
+
+// Interval arithmetic for Bool and integer exprs (Bool: within [0, 1]). A Sum binds its
+// reduction variable to [0, extent). nullopt for floats, for unknown vars or I64 loads,
+// and on int64 overflow; a narrower type whose arithmetic may wrap gets its whole range.
+std::optional<Interval> bounds(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});
+
+// Bottom-up rewrite that never changes the value of e for var values inside `ranges`
+// (integer ops wrap to their type, as ir::evaluate computes them): constant folding;
+// int64 Add/Sub/Mul-by-constant/Neg in canonical affine form (vars by id, then other
+// terms, then the constant); floordiv/mod of an affine int64 expr by a positive constant
+// split by the ranges; min/max and comparisons that the ranges decide; any integer
+// subexpression whose bounds are a single value becomes that constant. Rewrites that rely
+// on ranges are made only where the int64 values involved provably do not overflow.
+Expr simplify(const Expr& e, const VarRanges& ranges = {}, const LoadBounds& load_bounds = {});
+
+// The constant a such that e = a * Var(var) + (terms without var), through Add, Sub, Neg
+// and Mul by a constant; 0 when e does not depend on var (whatever its type); nullopt
+// when e depends on var in any other way (or is a float expr that depends on it).
+std::optional<std::int64_t> linear_stride(const Expr& e, int var);
+
+// True when every integer subexpression of e (Bool excluded) has known bounds inside int32.
+bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});
+
+}  // namespace toroid::ir

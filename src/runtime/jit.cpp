@@ -1,0 +1,602 @@
+// The JIT runtime declared in jit.h: runs the system C++ compiler without a shell, keeps
+// the results in a content-addressed disk cache that several processes share (entries
+// appear by atomic rename only) and in a per-JitCompiler memory cache.
+#include "runtime/jit.h"
+
+#include "core/error.h"
+#include "runtime/sha256.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace toroid {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Compiler output, dlerror text and paths go into one-line error messages.
+std::string one_line(std::string_view s, std::size_t max = 300) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (i >= max) return out + "...";
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += ' ';
+        else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += static_cast<char>(c);
+    }
+    return out;
+}
+
+std::optional<std::string> env_value(const char* name) {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+}
+
+// Empty counts as unset, as XDG asks for its variables and as users expect of CXX.
+std::optional<std::string> env_nonempty(const char* name) {
+    auto v = env_value(name);
+    if (v && v->empty()) return std::nullopt;
+    return v;
+}
+
+std::vector<std::string> split_whitespace(const std::string& text) {
+    std::istringstream in(text);
+    std::vector<std::string> out;
+    for (std::string word; in >> word;) out.push_back(word);
+    return out;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("cannot read {}: {}", path.string(), std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string read_text_or_empty(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (in) text << in.rdbuf();
+    return text.str();
+}
+
+void write_text(const fs::path& path, std::string_view text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) fail("cannot write {}: {}", path.string(), std::strerror(errno));
+}
+
+// Folder names for private work; collisions between processes are what the randomness
+// (not the pid alone, which containers reuse) rules out.
+std::string random_hex() {
+    thread_local std::mt19937_64 engine{[] {
+        std::random_device device;
+        std::seed_seq seed{device(), device(), device(), device(), static_cast<unsigned>(::getpid())};
+        return std::mt19937_64(seed);
+    }()};
+    return fmt::format("{:016x}", engine());
+}
+
+struct Spawned {
+    pid_t pid = -1;
+    int error = 0;  // errno-style code when the program could not be started
+};
+
+// Starts argv without a shell, stdin from /dev/null and stdout+stderr into `out_path`
+// (when set) or `out_fd`, in `cwd` when set.
+Spawned spawn(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& out_path,
+              int out_fd) {
+    posix_spawn_file_actions_t actions;
+    if (int rc = posix_spawn_file_actions_init(&actions); rc != 0) return {-1, rc};
+    struct Destroy {
+        posix_spawn_file_actions_t* a;
+        ~Destroy() { posix_spawn_file_actions_destroy(a); }
+    } destroy{&actions};
+
+    int rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (rc == 0) {
+        rc = out_path.empty() ? posix_spawn_file_actions_adddup2(&actions, out_fd, 1)
+                              : posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                                                 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (rc == 0 && !cwd.empty()) rc = posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    if (rc != 0) return {-1, rc};
+
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    Spawned out;
+    if (argv[0].find('/') != std::string::npos) {
+        // The child changes directory before exec, so a relative path must be made
+        // absolute here, against the caller's working directory.
+        std::string program = fs::absolute(argv[0]).string();
+        out.error = posix_spawn(&out.pid, program.c_str(), &actions, nullptr, args.data(), environ);
+    } else {
+        out.error = posix_spawnp(&out.pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+    }
+    return out;
+}
+
+// The wait status, or nullopt when it cannot be had (e.g. SIGCHLD ignored by the host).
+std::optional<int> wait_for(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return std::nullopt;
+    }
+    return status;
+}
+
+bool succeeded(const std::optional<int>& status) {
+    return status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+}
+
+std::string describe(const std::optional<int>& status) {
+    if (!status) return fmt::format("could not wait for it: {}", std::strerror(errno));
+    if (WIFEXITED(*status)) return fmt::format("exit status {}", WEXITSTATUS(*status));
+    if (WIFSIGNALED(*status)) {
+        const char* name = ::strsignal(WTERMSIG(*status));
+        return fmt::format("killed by signal {} ({})", WTERMSIG(*status), name ? name : "?");
+    }
+    return fmt::format("wait status {}", *status);
+}
+
+// `cxx --version`, memoized per process: it costs a process start and the answer only
+// changes when the compiler is reinstalled, which a running process need not notice.
+std::string compiler_identity(const std::string& cxx) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string> known;
+    std::lock_guard lock(mutex);
+    if (auto it = known.find(cxx); it != known.end()) return it->second;
+
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) fail("cannot run the C++ compiler '{}': pipe: {}", one_line(cxx), std::strerror(errno));
+    Spawned child = spawn({cxx, "--version"}, {}, {}, fds[1]);
+    ::close(fds[1]);
+    std::string output;
+    char buffer[4096];
+    for (;;) {
+        ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n > 0) output.append(buffer, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR) break;
+    }
+    ::close(fds[0]);
+    if (child.error != 0)
+        fail("cannot run the C++ compiler '{}' (set TOROID_CXX or CXX): {}", one_line(cxx), std::strerror(child.error));
+    auto status = wait_for(child.pid);
+    if (!succeeded(status))
+        fail("'{} --version' failed ({}): {}", one_line(cxx), describe(status), one_line(output.substr(0, output.find('\n'))));
+    known.emplace(cxx, output);
+    return output;
+}
+
+// The line of compiler output most worth quoting: the first diagnostic marked as an
+// error, else the first non-blank line.
+std::string first_error_line(const std::string& output) {
+    std::istringstream in(output);
+    std::string first_nonblank;
+    for (std::string line; std::getline(in, line);) {
+        if (first_nonblank.empty() && line.find_first_not_of(" \t\r") != std::string::npos) first_nonblank = line;
+        std::string lower = line;
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower.find("error") != std::string::npos) return one_line(line);
+    }
+    return first_nonblank.empty() ? std::string("(no compiler output)") : one_line(first_nonblank);
+}
+
+// A private folder removed on scope exit unless released (moved into the cache).
+class TempDir {
+public:
+    explicit TempDir(fs::path path) : path_(std::move(path)) {}
+    TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+    TempDir& operator=(TempDir&&) = delete;
+    ~TempDir() {
+        std::error_code ec;
+        if (!path_.empty()) fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+    void release() { path_.clear(); }
+
+private:
+    fs::path path_;
+};
+
+using ModuleFuture = std::shared_future<std::shared_ptr<CompiledModule>>;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+CompilerConfig CompilerConfig::from_environment() {
+    CompilerConfig config;
+    config.cxx = env_nonempty("TOROID_CXX").value_or(env_nonempty("CXX").value_or("c++"));
+    // Set but empty is honoured: it is how a user asks for the compiler's own defaults.
+    if (auto flags = env_value("TOROID_CXXFLAGS")) config.optimization_flags = split_whitespace(*flags);
+    else config.optimization_flags = {"-O3", "-march=native"};
+    if (auto dir = env_nonempty("TOROID_CACHE_DIR")) config.cache_dir = *dir;
+    else if (auto xdg = env_nonempty("XDG_CACHE_HOME")) config.cache_dir = fs::path(*xdg) / "toroid";
+    else if (auto home = env_nonempty("HOME")) config.cache_dir = fs::path(*home) / ".cache" / "toroid";
+    else fail("no folder for the JIT cache: set TOROID_CACHE_DIR, XDG_CACHE_HOME or HOME");
+    return config;
+}
+
+// ---------------------------------------------------------------------------------------
+
+CompiledModule::CompiledModule(const fs::path& library, Info info) : info_(std::move(info)) {
+    ::dlerror();
+    void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        const char* why = ::dlerror();
+        fail("cannot load JIT module {}: {}", one_line(library.string()), one_line(why ? why : "unknown dlopen error"));
+    }
+    handle_.reset(handle);
+}
+
+CompiledModule::~CompiledModule() = default;
+
+void CompiledModule::Closer::operator()(void* handle) const {
+    if (handle != nullptr) ::dlclose(handle);
+}
+
+void* CompiledModule::symbol(const std::string& name) const {
+    ::dlerror();
+    void* address = ::dlsym(handle_.get(), name.c_str());
+    if (address == nullptr)
+        fail("JIT module {} has no exported symbol '{}' (is it declared extern \"C\"?)", info_.key, one_line(name));
+    return address;
+}
+
+// ---------------------------------------------------------------------------------------
+
+struct JitCompiler::State {
+    CompilerConfig config;
+    fs::path root;  // config.cache_dir made absolute: the compiler runs elsewhere
+    std::vector<std::string> command;
+    std::string command_line;
+
+    mutable std::mutex mutex;  // guards stats and modules
+    JitStats stats;
+    // Shared (not weak) so that a module stays mapped for the life of this object and a
+    // later load of the same key is a plain lookup; a pending future means a thread is
+    // building it and others wait for that result instead of compiling again.
+    std::unordered_map<std::string, ModuleFuture> modules;
+
+    template <typename F>
+    void count(F&& update) {
+        std::lock_guard lock(mutex);
+        update(stats);
+    }
+
+    std::shared_ptr<CompiledModule> make_module(const std::string& key, const fs::path& dir) const {
+        return std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, command});
+    }
+
+    // The entry's module when it is intact; nullptr with *corrupt set when it is there but
+    // broken, nullptr alone when it is not there (perhaps removed by another process).
+    std::shared_ptr<CompiledModule> open_entry(const std::string& key, const fs::path& dir, bool* corrupt) const {
+        *corrupt = false;
+        std::error_code ec;
+        if (!fs::exists(dir, ec)) return nullptr;
+        const fs::path so = dir / "kernel.so";
+        try {
+            auto manifest = nlohmann::json::parse(read_text(dir / "manifest.json"));
+            const auto& library = manifest.at("kernel_so");
+            if (manifest.at("key").get<std::string>() != key ||
+                library.at("size").get<std::uintmax_t>() != fs::file_size(so) ||
+                library.at("sha256").get<std::string>() != sha256_file_hex(so)) {
+                *corrupt = true;
+                return nullptr;
+            }
+            return make_module(key, dir);
+        } catch (const std::exception&) {
+            *corrupt = fs::exists(dir, ec);
+            return nullptr;
+        }
+    }
+
+    // Moves a broken entry aside before deleting it, so that no reader ever sees it half
+    // deleted. False when it was already gone. Two processes may race here and one may
+    // move a fresh good entry aside; the cost is one extra compile, and modules already
+    // loaded from it stay mapped.
+    bool discard(const fs::path& dir) const {
+        const fs::path trash = root / (".trash-" + random_hex());
+        std::error_code ec;
+        fs::rename(dir, trash, ec);
+        if (ec) return false;
+        fs::remove_all(trash, ec);
+        return true;
+    }
+
+    // Moves a build that cannot be used to failed/<key>/ (replacing the last failure of
+    // that key) with the command beside it; returns where the files ended up.
+    fs::path keep_failure(const std::string& key, const fs::path& from) const {
+        std::error_code ec;
+        write_text(from / "command.txt", command_line + "\n");
+        const fs::path failed = root / "failed" / key;
+        fs::create_directories(failed.parent_path(), ec);
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            fs::remove_all(failed, ec);
+            fs::rename(from, failed, ec);
+            if (!ec) return failed;
+        }
+        return from;  // another process keeps replacing it; ours stays where it is
+    }
+
+    // Compiles `source` in a private folder and writes its manifest.
+    TempDir build(const std::string& key, const std::string& source) {
+        fs::create_directories(root);
+        std::optional<TempDir> tmp;
+        for (int attempt = 0; !tmp; ++attempt) {
+            fs::path path = root / (".tmp-" + random_hex());
+            if (fs::create_directory(path)) tmp.emplace(path);
+            else if (attempt > 100) fail("cannot make a private folder in {}", root.string());
+        }
+        const fs::path& dir = tmp->path();
+        write_text(dir / "kernel.cpp", source);
+
+        const fs::path output = dir / "compiler_output.txt";
+        const auto start = std::chrono::steady_clock::now();
+        Spawned child = spawn(command, dir, output, -1);
+        std::string problem;
+        if (child.error != 0) {
+            problem = fmt::format("cannot run '{}': {}", one_line(command[0]), std::strerror(child.error));
+            write_text(output, problem + "\n");
+        } else if (auto status = wait_for(child.pid); !succeeded(status)) {
+            problem = describe(status);
+        } else if (!fs::exists(dir / "kernel.so")) {
+            problem = "it wrote no kernel.so";
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        count([&](JitStats& s) { s.compile_seconds += seconds; });
+
+        if (!problem.empty()) {
+            std::error_code ec;
+            fs::remove(dir / "kernel.so", ec);
+            const std::string text = read_text_or_empty(output);
+            const fs::path kept = keep_failure(key, dir);
+            tmp->release();  // the files are named in the message, so they must stay
+            fail("C++ compiler failed ({}); kernel.cpp, command.txt and compiler_output.txt are in {}/: {}",
+                 problem, one_line(kept.string()), first_error_line(text));
+        }
+        count([](JitStats& s) { ++s.compiled; });
+
+        const fs::path so = dir / "kernel.so";
+        const std::string identity = compiler_identity(config.cxx);
+        nlohmann::json manifest = {
+            {"key", key},
+            {"kernel_so", {{"size", fs::file_size(so)}, {"sha256", sha256_file_hex(so)}}},
+            {"command", command},
+            {"compiler", identity.substr(0, identity.find('\n'))},
+            {"toroid_version", TOROID_VERSION},
+        };
+        write_text(dir / "manifest.json", manifest.dump(2) + "\n");
+        return std::move(*tmp);
+    }
+
+    // Renames a finished build into place and loads it; when another process got there
+    // first, its entry is loaded instead and ours deleted.
+    std::shared_ptr<CompiledModule> install(const std::string& key, TempDir tmp) {
+        const fs::path dir = root / key;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            std::error_code ec;
+            fs::rename(tmp.path(), dir, ec);
+            if (!ec) {
+                tmp.release();
+                try {
+                    return make_module(key, dir);
+                } catch (const Error& e) {
+                    // A fresh build that does not load (e.g. an unresolved symbol under
+                    // RTLD_NOW) would fail the same way for every reader, so it is kept
+                    // with the failed builds rather than left as a cache entry.
+                    fs::path kept = keep_failure(key, dir);
+                    fail("{}; kernel.cpp, kernel.so, command.txt and compiler_output.txt are in {}/", e.what(),
+                         one_line(kept.string()));
+                }
+            }
+            if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists)
+                fail("cannot install JIT module into {}: {}", one_line(dir.string()), ec.message());
+            bool corrupt = false;
+            if (auto module = open_entry(key, dir, &corrupt)) return module;
+            if (corrupt && discard(dir)) count([](JitStats& s) { ++s.corrupt_entries; });
+        }
+        fail("cannot install JIT module into {}: another process keeps replacing it", one_line(dir.string()));
+    }
+
+    std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source) {
+        const fs::path dir = root / key;
+        bool corrupt = false;
+        if (auto module = open_entry(key, dir, &corrupt)) {
+            count([](JitStats& s) { ++s.disk_hits; });
+            return module;
+        }
+        if (corrupt && discard(dir)) count([](JitStats& s) { ++s.corrupt_entries; });
+        return install(key, build(key, source));
+    }
+
+    // Best effort: the compiler's error matters more than a failed debug dump.
+    void write_failure_debug(const LoadOptions& options, const std::string& key, const std::string& source) const {
+        if (options.debug_dir.empty()) return;
+        try {
+            write_debug(options.debug_dir, root / "failed" / key, source);
+        } catch (const std::exception&) {
+        }
+    }
+
+    void write_debug(const fs::path& debug_dir, const fs::path& from, const std::string& source) const {
+        fs::create_directories(debug_dir);
+        write_text(debug_dir / "kernel.cpp", source);
+        write_text(debug_dir / "command.txt", command_line + "\n");
+        for (const char* name : {"compiler_output.txt", "manifest.json"}) {
+            std::error_code ec;
+            if (fs::exists(from / name, ec))
+                fs::copy_file(from / name, debug_dir / name, fs::copy_options::overwrite_existing);
+        }
+    }
+};
+
+JitCompiler::JitCompiler() : JitCompiler(CompilerConfig::from_environment()) {}
+
+JitCompiler::JitCompiler(CompilerConfig config) : state_(std::make_unique<State>()) {
+    if (config.cxx.empty()) fail("JIT compiler configuration: no C++ compiler named");
+    if (config.cache_dir.empty()) fail("JIT compiler configuration: no cache folder named");
+    State& s = *state_;
+    s.root = fs::absolute(config.cache_dir);
+    s.command.push_back(config.cxx);
+    for (const auto& f : required_compiler_flags()) s.command.push_back(f);
+    for (const auto& f : config.optimization_flags) s.command.push_back(f);
+    for (const auto& f : config.extra_flags) s.command.push_back(f);
+    for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) s.command.emplace_back(f);
+    s.command_line = shell_join(s.command);
+    s.config = std::move(config);
+}
+
+JitCompiler::~JitCompiler() = default;
+JitCompiler::JitCompiler(JitCompiler&&) noexcept = default;
+JitCompiler& JitCompiler::operator=(JitCompiler&&) noexcept = default;
+
+std::string JitCompiler::key(const std::string& source) {
+    // Each part is length-prefixed so that no two different inputs hash the same text.
+    std::string material = "toroid-jit-key-v1";
+    auto add = [&](std::string_view part) {
+        material += fmt::format("\n{}:", part.size());
+        material += part;
+    };
+    add(source);
+    add(compiler_identity(state_->config.cxx));
+    for (const auto& arg : state_->command) add(arg);
+    return sha256_hex(material).substr(0, 32);
+}
+
+std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, const std::string& entry,
+                                                  const LoadOptions& options) {
+    State& s = *state_;
+    const std::string k = key(source);
+
+    std::promise<std::shared_ptr<CompiledModule>> promise;
+    ModuleFuture future;
+    bool owner = false;
+    {
+        std::lock_guard lock(s.mutex);
+        if (auto it = s.modules.find(k); it != s.modules.end()) {
+            future = it->second;
+        } else {
+            future = promise.get_future().share();
+            s.modules.emplace(k, future);
+            owner = true;
+        }
+    }
+
+    std::shared_ptr<CompiledModule> module;
+    if (owner) {
+        try {
+            try {
+                module = s.resolve(k, source);
+            } catch (const Error&) {
+                throw;
+            } catch (const std::bad_alloc&) {
+                throw;
+            } catch (const std::exception& e) {
+                // filesystem_error and the like: still one line, still toroid::Error.
+                fail("JIT cache {}: {}", one_line(s.root.string()), one_line(e.what()));
+            }
+        } catch (...) {
+            {
+                // Forget the failure so that a later load tries again (the compiler or the
+                // disk may have been fixed); threads already waiting get this error.
+                std::lock_guard lock(s.mutex);
+                s.modules.erase(k);
+            }
+            promise.set_exception(std::current_exception());
+            s.write_failure_debug(options, k, source);
+            throw;
+        }
+        promise.set_value(module);
+    } else {
+        try {
+            module = future.get();
+        } catch (...) {
+            s.write_failure_debug(options, k, source);
+            throw;
+        }
+        s.count([](JitStats& st) { ++st.memory_hits; });
+    }
+
+    if (!options.debug_dir.empty()) {
+        try {
+            s.write_debug(options.debug_dir, module->directory(), source);
+        } catch (const fs::filesystem_error& e) {
+            fail("cannot write JIT debug files to {}: {}", one_line(options.debug_dir.string()), one_line(e.what()));
+        }
+    }
+    module->symbol(entry);
+    return module;
+}
+
+JitStats JitCompiler::stats() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->stats;
+}
+
+const CompilerConfig& JitCompiler::config() const { return state_->config; }
+
+std::vector<std::string> JitCompiler::command() const { return state_->command; }
+
+std::string JitCompiler::command_line() const { return state_->command_line; }
+
+// ---------------------------------------------------------------------------------------
+
+std::string shell_join(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& arg : argv) {
+        if (!out.empty()) out += ' ';
+        bool plain = !arg.empty();
+        for (char c : arg) {
+            if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_@%+=:,./-").find(c) == std::string_view::npos) {
+                plain = false;
+                break;
+            }
+        }
+        if (plain) {
+            out += arg;
+            continue;
+        }
+        out += '\'';
+        for (char c : arg) {
+            if (c == '\'') out += "'\\''";
+            else out += c;
+        }
+        out += '\'';
+    }
+    return out;
+}
+
+}  // namespace toroid
