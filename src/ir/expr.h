@@ -4,7 +4,7 @@
 // and shared (hash-consing is not needed: simplify() and the printers work on trees).
 //
 // Index arithmetic is typed I64 in the IR; codegen narrows it to int32 where range
-// analysis (ir/range.h) proves the values fit.
+// analysis (ir/simplify.h) proves the values fit.
 #pragma once
 
 #include <cstdint>

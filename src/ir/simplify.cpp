@@ -467,7 +467,11 @@ private:
             case Op::Sub:
             case Op::Mul:
             case Op::Neg:
-                if (n->type == Type::I64) return build(linearize(n));
+                if (n->type == Type::I64) {
+                    // Keep the node itself when already canonical: parents then see no change.
+                    Expr c = build(linearize(n));
+                    return structurally_equal(c, n) ? n : c;
+                }
                 return n;
             case Op::FloorDiv:
             case Op::Mod:

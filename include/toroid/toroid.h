@@ -1,0 +1,146 @@
+/* toroid's C API: the one stable door for every other language (Python's ctypes
+ * package included). Opaque handles for pipelines and compiled functions, tensors as
+ * (data, dtype, shape, strides in elements, device), a status code plus a message for
+ * every failure. */
+#ifndef TOROID_TOROID_H
+#define TOROID_TOROID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TOROID_API __declspec(dllexport)
+#else
+#define TOROID_API __attribute__((visibility("default")))
+#endif
+
+/* Bumped when a struct or a signature below changes incompatibly. */
+#define TOROID_ABI_VERSION 1
+
+/* ---- status ------------------------------------------------------------------------ */
+
+typedef enum toroid_status {
+    TOROID_OK = 0,
+    /* A bad argument: invalid pipeline JSON, null pointer, tensor that does not match
+     * the spec the function was compiled for, impossible size... */
+    TOROID_ERROR_INVALID_ARGUMENT = 1,
+    /* Valid but not implemented yet: reserved dtypes (float16, bfloat16, float64) and
+     * devices (cuda). */
+    TOROID_ERROR_UNSUPPORTED = 2,
+    TOROID_ERROR_OUT_OF_MEMORY = 3,
+    /* A bug in toroid (or a broken installation, e.g. no C++ compiler for the JIT). */
+    TOROID_ERROR_INTERNAL = 4
+} toroid_status;
+
+/* The message of the last failed call on this thread (one line, UTF-8), or "" when no
+ * call on this thread has failed. Valid until the next failing call on this thread. */
+TOROID_API const char* toroid_last_error(void);
+/* "ok", "invalid argument", "unsupported", "out of memory", "internal error". */
+TOROID_API const char* toroid_status_name(toroid_status status);
+/* The library's version ("0.1.0") and TOROID_ABI_VERSION as built. */
+TOROID_API const char* toroid_version(void);
+TOROID_API int toroid_abi_version(void);
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+/* Values are fixed forever; reserved ones are rejected with TOROID_ERROR_UNSUPPORTED. */
+typedef enum toroid_dtype {
+    TOROID_UINT8 = 0,
+    TOROID_FLOAT32 = 1,
+    TOROID_FLOAT16 = 2,  /* reserved */
+    TOROID_BFLOAT16 = 3, /* reserved */
+    TOROID_FLOAT64 = 4   /* reserved */
+} toroid_dtype;
+
+typedef enum toroid_device {
+    TOROID_CPU = 0,
+    TOROID_CUDA = 1 /* reserved: "not supported yet" */
+} toroid_device;
+
+#define TOROID_MAX_DIMS 4
+
+/* What a tensor is, without its data. ndim is 2 (H, W), 3 (C, H, W) or 4 (N, C, H, W);
+ * only the first ndim entries of shape and strides are read. Strides count elements,
+ * not bytes, and must not be negative; any other strides work (channels-last, crops,
+ * every other row...). */
+typedef struct toroid_tensor_desc {
+    int32_t dtype;        /* toroid_dtype */
+    int32_t device;       /* toroid_device */
+    int32_t device_index; /* 0 for the CPU */
+    int32_t ndim;
+    int64_t shape[TOROID_MAX_DIMS];
+    int64_t strides[TOROID_MAX_DIMS];
+} toroid_tensor_desc;
+
+/* A tensor: `data` points at element (0, ..., 0) of caller memory, which toroid never
+ * frees and never keeps after the call returns. */
+typedef struct toroid_tensor {
+    void* data;
+    toroid_tensor_desc desc;
+} toroid_tensor;
+
+/* ---- pipelines ---------------------------------------------------------------------- */
+
+typedef struct toroid_pipeline toroid_pipeline;
+
+/* Parses a pipeline (a JSON list of ops, the schema of `toroid apply`; flip dims refer to
+ * (N, C, H, W)). Relative grid paths are read from `base_dir` (NULL: the current folder).
+ * A grid_sample op may leave out "grid" (or set it to null): its grid is then given with
+ * toroid_pipeline_set_grid before compiling. */
+TOROID_API toroid_status toroid_pipeline_from_json(const char* json, const char* base_dir,
+                                                   toroid_pipeline** out);
+/* Gives grid_sample op `op_index` the grid `grid`: float32 on the CPU, shape
+ * (N, H', W', 2) (or (H', W', 2) for N = 1), any strides. The values are copied. */
+TOROID_API toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_index,
+                                                  const toroid_tensor* grid);
+TOROID_API toroid_status toroid_pipeline_num_ops(const toroid_pipeline* pipeline, size_t* out);
+/* The canonical JSON of the pipeline; owned by the pipeline, valid until it changes or
+ * is freed. Grids given with toroid_pipeline_set_grid print as "<array>". */
+TOROID_API toroid_status toroid_pipeline_to_json(const toroid_pipeline* pipeline, const char** out);
+TOROID_API void toroid_pipeline_free(toroid_pipeline* pipeline); /* NULL is fine */
+
+/* ---- compiled functions ------------------------------------------------------------- */
+
+typedef struct toroid_options {
+    /* sizeof(toroid_options) as the caller was built with (toroid_options_init sets it;
+     * 0 reads as this version's size), so that later versions can add fields. */
+    uint32_t struct_size;
+    int32_t threads;       /* worker threads; 0: every core */
+    const char* engine;    /* "compiled" or "reference"; NULL: "compiled" */
+    const char* debug_dir; /* compiled engine: dump IR and generated code here; NULL: none */
+} toroid_options;
+
+/* Fills `options` with the defaults (compiled engine, every core, no debug dump). */
+TOROID_API void toroid_options_init(toroid_options* options);
+
+typedef struct toroid_function toroid_function;
+
+/* Prepares `pipeline` for inputs described by `input` (dtype, shape and strides are
+ * specialized on; data is not read). The compiled engine compiles here (or loads its
+ * cache). `options` may be NULL. The function keeps its own copy of the pipeline. */
+TOROID_API toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                                        const toroid_options* options, toroid_function** out);
+/* The input spec compiled for, and the result's dtype, shape (of the input's ndim: ops
+ * never change N or C) and dense strides in the layout toroid writes it in (channels-last
+ * for a channels-last input): allocate that and toroid_run writes it without a
+ * reordering copy. */
+TOROID_API toroid_status toroid_function_input_desc(const toroid_function* fn, toroid_tensor_desc* out);
+TOROID_API toroid_status toroid_function_output_desc(const toroid_function* fn, toroid_tensor_desc* out);
+/* A summary of what runs (kernels, loop nests, bytes); owned by the function. */
+TOROID_API toroid_status toroid_function_explain(const toroid_function* fn, const char** out);
+/* Runs on `in`, whose dtype, shape and strides must equal the compiled spec (strides of
+ * size-1 dims are ignored), and writes the result into `out`: caller memory of the output
+ * dtype and shape, any non-negative strides under which no two elements share memory. `out` must not
+ * overlap `in`. Safe to call from several threads at once on one function. */
+TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out);
+TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOROID_TOROID_H */

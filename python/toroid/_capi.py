@@ -1,0 +1,118 @@
+"""ctypes bindings of toroid's C API (include/toroid/toroid.h): finds and loads
+libtoroid_c.so, declares its structs and functions, and turns every failing status into
+toroid.Error carrying the library's message."""
+
+import ctypes
+import os
+
+__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "library_path",
+           "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "CPU", "CUDA"]
+
+
+class Error(ValueError):
+    """A toroid failure: bad pipeline, bad tensor, unsupported dtype or device... The
+    message is toroid's own one-line description."""
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.status = status
+
+
+# Status codes, dtypes and devices: the values of toroid.h, fixed forever.
+OK, INVALID_ARGUMENT, UNSUPPORTED, OUT_OF_MEMORY, INTERNAL = 0, 1, 2, 3, 4
+UINT8, FLOAT32, FLOAT16, BFLOAT16, FLOAT64 = 0, 1, 2, 3, 4
+CPU, CUDA = 0, 1
+MAX_DIMS = 4
+ABI_VERSION = 1
+_LIBRARY_NAME = "libtoroid_c.so"
+
+
+class TensorDesc(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int32), ("device", ctypes.c_int32), ("device_index", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("shape", ctypes.c_int64 * MAX_DIMS),
+                ("strides", ctypes.c_int64 * MAX_DIMS)]
+
+    def dims(self):
+        n = self.ndim
+        return tuple(self.shape[:n]), tuple(self.strides[:n])
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("desc", TensorDesc)]
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("engine", ctypes.c_char_p),
+                ("debug_dir", ctypes.c_char_p)]
+
+
+def _candidates():
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = os.environ.get("TOROID_LIBRARY")
+    if env:
+        # A folder or the library itself.
+        return [os.path.join(env, _LIBRARY_NAME) if os.path.isdir(env) else env]
+    return [
+        os.path.join(here, _LIBRARY_NAME),  # installed: beside the package
+        os.path.join(here, "..", "build", _LIBRARY_NAME),  # python/build/
+        os.path.join(here, "..", "..", "build", _LIBRARY_NAME),  # the source tree's build/
+    ]
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        path = os.path.normpath(path)
+        if not os.path.exists(path):
+            tried.append(path)
+            continue
+        return ctypes.CDLL(path), path
+    raise ImportError("toroid: cannot find %s (looked at %s); build it with "
+                      "`cmake --build build` or set TOROID_LIBRARY to its path" % (_LIBRARY_NAME, ", ".join(tried)))
+
+
+lib, library_path = _load()
+
+_P = ctypes.c_void_p
+_status = ctypes.c_int
+
+
+def _declare(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_declare("toroid_last_error", ctypes.c_char_p)
+_declare("toroid_status_name", ctypes.c_char_p, ctypes.c_int)
+_declare("toroid_version", ctypes.c_char_p)
+_declare("toroid_abi_version", ctypes.c_int)
+_declare("toroid_pipeline_from_json", _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_P))
+_declare("toroid_pipeline_set_grid", _status, _P, ctypes.c_size_t, ctypes.POINTER(Tensor))
+_declare("toroid_pipeline_num_ops", _status, _P, ctypes.POINTER(ctypes.c_size_t))
+_declare("toroid_pipeline_to_json", _status, _P, ctypes.POINTER(ctypes.c_char_p))
+_declare("toroid_pipeline_free", None, _P)
+_declare("toroid_options_init", None, ctypes.POINTER(Options))
+_declare("toroid_compile", _status, _P, ctypes.POINTER(TensorDesc), ctypes.POINTER(Options), ctypes.POINTER(_P))
+_declare("toroid_function_input_desc", _status, _P, ctypes.POINTER(TensorDesc))
+_declare("toroid_function_output_desc", _status, _P, ctypes.POINTER(TensorDesc))
+_declare("toroid_function_explain", _status, _P, ctypes.POINTER(ctypes.c_char_p))
+_declare("toroid_run", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor))
+_declare("toroid_function_free", None, _P)
+
+if lib.toroid_abi_version() != ABI_VERSION:
+    raise ImportError("toroid: %s has ABI version %d, this package needs %d" %
+                      (library_path, lib.toroid_abi_version(), ABI_VERSION))
+
+
+def check(status):
+    """Raises toroid.Error with the library's message unless `status` is OK."""
+    if status != OK:
+        message = lib.toroid_last_error().decode("utf-8", "replace")
+        if not message:
+            message = lib.toroid_status_name(status).decode()
+        raise Error(message, status)
+
+
+def version():
+    return lib.toroid_version().decode()

@@ -1,0 +1,344 @@
+"""The bridge between Python arrays and the C API: NumPy arrays and torch tensors are
+described by (data pointer, dtype, shape, strides) without copying; results are allocated
+by the same library in the layout toroid writes; compiled functions are cached."""
+
+import collections
+import ctypes
+import hashlib
+import json
+import os
+import threading
+
+from . import _capi
+from ._capi import Error
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - numpy is a dependency of every use but torch-only
+    np = None
+
+_torch = None
+
+
+def _torch_module():
+    """torch if it is already imported (toroid never imports it for NumPy users)."""
+    global _torch
+    if _torch is None:
+        import sys
+        _torch = sys.modules.get("torch")
+    return _torch
+
+
+def is_torch(x):
+    t = _torch_module()
+    return t is not None and isinstance(x, t.Tensor)
+
+
+def is_numpy(x):
+    return np is not None and isinstance(x, np.ndarray)
+
+
+# ---- settings -----------------------------------------------------------------------
+
+_settings = {"engine": os.environ.get("TOROID_ENGINE") or "compiled", "threads": 0}
+
+
+def set_default_engine(name):
+    """The engine used when none is named: "compiled" (default) or "reference"."""
+    if name not in ("compiled", "reference"):
+        raise Error("unknown engine '%s' (available: reference, compiled)" % name)
+    _settings["engine"] = name
+
+
+def get_default_engine():
+    return _settings["engine"]
+
+
+def set_num_threads(n):
+    """Worker threads of every run that names none; 0 (default): every core."""
+    n = int(n)
+    if n < 0:
+        raise Error("threads must be at least 0 (0: every core), got %d" % n)
+    _settings["threads"] = n
+
+
+def get_num_threads():
+    return _settings["threads"]
+
+
+# ---- tensors --------------------------------------------------------------------------
+
+_NUMPY_DTYPES = {"uint8": _capi.UINT8, "float32": _capi.FLOAT32, "float16": _capi.FLOAT16,
+                 "float64": _capi.FLOAT64}
+_DTYPE_NAMES = {_capi.UINT8: "uint8", _capi.FLOAT32: "float32", _capi.FLOAT16: "float16",
+                _capi.BFLOAT16: "bfloat16", _capi.FLOAT64: "float64"}
+
+
+def _torch_dtypes():
+    t = _torch_module()
+    return {t.uint8: _capi.UINT8, t.float32: _capi.FLOAT32, t.float16: _capi.FLOAT16,
+            t.bfloat16: _capi.BFLOAT16, t.float64: _capi.FLOAT64}
+
+
+class Arg:
+    """An input as the C API sees it, plus the object that keeps its memory alive."""
+    __slots__ = ("kind", "obj", "ptr", "dtype", "shape", "strides", "device", "device_index")
+
+    def key(self):
+        return (self.kind, self.dtype, self.shape, self.strides, self.device)
+
+    def desc(self):
+        return make_desc(self.dtype, self.shape, self.strides, self.device, self.device_index)
+
+
+def make_desc(dtype, shape, strides, device=_capi.CPU, device_index=0):
+    d = _capi.TensorDesc()
+    d.dtype = dtype
+    d.device = device
+    d.device_index = device_index
+    d.ndim = len(shape)
+    if len(shape) > _capi.MAX_DIMS:
+        raise Error("toroid takes (H, W), (C, H, W) or (N, C, H, W) tensors, got %d dims %s" %
+                    (len(shape), tuple(shape)))
+    for i, (n, s) in enumerate(zip(shape, strides)):
+        d.shape[i] = n
+        d.strides[i] = s
+    return d
+
+
+def _check_rank(shape):
+    if not 2 <= len(shape) <= 4:
+        raise Error("toroid takes (H, W), (C, H, W) or (N, C, H, W) tensors, got %d dims %s" %
+                    (len(shape), tuple(shape)))
+
+
+def adapt(x, what="input"):
+    """Describes `x` (numpy array or torch tensor) for the C API without copying it, when
+    its memory allows: negative or unaligned strides and non-native byte order make a
+    NumPy copy first."""
+    a = Arg()
+    if is_numpy(x):
+        dt = x.dtype
+        if dt.name not in _NUMPY_DTYPES:
+            raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, dt.name))
+        if not dt.isnative:
+            x = x.astype(dt.newbyteorder("="))
+        item = x.itemsize
+        if any(s < 0 or s % item for s in x.strides):
+            x = np.ascontiguousarray(x)
+        _check_rank(x.shape)
+        a.kind = "numpy"
+        a.obj = x
+        a.ptr = x.ctypes.data
+        a.dtype = _NUMPY_DTYPES[dt.name]
+        a.shape = tuple(int(n) for n in x.shape)
+        a.strides = tuple(int(s) // item for s in x.strides)
+        a.device, a.device_index = _capi.CPU, 0
+        return a
+    if is_torch(x):
+        t = _torch_module()
+        if x.layout != t.strided:
+            raise Error("%s is a %s torch tensor; toroid takes strided (dense) tensors" % (what, x.layout))
+        dtypes = _torch_dtypes()
+        if x.dtype not in dtypes:
+            raise Error("%s has dtype %s; toroid takes torch.uint8 or torch.float32" % (what, x.dtype))
+        _check_rank(tuple(x.shape))
+        a.kind = "torch"
+        a.obj = x
+        a.ptr = x.data_ptr()
+        a.dtype = dtypes[x.dtype]
+        a.shape = tuple(x.shape)
+        a.strides = tuple(x.stride())
+        if x.device.type == "cpu":
+            a.device, a.device_index = _capi.CPU, 0
+        elif x.device.type == "cuda":
+            a.device, a.device_index = _capi.CUDA, x.device.index or 0
+        else:
+            raise Error("%s is on device %s; toroid runs on the CPU" % (what, x.device))
+        return a
+    raise Error("%s must be a numpy.ndarray or a torch.Tensor, got %s" % (what, type(x).__name__))
+
+
+def allocate(kind, like, desc):
+    """A new array of `kind` ("numpy" or "torch") matching `desc` (dtype, shape, strides),
+    returned with its data pointer."""
+    shape, strides = desc.dims()
+    name = _DTYPE_NAMES[desc.dtype]
+    if kind == "torch":
+        t = _torch_module()
+        out = t.empty_strided(shape, strides, dtype=getattr(t, name), device=like.device)
+        return out, out.data_ptr()
+    dtype = np.dtype(name)
+    # The dims ordered by decreasing stride, allocated dense in that order, then
+    # transposed back: a plain ndarray with exactly the strides toroid writes.
+    order = sorted(range(len(shape)), key=lambda i: -strides[i])
+    base = np.empty([shape[i] for i in order], dtype=dtype)
+    inverse = [0] * len(order)
+    for pos, i in enumerate(order):
+        inverse[i] = pos
+    out = base.transpose(inverse)
+    return out, out.ctypes.data
+
+
+# ---- pipelines and functions ------------------------------------------------------------
+
+class Function:
+    """A pipeline compiled for one input spec (handle to toroid_function)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.output_desc = _capi.TensorDesc()
+        _capi.check(_capi.lib.toroid_function_output_desc(handle, ctypes.byref(self.output_desc)))
+
+    def __del__(self):
+        h, self._handle = getattr(self, "_handle", None), None
+        if h and _capi is not None and _capi.lib is not None:
+            _capi.lib.toroid_function_free(h)
+
+    def explain(self):
+        s = ctypes.c_char_p()
+        _capi.check(_capi.lib.toroid_function_explain(self._handle, ctypes.byref(s)))
+        return s.value.decode()
+
+    def run(self, arg):
+        out, ptr = allocate(arg.kind, arg.obj, self.output_desc)
+        tin = _capi.Tensor(arg.ptr, arg.desc())
+        tout = _capi.Tensor(ptr, self.output_desc)
+        _capi.check(_capi.lib.toroid_run(self._handle, ctypes.byref(tin), ctypes.byref(tout)))
+        return out
+
+
+def _grid_array(grid):
+    """A grid (numpy or torch, (N, H, W, 2) or (H, W, 2)) as a float32 NumPy array; torch
+    CPU tensors are viewed without a copy when already float32."""
+    if is_torch(grid):
+        if grid.device.type != "cpu":
+            raise Error("grid is on device %s; toroid runs on the CPU" % grid.device)
+        grid = grid.detach()
+        if grid.dtype != _torch_module().float32:
+            grid = grid.float()
+        grid = grid.numpy()
+    elif not is_numpy(grid):
+        try:
+            grid = np.asarray(grid, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise Error("grid must be an array of shape (N, H, W, 2): %s" % e)
+    if grid.dtype != np.float32 or not grid.dtype.isnative:
+        grid = grid.astype(np.float32)
+    if any(s < 0 or s % 4 for s in grid.strides):
+        grid = np.ascontiguousarray(grid)
+    return grid
+
+
+class PipelineHandle:
+    """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
+    compiled from it, cached per (input spec, engine, threads)."""
+
+    def __init__(self, ops, base_dir=None):
+        if isinstance(ops, str):
+            text, grids = ops, []
+        else:
+            ops = list(ops)
+            plain, grids = [], []
+            for i, op in enumerate(ops):
+                if not isinstance(op, dict):
+                    raise Error("op %d must be a dict, got %s" % (i, type(op).__name__))
+                g = op.get("grid")
+                if op.get("op") == "grid_sample" and g is not None and not isinstance(g, (str, os.PathLike)):
+                    op = dict(op)
+                    grids.append((i, _grid_array(op.pop("grid"))))
+                elif isinstance(g, os.PathLike):
+                    op = dict(op, grid=os.fspath(g))
+                plain.append(op)
+            try:
+                text = json.dumps(plain, allow_nan=False)
+            except (TypeError, ValueError) as e:
+                raise Error("pipeline is not JSON-serializable: %s" % e)
+        handle = ctypes.c_void_p()
+        _capi.check(_capi.lib.toroid_pipeline_from_json(text.encode(), os.fsencode(base_dir) if base_dir else None,
+                                                        ctypes.byref(handle)))
+        self._handle = handle
+        digest = hashlib.sha256()
+        for i, g in grids:
+            t = _capi.Tensor(g.ctypes.data, make_desc(_capi.FLOAT32, g.shape, [s // 4 for s in g.strides]))
+            _capi.check(_capi.lib.toroid_pipeline_set_grid(handle, i, ctypes.byref(t)))
+            digest.update(("%d %s " % (i, g.shape)).encode())
+            digest.update(np.ascontiguousarray(g).tobytes())
+        self.grid_digest = digest.hexdigest() if grids else ""
+        self._functions = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def __del__(self):
+        h, self._handle = getattr(self, "_handle", None), None
+        if h and _capi is not None and _capi.lib is not None:
+            _capi.lib.toroid_pipeline_free(h)
+
+    def to_json(self):
+        s = ctypes.c_char_p()
+        _capi.check(_capi.lib.toroid_pipeline_to_json(self._handle, ctypes.byref(s)))
+        return s.value.decode()
+
+    def num_ops(self):
+        n = ctypes.c_size_t()
+        _capi.check(_capi.lib.toroid_pipeline_num_ops(self._handle, ctypes.byref(n)))
+        return n.value
+
+    def function(self, arg, engine=None, threads=None, max_cached=64):
+        engine = engine or _settings["engine"]
+        threads = _settings["threads"] if threads is None else int(threads)
+        key = (arg.dtype, arg.shape, arg.strides, arg.device, engine, threads)
+        with self._lock:
+            fn = self._functions.get(key)
+            if fn is not None:
+                self._functions.move_to_end(key)
+                return fn
+        options = _capi.Options()
+        _capi.lib.toroid_options_init(ctypes.byref(options))
+        options.engine = engine.encode()
+        options.threads = threads
+        handle = ctypes.c_void_p()
+        desc = arg.desc()
+        _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
+                                             ctypes.byref(handle)))
+        fn = Function(handle)
+        with self._lock:
+            self._functions[key] = fn
+            while len(self._functions) > max_cached:
+                self._functions.popitem(last=False)
+        return fn
+
+    def __call__(self, x, engine=None, threads=None):
+        arg = adapt(x)
+        return self.function(arg, engine, threads).run(arg)
+
+
+# Pipelines of the op functions (toroid.interpolate and friends), by their JSON and grids.
+_op_pipelines = collections.OrderedDict()
+_op_lock = threading.Lock()
+_MAX_OP_PIPELINES = 256
+
+
+def cached_pipeline(ops):
+    """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
+    the same ops."""
+    parts = []
+    for op in ops:
+        g = op.get("grid") if op.get("op") == "grid_sample" else None
+        if g is not None and not isinstance(g, str):
+            ga = _grid_array(g)
+            h = hashlib.sha256(np.ascontiguousarray(ga).tobytes()).hexdigest()
+            parts.append(json.dumps(dict(op, grid="<array %s %s>" % (ga.shape, h)), sort_keys=True))
+        else:
+            parts.append(json.dumps(op, sort_keys=True, default=str))
+    key = "\n".join(parts)
+    with _op_lock:
+        p = _op_pipelines.get(key)
+        if p is not None:
+            _op_pipelines.move_to_end(key)
+            return p
+    p = PipelineHandle(ops)
+    with _op_lock:
+        _op_pipelines[key] = p
+        while len(_op_pipelines) > _MAX_OP_PIPELINES:
+            _op_pipelines.popitem(last=False)
+    return p

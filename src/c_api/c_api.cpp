@@ -1,0 +1,473 @@
+// The C API of include/toroid/toroid.h over the engines: handles own a Pipeline or a
+// PreparedPipeline, every entry point turns exceptions into a status code and a
+// thread-local message, and toroid_run copies the engine's result into caller memory.
+#include "toroid/toroid.h"
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+#include "engine/engine.h"
+#include "ops/pipeline_json.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct toroid_pipeline {
+    toroid::Pipeline pipeline;
+    std::vector<bool> grid_missing;  // per op: a grid_sample still waiting for its grid
+    std::string json;                // cache of toroid_pipeline_to_json
+};
+
+struct toroid_function {
+    std::unique_ptr<toroid::Engine> engine;
+    std::unique_ptr<toroid::PreparedPipeline> prepared;
+    toroid::TensorSpec input;  // canonical 4-D spec compiled for
+    int input_ndim = 4;
+    toroid::ShapeInfo output;
+    toroid::Dims output_strides{};
+    std::string explain;
+};
+
+namespace {
+
+using namespace toroid;
+
+// Valid, but not implemented yet (reserved dtypes and devices).
+class Unsupported : public Error {
+public:
+    using Error::Error;
+};
+
+// A bad argument found by the C layer (null pointers and the like).
+[[noreturn]] void bad(const std::string& message) { throw Error(message); }
+
+thread_local std::string g_last_error;
+
+constexpr const char* kArrayGrid = "<array>";
+
+template <typename F>
+toroid_status guard(F&& body) {
+    try {
+        body();
+        return TOROID_OK;
+    } catch (const Unsupported& e) {
+        g_last_error = e.what();
+        return TOROID_ERROR_UNSUPPORTED;
+    } catch (const Error& e) {
+        g_last_error = e.what();
+        return TOROID_ERROR_INVALID_ARGUMENT;
+    } catch (const std::bad_alloc&) {
+        g_last_error = "out of memory";
+        return TOROID_ERROR_OUT_OF_MEMORY;
+    } catch (const std::exception& e) {
+        g_last_error = fmt::format("internal error: {}", e.what());
+        return TOROID_ERROR_INTERNAL;
+    } catch (...) {
+        g_last_error = "internal error: unknown exception";
+        return TOROID_ERROR_INTERNAL;
+    }
+}
+
+template <typename T>
+void require(const T* p, const char* what) {
+    if (p == nullptr) bad(fmt::format("{} must not be NULL", what));
+}
+
+DType to_dtype(std::int32_t d) {
+    switch (d) {
+        case TOROID_UINT8: return DType::UInt8;
+        case TOROID_FLOAT32: return DType::Float32;
+        case TOROID_FLOAT16: throw Unsupported("dtype float16 is not supported yet (use uint8 or float32)");
+        case TOROID_BFLOAT16: throw Unsupported("dtype bfloat16 is not supported yet (use uint8 or float32)");
+        case TOROID_FLOAT64: throw Unsupported("dtype float64 is not supported yet (use uint8 or float32)");
+        default: bad(fmt::format("unknown dtype value {} (expected TOROID_UINT8 or TOROID_FLOAT32)", d));
+    }
+}
+
+std::int32_t from_dtype(DType d) {
+    switch (d) {
+        case DType::UInt8: return TOROID_UINT8;
+        case DType::Float32: return TOROID_FLOAT32;
+    }
+    return TOROID_UINT8;
+}
+
+void check_device(const toroid_tensor_desc& d, const char* what) {
+    if (d.device == TOROID_CUDA)
+        throw Unsupported(fmt::format("{} is on device cuda, which is not supported yet (toroid has only a CPU backend)",
+                                      what));
+    if (d.device != TOROID_CPU)
+        bad(fmt::format("{} has unknown device value {} (expected TOROID_CPU)", what, d.device));
+}
+
+std::string shape_text(const Dims& s) { return fmt::format("({}, {}, {}, {})", s[0], s[1], s[2], s[3]); }
+
+// The 4-D spec of a desc of rank 2..4: leading dims of size 1 are added. Strides of
+// size-1 dims are made canonical (they address nothing), so that equal tensors reached
+// through different views get one spec and one compiled kernel.
+TensorSpec spec_of(const toroid_tensor_desc& d, const char* what) {
+    check_device(d, what);
+    TensorSpec s;
+    s.dtype = to_dtype(d.dtype);
+    if (d.ndim < 2 || d.ndim > 4)
+        bad(fmt::format("{} has {} dims; toroid takes 2 (H, W), 3 (C, H, W) or 4 (N, C, H, W)", what, d.ndim));
+    const auto lead = static_cast<std::size_t>(4 - d.ndim);
+    for (std::size_t i = 0; i < 4; ++i) {
+        if (i < lead) {
+            s.shape[i] = 1;
+            s.strides[i] = 0;
+            continue;
+        }
+        s.shape[i] = d.shape[i - lead];
+        s.strides[i] = d.strides[i - lead];
+        if (s.shape[i] < 0) bad(fmt::format("{} has a negative size {} in dim {}", what, s.shape[i], i - lead));
+        if (s.strides[i] < 0)
+            bad(fmt::format("{} has a negative stride {} in dim {}; toroid needs non-negative strides (copy it first)",
+                            what, s.strides[i], i - lead));
+    }
+    if (is_dense(s, Layout::Contiguous)) s.strides = dense_strides(s.shape, Layout::Contiguous);
+    else if (is_dense(s, Layout::ChannelsLast)) s.strides = dense_strides(s.shape, Layout::ChannelsLast);
+    else
+        for (std::size_t i = 0; i < 4; ++i)
+            if (s.shape[i] == 1) s.strides[i] = 0;
+    return s;
+}
+
+// Offset (in elements) of the last element; -1 for an empty tensor.
+std::int64_t max_offset(const TensorSpec& s) {
+    std::int64_t off = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        if (s.shape[i] == 0) return -1;
+        off += (s.shape[i] - 1) * s.strides[i];
+    }
+    return off;
+}
+
+// True when no two elements of `s` share an address: with the dims of size > 1 sorted
+// by stride, each stride is past the last offset the smaller ones reach.
+bool non_overlapping(const TensorSpec& s) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (stride, size)
+    for (std::size_t i = 0; i < 4; ++i)
+        if (s.shape[i] > 1) dims.emplace_back(s.strides[i], s.shape[i]);
+    std::sort(dims.begin(), dims.end());
+    std::int64_t reach = 0;
+    for (const auto& [stride, size] : dims) {
+        if (stride <= reach) return false;
+        reach += (size - 1) * stride;
+    }
+    return true;
+}
+
+void check_data(const void* data, const TensorSpec& s, const char* what) {
+    if (data == nullptr && s.numel() > 0) bad(fmt::format("{} has a NULL data pointer", what));
+}
+
+toroid_tensor_desc desc_of(DType dtype, const Dims& shape, const Dims& strides, int ndim) {
+    toroid_tensor_desc d{};
+    d.dtype = from_dtype(dtype);
+    d.device = TOROID_CPU;
+    d.device_index = 0;
+    d.ndim = ndim;
+    const auto lead = static_cast<std::size_t>(4 - ndim);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(ndim); ++i) {
+        d.shape[i] = shape[i + lead];
+        d.strides[i] = strides[i + lead];
+    }
+    return d;
+}
+
+// Copies `src` into `dst` (same dtype and shape, any strides), walking dst's memory in
+// order: the dim of the smallest dst stride innermost. One memcpy when both are dense
+// with the same strides.
+void copy_tensor(const Tensor& dst, const Tensor& src) {
+    const std::size_t elem = dtype_size(src.dtype());
+    const Dims& shape = src.shape();
+    TensorSpec ds = dst.spec(), ss = src.spec();
+    bool same = true;
+    for (std::size_t i = 0; i < 4; ++i)
+        if (shape[i] > 1 && ds.strides[i] != ss.strides[i]) same = false;
+    if (same && (is_dense(ss, Layout::Contiguous) || is_dense(ss, Layout::ChannelsLast))) {
+        std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(src.numel()) * elem);
+        return;
+    }
+    std::array<std::size_t, 4> order{0, 1, 2, 3};  // outermost first
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ds.strides[a] > ds.strides[b]; });
+    Dims n{}, sd{}, dd{};
+    for (std::size_t k = 0; k < 4; ++k) {
+        n[k] = shape[order[k]];
+        sd[k] = ss.strides[order[k]] * static_cast<std::int64_t>(elem);
+        dd[k] = ds.strides[order[k]] * static_cast<std::int64_t>(elem);
+    }
+    auto* s0 = static_cast<const char*>(src.data());
+    auto* d0 = static_cast<char*>(dst.data());
+    auto inner = [&](const char* s, char* d) {
+        if (elem == 1) {
+            if (sd[3] == 1 && dd[3] == 1) {
+                std::memcpy(d, s, static_cast<std::size_t>(n[3]));
+                return;
+            }
+            for (std::int64_t i = 0; i < n[3]; ++i) d[i * dd[3]] = s[i * sd[3]];
+        } else {
+            if (sd[3] == 4 && dd[3] == 4) {
+                std::memcpy(d, s, static_cast<std::size_t>(n[3]) * 4);
+                return;
+            }
+            for (std::int64_t i = 0; i < n[3]; ++i) std::memcpy(d + i * dd[3], s + i * sd[3], 4);
+        }
+    };
+    for (std::int64_t a = 0; a < n[0]; ++a)
+        for (std::int64_t b = 0; b < n[1]; ++b)
+            for (std::int64_t c = 0; c < n[2]; ++c)
+                inner(s0 + a * sd[0] + b * sd[1] + c * sd[2], d0 + a * dd[0] + b * dd[1] + c * dd[2]);
+}
+
+// Parses the pipeline; grid_sample ops without "grid" are parsed as affine ops with the
+// same mode, padding_mode and align_corners fields (so they get the same validation and
+// messages) and turned into grid_sample ops waiting for their grid.
+toroid_pipeline* parse(const std::string& text, const std::filesystem::path& base_dir) {
+    auto handle = std::make_unique<toroid_pipeline>();
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    std::set<std::size_t> pending;
+    std::string to_parse = text;
+    if (doc.is_array()) {
+        for (std::size_t i = 0; i < doc.size(); ++i) {
+            nlohmann::json& op = doc[i];
+            if (!op.is_object()) continue;
+            auto name = op.find("op");
+            if (name == op.end() || *name != "grid_sample") continue;
+            auto grid = op.find("grid");
+            if (grid != op.end() && !grid->is_null()) continue;
+            for (const char* field : {"theta", "size"})
+                if (op.contains(field)) fail("op {} (grid_sample): unknown field '{}'", i, field);
+            op.erase("grid");
+            op["op"] = "affine";
+            op["theta"] = {{1, 0, 0}, {0, 1, 0}};
+            pending.insert(i);
+        }
+        if (!pending.empty()) to_parse = doc.dump();
+    }
+    try {
+        handle->pipeline = parse_pipeline(to_parse, base_dir);
+    } catch (const Error& e) {
+        std::string msg = e.what();
+        for (std::size_t i : pending) {
+            std::string prefix = fmt::format("op {} (affine)", i);
+            if (msg.rfind(prefix, 0) == 0) msg = fmt::format("op {} (grid_sample)", i) + msg.substr(prefix.size());
+        }
+        throw Error(msg);
+    }
+    handle->grid_missing.assign(handle->pipeline.ops.size(), false);
+    for (std::size_t i : pending) {
+        const auto& a = std::get<AffineOp>(handle->pipeline.ops[i]);
+        GridSampleOp g;
+        g.grid_path = kArrayGrid;
+        g.mode = a.mode;
+        g.padding_mode = a.padding_mode;
+        g.align_corners = a.align_corners;
+        handle->pipeline.ops[i] = std::move(g);
+        handle->grid_missing[i] = true;
+    }
+    return handle.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* toroid_last_error(void) { return g_last_error.c_str(); }
+
+const char* toroid_status_name(toroid_status status) {
+    switch (status) {
+        case TOROID_OK: return "ok";
+        case TOROID_ERROR_INVALID_ARGUMENT: return "invalid argument";
+        case TOROID_ERROR_UNSUPPORTED: return "unsupported";
+        case TOROID_ERROR_OUT_OF_MEMORY: return "out of memory";
+        case TOROID_ERROR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+const char* toroid_version(void) { return TOROID_VERSION; }
+
+int toroid_abi_version(void) { return TOROID_ABI_VERSION; }
+
+toroid_status toroid_pipeline_from_json(const char* json, const char* base_dir, toroid_pipeline** out) {
+    return guard([&] {
+        require(out, "out");
+        *out = nullptr;
+        require(json, "json");
+        std::filesystem::path dir = base_dir && *base_dir ? std::filesystem::path(base_dir) : std::filesystem::path(".");
+        *out = parse(json, dir);
+    });
+}
+
+toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_index, const toroid_tensor* grid) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(grid, "grid");
+        std::vector<Op>& ops = pipeline->pipeline.ops;
+        if (op_index >= ops.size())
+            bad(fmt::format("op index {} is out of range (the pipeline has {} ops)", op_index, ops.size()));
+        auto* g = std::get_if<GridSampleOp>(&ops[op_index]);
+        if (!g)
+            bad(fmt::format("op {} ({}) is not a grid_sample op", op_index, op_name(ops[op_index])));
+        const toroid_tensor_desc& d = grid->desc;
+        check_device(d, "grid");
+        DType dt = to_dtype(d.dtype);
+        if (dt != DType::Float32) bad(fmt::format("grid must be float32, got {}", dtype_name(dt)));
+        if (d.ndim != 3 && d.ndim != 4)
+            bad(fmt::format("grid must have shape (N, H, W, 2) or (H, W, 2), got {} dims", d.ndim));
+        // Borrowed as a 4-D tensor whose dims are (N, H, W, 2).
+        toroid_tensor_desc as_image = d;
+        as_image.dtype = TOROID_FLOAT32;
+        TensorSpec s = spec_of(as_image, "grid");
+        if (s.shape[3] != 2) bad(fmt::format("grid must have a last dim of size 2, got {}", s.shape[3]));
+        for (auto n : s.shape)
+            if (n == 0) bad("grid has a zero-size dimension");
+        check_data(grid->data, s, "grid");
+        Tensor view = Tensor::borrow(grid->data, DType::Float32, s.shape, s.strides);
+        g->grid = view.to_layout(Layout::Contiguous);
+        g->grid_path = kArrayGrid;
+        pipeline->grid_missing[op_index] = false;
+        pipeline->json.clear();
+    });
+}
+
+toroid_status toroid_pipeline_num_ops(const toroid_pipeline* pipeline, size_t* out) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(out, "out");
+        *out = pipeline->pipeline.ops.size();
+    });
+}
+
+toroid_status toroid_pipeline_to_json(const toroid_pipeline* pipeline, const char** out) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(out, "out");
+        auto* p = const_cast<toroid_pipeline*>(pipeline);
+        if (p->json.empty()) p->json = pipeline_to_json(p->pipeline);
+        *out = p->json.c_str();
+    });
+}
+
+void toroid_pipeline_free(toroid_pipeline* pipeline) { delete pipeline; }
+
+void toroid_options_init(toroid_options* options) {
+    if (!options) return;
+    *options = toroid_options{};
+    options->struct_size = sizeof(toroid_options);
+    options->threads = 0;
+    options->engine = nullptr;
+    options->debug_dir = nullptr;
+}
+
+toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                             const toroid_options* options, toroid_function** out) {
+    return guard([&] {
+        require(out, "out");
+        *out = nullptr;
+        require(pipeline, "pipeline");
+        require(input, "input");
+        toroid_options o;
+        toroid_options_init(&o);
+        if (options) {
+            std::size_t size = options->struct_size == 0 ? sizeof(toroid_options) : options->struct_size;
+            if (size < offsetof(toroid_options, debug_dir) + sizeof(const char*))
+                bad(fmt::format("options.struct_size {} is smaller than any known toroid_options", size));
+            o.threads = options->threads;
+            o.engine = options->engine;
+            o.debug_dir = options->debug_dir;
+        }
+        for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
+            if (pipeline->grid_missing[i])
+                bad(fmt::format("op {} (grid_sample): no grid given (set one with toroid_pipeline_set_grid)", i));
+        if (o.threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", o.threads));
+
+        auto fn = std::make_unique<toroid_function>();
+        fn->input = spec_of(*input, "input");
+        fn->input_ndim = input->ndim;
+        EngineOptions eo;
+        eo.threads = o.threads == 0 ? default_threads() : o.threads;
+        if (o.debug_dir) eo.debug_dir = o.debug_dir;
+        fn->engine = make_engine(o.engine ? o.engine : "compiled", eo);
+        fn->output = infer_shape(pipeline->pipeline, ShapeInfo{fn->input.dtype, fn->input.shape});
+        fn->output_strides = dense_strides(fn->output.shape, suggested_layout(fn->input));
+        fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
+        fn->explain = fn->prepared->explain();
+        *out = fn.release();
+    });
+}
+
+toroid_status toroid_function_input_desc(const toroid_function* fn, toroid_tensor_desc* out) {
+    return guard([&] {
+        require(fn, "fn");
+        require(out, "out");
+        *out = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
+    });
+}
+
+toroid_status toroid_function_output_desc(const toroid_function* fn, toroid_tensor_desc* out) {
+    return guard([&] {
+        require(fn, "fn");
+        require(out, "out");
+        *out = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
+    });
+}
+
+toroid_status toroid_function_explain(const toroid_function* fn, const char** out) {
+    return guard([&] {
+        require(fn, "fn");
+        require(out, "out");
+        *out = fn->explain.c_str();
+    });
+}
+
+toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out) {
+    return guard([&] {
+        require(fn, "fn");
+        require(in, "in");
+        require(out, "out");
+        TensorSpec is = spec_of(in->desc, "input");
+        if (is.dtype != fn->input.dtype || is.shape != fn->input.shape)
+            bad(fmt::format("input is {} {} but the function was compiled for {} {}", dtype_name(is.dtype),
+                            shape_text(is.shape), dtype_name(fn->input.dtype), shape_text(fn->input.shape)));
+        if (is.strides != fn->input.strides)
+            bad(fmt::format("input strides {} differ from the strides the function was compiled for {}",
+                            shape_text(is.strides), shape_text(fn->input.strides)));
+        check_data(in->data, is, "input");
+        TensorSpec os = spec_of(out->desc, "output");
+        if (os.dtype != fn->output.dtype || os.shape != fn->output.shape)
+            bad(fmt::format("output is {} {} but the result is {} {}", dtype_name(os.dtype), shape_text(os.shape),
+                            dtype_name(fn->output.dtype), shape_text(fn->output.shape)));
+        check_data(out->data, os, "output");
+        if (!non_overlapping(os)) bad(fmt::format("output strides {} make elements overlap", shape_text(os.strides)));
+        const std::int64_t in_end = max_offset(is), out_end = max_offset(os);
+        if (in_end >= 0 && out_end >= 0) {
+            auto* ib = static_cast<const char*>(in->data);
+            auto* ob = static_cast<const char*>(out->data);
+            const char* ie = ib + (in_end + 1) * static_cast<std::int64_t>(dtype_size(is.dtype));
+            const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
+            if (ib < oe && ob < ie) bad("output memory overlaps the input");
+        }
+        Tensor input = Tensor::borrow(in->data, is.dtype, is.shape, is.strides);
+        Tensor result = fn->prepared->run(input);
+        copy_tensor(Tensor::borrow(out->data, os.dtype, os.shape, os.strides), result);
+    });
+}
+
+void toroid_function_free(toroid_function* fn) { delete fn; }
+
+}  // extern "C"

@@ -1,0 +1,436 @@
+// Tests of the C API (include/toroid/toroid.h) through its C functions only: pipelines
+// from JSON, grids given as arrays, compile/run into caller memory of any strides on
+// both engines, and a status plus message for every error path.
+#include "toroid/toroid.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::string data_dir() { return std::string(TOROID_TEST_DATA) + "/conformance"; }
+
+toroid_tensor_desc desc(toroid_dtype dtype, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+    toroid_tensor_desc d{};
+    d.dtype = dtype;
+    d.device = TOROID_CPU;
+    d.ndim = static_cast<std::int32_t>(shape.size());
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        d.shape[i] = shape[i];
+        d.strides[i] = strides[i];
+    }
+    return d;
+}
+
+// Dense row-major strides of `shape`.
+std::vector<std::int64_t> row_major(const std::vector<std::int64_t>& shape) {
+    std::vector<std::int64_t> s(shape.size());
+    std::int64_t n = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        s[i] = n;
+        n *= shape[i];
+    }
+    return s;
+}
+
+// Owns a pipeline and a function; fails the test on any unexpected status.
+struct Compiled {
+    toroid_pipeline* pipeline = nullptr;
+    toroid_function* fn = nullptr;
+    ~Compiled() {
+        toroid_function_free(fn);
+        toroid_pipeline_free(pipeline);
+    }
+};
+
+void compile(Compiled& c, const char* json, const toroid_tensor_desc& in, const char* engine = "reference") {
+    ASSERT_EQ(toroid_pipeline_from_json(json, nullptr, &c.pipeline), TOROID_OK) << toroid_last_error();
+    toroid_options o;
+    toroid_options_init(&o);
+    o.engine = engine;
+    o.threads = 1;
+    ASSERT_EQ(toroid_compile(c.pipeline, &in, &o, &c.fn), TOROID_OK) << toroid_last_error();
+}
+
+std::vector<std::uint8_t> iota_u8(std::size_t n) {
+    std::vector<std::uint8_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    return v;
+}
+
+TEST(CApi, VersionAndStatusNames) {
+    EXPECT_STREQ(toroid_version(), TOROID_VERSION);
+    EXPECT_EQ(toroid_abi_version(), TOROID_ABI_VERSION);
+    EXPECT_STREQ(toroid_status_name(TOROID_OK), "ok");
+    EXPECT_STREQ(toroid_status_name(TOROID_ERROR_UNSUPPORTED), "unsupported");
+    EXPECT_STREQ(toroid_status_name(static_cast<toroid_status>(99)), "unknown status");
+}
+
+TEST(CApi, PipelineJsonRoundTrip) {
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "flip", "dims": [-1]}, {"op": "crop", "top": 1, "left": 2,
+        "height": 3, "width": 4}])", nullptr, &p), TOROID_OK);
+    size_t n = 0;
+    ASSERT_EQ(toroid_pipeline_num_ops(p, &n), TOROID_OK);
+    EXPECT_EQ(n, 2u);
+    const char* json = nullptr;
+    ASSERT_EQ(toroid_pipeline_to_json(p, &json), TOROID_OK);
+    EXPECT_NE(std::string(json).find(R"("dims":[3])"), std::string::npos) << json;
+    toroid_pipeline_free(p);
+    toroid_pipeline_free(nullptr);
+    toroid_function_free(nullptr);
+}
+
+TEST(CApi, BadJsonReportsMessage) {
+    toroid_pipeline* p = reinterpret_cast<toroid_pipeline*>(0x1);
+    EXPECT_EQ(toroid_pipeline_from_json("[{", nullptr, &p), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(p, nullptr);
+    EXPECT_NE(std::string(toroid_last_error()).find("not valid JSON"), std::string::npos) << toroid_last_error();
+    EXPECT_EQ(toroid_pipeline_from_json(R"([{"op": "resize", "mode": "linear", "size": 4}])", nullptr, &p),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("unknown mode"), std::string::npos) << toroid_last_error();
+    EXPECT_EQ(toroid_pipeline_from_json(nullptr, nullptr, &p), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "json must not be NULL");
+    EXPECT_EQ(toroid_pipeline_from_json("[]", nullptr, nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_pipeline_from_json(R"([{"op": "grid_sample", "grid": "no/such.npy"}])", "/nonexistent", &p),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("no/such.npy"), std::string::npos) << toroid_last_error();
+}
+
+TEST(CApi, LastErrorIsPerThread) {
+    toroid_pipeline* p = nullptr;
+    EXPECT_EQ(toroid_pipeline_from_json("{}", nullptr, &p), TOROID_ERROR_INVALID_ARGUMENT);
+    std::string mine = toroid_last_error();
+    std::string theirs;
+    std::thread t([&] {
+        theirs = toroid_last_error();  // nothing failed on this thread yet
+        toroid_pipeline* q = nullptr;
+        toroid_pipeline_from_json("[1]", nullptr, &q);
+    });
+    t.join();
+    EXPECT_EQ(theirs, "");
+    EXPECT_EQ(std::string(toroid_last_error()), mine);
+}
+
+// flip(W) on a (1, 3, 4, 5) uint8 image, run into contiguous, channels-last and padded
+// output memory, on both engines.
+TEST(CApi, FlipIntoAnyStrides) {
+    for (const char* engine : {"reference", "compiled"}) {
+        SCOPED_TRACE(engine);
+        const std::vector<std::int64_t> shape{1, 3, 4, 5};
+        std::vector<std::uint8_t> in = iota_u8(60);
+        Compiled c;
+        compile(c, R"([{"op": "flip", "dims": [3]}])", desc(TOROID_UINT8, shape, row_major(shape)), engine);
+        toroid_tensor_desc od{};
+        ASSERT_EQ(toroid_function_output_desc(c.fn, &od), TOROID_OK);
+        EXPECT_EQ(od.ndim, 4);
+        EXPECT_EQ(od.dtype, TOROID_UINT8);
+        EXPECT_EQ(od.strides[1], 20);
+        EXPECT_EQ(od.strides[3], 1);
+        auto expect = [&](std::int64_t n, std::int64_t ch, std::int64_t h, std::int64_t w) {
+            return in[static_cast<std::size_t>(n * 60 + ch * 20 + h * 5 + (4 - w))];
+        };
+        toroid_tensor tin{in.data(), desc(TOROID_UINT8, shape, row_major(shape))};
+        const std::vector<std::vector<std::int64_t>> out_strides{{60, 20, 5, 1}, {60, 1, 15, 3}, {200, 1, 40, 5}};
+        for (const auto& st : out_strides) {
+            std::vector<std::uint8_t> out(200, 0xEE);
+            toroid_tensor tout{out.data(), desc(TOROID_UINT8, shape, st)};
+            ASSERT_EQ(toroid_run(c.fn, &tin, &tout), TOROID_OK) << toroid_last_error();
+            for (std::int64_t ch = 0; ch < 3; ++ch)
+                for (std::int64_t h = 0; h < 4; ++h)
+                    for (std::int64_t w = 0; w < 5; ++w)
+                        ASSERT_EQ(out[static_cast<std::size_t>(ch * st[1] + h * st[2] + w * st[3])],
+                                  expect(0, ch, h, w));
+            if (st[3] == 5) {
+                EXPECT_EQ(out[1], 0xEE);  // padding between pixels untouched
+            }
+        }
+    }
+}
+
+// A channels-last view (H, W, C memory seen as C, H, W) in; the result comes in the
+// same layout, and a sliced input (every other column) works through its strides.
+TEST(CApi, ChannelsLastAndSlicedInputs) {
+    const std::int64_t H = 6, W = 8, C = 3;
+    std::vector<std::uint8_t> hwc = iota_u8(static_cast<std::size_t>(H * W * C));
+    Compiled c;
+    compile(c, R"([{"op": "crop", "top": 1, "left": 2, "height": 3, "width": 4}])",
+            desc(TOROID_UINT8, {C, H, W}, {1, W * C, C}), "compiled");
+    toroid_tensor_desc od{};
+    ASSERT_EQ(toroid_function_output_desc(c.fn, &od), TOROID_OK);
+    ASSERT_EQ(od.ndim, 3);
+    EXPECT_EQ(od.shape[0], 3);
+    EXPECT_EQ(od.shape[1], 3);
+    EXPECT_EQ(od.shape[2], 4);
+    EXPECT_EQ(od.strides[0], 1);  // channels-last
+    EXPECT_EQ(od.strides[2], 3);
+    toroid_tensor_desc id{};
+    ASSERT_EQ(toroid_function_input_desc(c.fn, &id), TOROID_OK);
+    EXPECT_EQ(id.ndim, 3);
+    EXPECT_EQ(id.strides[1], W * C);
+    std::vector<std::uint8_t> out(36);
+    toroid_tensor tin{hwc.data(), desc(TOROID_UINT8, {C, H, W}, {1, W * C, C})};
+    toroid_tensor tout{out.data(), od};
+    ASSERT_EQ(toroid_run(c.fn, &tin, &tout), TOROID_OK) << toroid_last_error();
+    for (std::int64_t ch = 0; ch < 3; ++ch)
+        for (std::int64_t h = 0; h < 3; ++h)
+            for (std::int64_t w = 0; w < 4; ++w)
+                ASSERT_EQ(out[static_cast<std::size_t>(ch + h * 12 + w * 3)],
+                          hwc[static_cast<std::size_t>((h + 1) * W * C + (w + 2) * C + ch)]);
+
+    // (H, W) float32 view of every other column: strides (2W, 2).
+    std::vector<float> img(static_cast<std::size_t>(H * W * 2));
+    for (std::size_t i = 0; i < img.size(); ++i) img[i] = static_cast<float>(i);
+    Compiled f;
+    compile(f, R"([{"op": "flip", "dims": [-2]}])", desc(TOROID_FLOAT32, {H, W}, {2 * W, 2}));
+    std::vector<float> res(static_cast<std::size_t>(H * W));
+    toroid_tensor fin{img.data(), desc(TOROID_FLOAT32, {H, W}, {2 * W, 2})};
+    toroid_tensor fout{res.data(), desc(TOROID_FLOAT32, {H, W}, {W, 1})};
+    ASSERT_EQ(toroid_run(f.fn, &fin, &fout), TOROID_OK) << toroid_last_error();
+    for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t w = 0; w < W; ++w)
+            ASSERT_EQ(res[static_cast<std::size_t>(h * W + w)], img[static_cast<std::size_t>((H - 1 - h) * 2 * W + 2 * w)]);
+}
+
+// Size-1 dims address nothing: their strides may differ between compile and run.
+TEST(CApi, SizeOneStridesAreIgnored) {
+    std::vector<float> in(12, 1.5f), out(12);
+    Compiled c;
+    compile(c, R"([{"op": "normalize", "mean": [1], "std": [0.5]}])", desc(TOROID_FLOAT32, {1, 1, 3, 4}, {12, 12, 4, 1}));
+    toroid_tensor tin{in.data(), desc(TOROID_FLOAT32, {1, 1, 3, 4}, {99, 7, 4, 1})};
+    toroid_tensor tout{out.data(), desc(TOROID_FLOAT32, {1, 1, 3, 4}, {0, 0, 4, 1})};
+    ASSERT_EQ(toroid_run(c.fn, &tin, &tout), TOROID_OK) << toroid_last_error();
+    for (float v : out) EXPECT_FLOAT_EQ(v, 1.0f);
+}
+
+// grid_sample with its grid given as an array: the identity grid returns the input.
+TEST(CApi, GridFromArray) {
+    const std::int64_t N = 2, C = 2, H = 3, W = 4;
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(
+                  R"([{"op": "grid_sample", "mode": "bilinear", "padding_mode": "border", "align_corners": true}])",
+                  nullptr, &p),
+              TOROID_OK)
+        << toroid_last_error();
+    const toroid_tensor_desc in_desc = desc(TOROID_FLOAT32, {N, C, H, W}, row_major({N, C, H, W}));
+    toroid_function* fn = nullptr;
+    EXPECT_EQ(toroid_compile(p, &in_desc, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("no grid given"), std::string::npos) << toroid_last_error();
+
+    // Identity grid, stored (N, H, W, 2) but laid out with x and y planes apart.
+    std::vector<float> grid(static_cast<std::size_t>(N * H * W * 2));
+    const std::vector<std::int64_t> gstrides{2 * H * W, W, 1, H * W};
+    for (std::int64_t n = 0; n < N; ++n)
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t w = 0; w < W; ++w) {
+                grid[static_cast<std::size_t>(n * gstrides[0] + h * W + w)] = -1.0f + 2.0f * static_cast<float>(w) / (W - 1);
+                grid[static_cast<std::size_t>(n * gstrides[0] + h * W + w + H * W)] = -1.0f + 2.0f * static_cast<float>(h) / (H - 1);
+            }
+    toroid_tensor tgrid{grid.data(), desc(TOROID_FLOAT32, {N, H, W, 2}, gstrides)};
+    ASSERT_EQ(toroid_pipeline_set_grid(p, 0, &tgrid), TOROID_OK) << toroid_last_error();
+    const char* json = nullptr;
+    ASSERT_EQ(toroid_pipeline_to_json(p, &json), TOROID_OK);
+    EXPECT_NE(std::string(json).find("<array>"), std::string::npos) << json;
+    for (const char* engine : {"reference", "compiled"}) {
+        SCOPED_TRACE(engine);
+        toroid_options o;
+        toroid_options_init(&o);
+        o.engine = engine;
+        ASSERT_EQ(toroid_compile(p, &in_desc, &o, &fn), TOROID_OK) << toroid_last_error();
+        std::vector<float> in(static_cast<std::size_t>(N * C * H * W)), out(in.size());
+        for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) * 0.25f;
+        toroid_tensor tin{in.data(), in_desc}, tout{out.data(), in_desc};
+        ASSERT_EQ(toroid_run(fn, &tin, &tout), TOROID_OK) << toroid_last_error();
+        for (std::size_t i = 0; i < in.size(); ++i) ASSERT_NEAR(out[i], in[i], 1e-4) << i;
+        const char* explain = nullptr;
+        ASSERT_EQ(toroid_function_explain(fn, &explain), TOROID_OK);
+        EXPECT_GT(std::strlen(explain), 0u);
+        toroid_function_free(fn);
+        fn = nullptr;
+    }
+
+    // A grid whose batch differs from the input's fails at compile time.
+    toroid_tensor one{grid.data(), desc(TOROID_FLOAT32, {H, W, 2}, {W, 1, H * W})};
+    ASSERT_EQ(toroid_pipeline_set_grid(p, 0, &one), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(toroid_compile(p, &in_desc, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("batch"), std::string::npos) << toroid_last_error();
+    toroid_pipeline_free(p);
+}
+
+TEST(CApi, GridErrors) {
+    toroid_pipeline* p = nullptr;
+    EXPECT_EQ(toroid_pipeline_from_json(R"([{"op": "grid_sample", "mode": "area"}])", nullptr, &p),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(std::string(toroid_last_error()).rfind("op 0 (grid_sample): unknown mode", 0), 0u) << toroid_last_error();
+    EXPECT_EQ(toroid_pipeline_from_json(R"([{"op": "grid_sample", "theta": 1}])", nullptr, &p),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "op 0 (grid_sample): unknown field 'theta'");
+    EXPECT_EQ(toroid_pipeline_from_json(R"([{"op": "grid_sample", "grid": null, "bogus": 1}])", nullptr, &p),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "op 0 (grid_sample): unknown field 'bogus'");
+
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "flip", "dims": []}, {"op": "grid_sample"}])", nullptr, &p),
+              TOROID_OK);
+    std::vector<float> g(16);
+    toroid_tensor grid{g.data(), desc(TOROID_FLOAT32, {1, 2, 4, 2}, {16, 8, 2, 1})};
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 0, &grid), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "op 0 (flip) is not a grid_sample op");
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 2, &grid), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("out of range"), std::string::npos);
+    toroid_tensor bad_last{g.data(), desc(TOROID_FLOAT32, {1, 2, 2, 4}, {16, 8, 4, 1})};
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 1, &bad_last), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("last dim of size 2"), std::string::npos);
+    toroid_tensor bad_type{g.data(), desc(TOROID_UINT8, {1, 2, 4, 2}, {16, 8, 2, 1})};
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 1, &bad_type), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "grid must be float32, got uint8");
+    toroid_tensor bad_rank{g.data(), desc(TOROID_FLOAT32, {16, 1}, {1, 1})};
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 1, &bad_rank), TOROID_ERROR_INVALID_ARGUMENT);
+    toroid_tensor null_data{nullptr, desc(TOROID_FLOAT32, {1, 2, 4, 2}, {16, 8, 2, 1})};
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 1, &null_data), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "grid has a NULL data pointer");
+    EXPECT_EQ(toroid_pipeline_set_grid(p, 1, &grid), TOROID_OK) << toroid_last_error();
+    toroid_pipeline_free(p);
+}
+
+// A grid read from a file through base_dir, as `toroid apply` does.
+TEST(CApi, GridFromFileMatchesConformanceCase) {
+    const std::string dir = data_dir() + "/case0008";
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "grid_sample", "grid": "grid.npy", "mode": "bicubic"}])",
+                                        dir.c_str(), &p),
+              TOROID_OK)
+        << toroid_last_error();
+    toroid_pipeline_free(p);
+}
+
+TEST(CApi, CompileErrors) {
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "normalize", "mean": [0.5], "std": [0.5]}])", nullptr, &p),
+              TOROID_OK);
+    toroid_function* fn = reinterpret_cast<toroid_function*>(0x1);
+    toroid_tensor_desc u8 = desc(TOROID_UINT8, {3, 4, 5}, {20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &u8, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(fn, nullptr);
+    EXPECT_NE(std::string(toroid_last_error()).find("normalize needs float32 input"), std::string::npos)
+        << toroid_last_error();
+
+    toroid_tensor_desc f64 = desc(TOROID_FLOAT64, {3, 4, 5}, {20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &f64, nullptr, &fn), TOROID_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::string(toroid_last_error()).find("float64 is not supported yet"), std::string::npos);
+    toroid_tensor_desc f16 = desc(TOROID_FLOAT16, {3, 4, 5}, {20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &f16, nullptr, &fn), TOROID_ERROR_UNSUPPORTED);
+    toroid_tensor_desc bad_dtype = desc(static_cast<toroid_dtype>(42), {3, 4, 5}, {20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &bad_dtype, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("unknown dtype value 42"), std::string::npos);
+
+    toroid_tensor_desc cuda = desc(TOROID_FLOAT32, {3, 4, 5}, {20, 5, 1});
+    cuda.device = TOROID_CUDA;
+    EXPECT_EQ(toroid_compile(p, &cuda, nullptr, &fn), TOROID_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::string(toroid_last_error()).find("not supported yet"), std::string::npos) << toroid_last_error();
+    cuda.device = 7;
+    EXPECT_EQ(toroid_compile(p, &cuda, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+
+    toroid_tensor_desc rank1 = desc(TOROID_FLOAT32, {5}, {1});
+    EXPECT_EQ(toroid_compile(p, &rank1, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("has 1 dims"), std::string::npos);
+    toroid_tensor_desc negative = desc(TOROID_FLOAT32, {3, 4, 5}, {20, -5, 1});
+    EXPECT_EQ(toroid_compile(p, &negative, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("negative stride"), std::string::npos);
+
+    toroid_tensor_desc ok = desc(TOROID_FLOAT32, {3, 4, 5}, {20, 5, 1});
+    toroid_options o;
+    toroid_options_init(&o);
+    o.engine = "interpreted";
+    EXPECT_EQ(toroid_compile(p, &ok, &o, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("unknown engine 'interpreted'"), std::string::npos);
+    o.engine = "reference";
+    o.threads = -2;
+    EXPECT_EQ(toroid_compile(p, &ok, &o, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_compile(nullptr, &ok, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(toroid_last_error(), "pipeline must not be NULL");
+    EXPECT_EQ(toroid_compile(p, nullptr, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    toroid_pipeline_free(p);
+
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "resize", "size": [100000, 100000]}])", nullptr, &p), TOROID_OK);
+    toroid_tensor_desc big = desc(TOROID_FLOAT32, {200, 3, 4, 5}, {60, 20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &big, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("too large"), std::string::npos) << toroid_last_error();
+    toroid_pipeline_free(p);
+}
+
+TEST(CApi, RunErrors) {
+    Compiled c;
+    const std::vector<std::int64_t> shape{2, 3, 4};
+    compile(c, R"([{"op": "convert", "dtype": "float32", "scale": true}])", desc(TOROID_UINT8, shape, {12, 4, 1}));
+    std::vector<std::uint8_t> in = iota_u8(24);
+    std::vector<float> out(64);
+    toroid_tensor tin{in.data(), desc(TOROID_UINT8, shape, {12, 4, 1})};
+    toroid_tensor tout{out.data(), desc(TOROID_FLOAT32, shape, {12, 4, 1})};
+    ASSERT_EQ(toroid_run(c.fn, &tin, &tout), TOROID_OK) << toroid_last_error();
+    EXPECT_FLOAT_EQ(out[1], static_cast<float>(in[1]) / 255.0f);
+
+    auto expect_error = [&](toroid_tensor i, toroid_tensor o, const char* text) {
+        EXPECT_EQ(toroid_run(c.fn, &i, &o), TOROID_ERROR_INVALID_ARGUMENT) << text;
+        EXPECT_NE(std::string(toroid_last_error()).find(text), std::string::npos) << toroid_last_error();
+    };
+    toroid_tensor wrong_shape{in.data(), desc(TOROID_UINT8, {2, 4, 3}, {12, 3, 1})};
+    expect_error(wrong_shape, tout, "but the function was compiled for uint8 (1, 2, 3, 4)");
+    toroid_tensor wrong_strides{in.data(), desc(TOROID_UINT8, shape, {1, 8, 2})};
+    expect_error(wrong_strides, tout, "differ from the strides the function was compiled for");
+    toroid_tensor wrong_out_dtype{out.data(), desc(TOROID_UINT8, shape, {12, 4, 1})};
+    expect_error(tin, wrong_out_dtype, "output is uint8 (1, 2, 3, 4) but the result is float32 (1, 2, 3, 4)");
+    toroid_tensor overlapping{out.data(), desc(TOROID_FLOAT32, shape, {12, 4, 0})};
+    expect_error(tin, overlapping, "make elements overlap");
+    toroid_tensor overlapping2{out.data(), desc(TOROID_FLOAT32, shape, {4, 3, 1})};
+    expect_error(tin, overlapping2, "make elements overlap");
+    toroid_tensor aliasing{in.data(), desc(TOROID_FLOAT32, shape, {12, 4, 1})};
+    expect_error(tin, aliasing, "overlaps the input");
+    toroid_tensor null_in{nullptr, desc(TOROID_UINT8, shape, {12, 4, 1})};
+    expect_error(null_in, tout, "input has a NULL data pointer");
+    toroid_tensor null_out{nullptr, desc(TOROID_FLOAT32, shape, {12, 4, 1})};
+    expect_error(tin, null_out, "output has a NULL data pointer");
+    toroid_tensor cuda_out = tout;
+    cuda_out.desc.device = TOROID_CUDA;
+    EXPECT_EQ(toroid_run(c.fn, &tin, &cuda_out), TOROID_ERROR_UNSUPPORTED);
+    EXPECT_EQ(toroid_run(nullptr, &tin, &tout), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_run(c.fn, nullptr, &tout), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_run(c.fn, &tin, nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+    toroid_tensor_desc d{};
+    EXPECT_EQ(toroid_function_output_desc(nullptr, &d), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_function_output_desc(c.fn, nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+}
+
+// One function run from several threads at once.
+TEST(CApi, ConcurrentRuns) {
+    Compiled c;
+    const std::vector<std::int64_t> shape{1, 3, 16, 16};
+    compile(c, R"([{"op": "flip", "dims": [2, 3]}])", desc(TOROID_UINT8, shape, row_major(shape)), "compiled");
+    std::vector<std::uint8_t> in = iota_u8(768);
+    std::vector<std::thread> threads;
+    std::vector<int> ok(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            std::vector<std::uint8_t> out(768);
+            toroid_tensor tin{in.data(), desc(TOROID_UINT8, shape, row_major(shape))};
+            toroid_tensor tout{out.data(), desc(TOROID_UINT8, shape, row_major(shape))};
+            bool good = true;
+            for (int i = 0; i < 20 && good; ++i) {
+                good = toroid_run(c.fn, &tin, &tout) == TOROID_OK;
+                for (std::size_t k = 0; k < 768 && good; ++k) {
+                    std::size_t ch = k / 256, h = (k / 16) % 16, w = k % 16;
+                    good = out[k] == in[ch * 256 + (15 - h) * 16 + (15 - w)];
+                }
+            }
+            ok[static_cast<std::size_t>(t)] = good;
+        });
+    for (auto& t : threads) t.join();
+    for (int v : ok) EXPECT_TRUE(v);
+}
+
+}  // namespace
