@@ -143,18 +143,18 @@ def adapt(x, what="input"):
         if x.dtype not in dtypes:
             raise Error("%s has dtype %s; toroid takes torch.uint8 or torch.float32" % (what, x.dtype))
         _check_rank(tuple(x.shape))
+        if x.device.type == "cpu":
+            a.device, a.device_index = _capi.CPU, 0
+        elif x.device.type == "cuda":  # the C API answers "not supported yet"
+            a.device, a.device_index = _capi.CUDA, x.device.index or 0
+        else:
+            raise Error("%s is on device %s; toroid runs on the CPU" % (what, x.device))
         a.kind = "torch"
         a.obj = x
         a.ptr = x.data_ptr()
         a.dtype = dtypes[x.dtype]
         a.shape = tuple(x.shape)
         a.strides = tuple(x.stride())
-        if x.device.type == "cpu":
-            a.device, a.device_index = _capi.CPU, 0
-        elif x.device.type == "cuda":
-            a.device, a.device_index = _capi.CUDA, x.device.index or 0
-        else:
-            raise Error("%s is on device %s; toroid runs on the CPU" % (what, x.device))
         return a
     raise Error("%s must be a numpy.ndarray or a torch.Tensor, got %s" % (what, type(x).__name__))
 

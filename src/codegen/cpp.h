@@ -14,6 +14,10 @@ namespace toroid::codegen {
 
 inline constexpr const char* kEntryPoint = "toroid_entry";
 
-std::string generate_cpp(const ir::Program& program);
+// `lanes`: outputs per iteration of each kernel's vector loop (16 suits AVX-512, 8 AVX2).
+std::string generate_cpp(const ir::Program& program, int lanes = 8);
+
+// The lane count that suits the CPU this process runs on.
+int native_lanes();
 
 }  // namespace toroid::codegen

@@ -107,7 +107,7 @@ std::shared_ptr<const Artifact> compile(const Pipeline& p, const TensorSpec& in,
     auto art = std::make_shared<Artifact>();
     art->program = schedule::schedule(graph, {}, debug.empty() ? nullptr : &dumps);
     art->output_layout = suggested_layout(in);
-    const std::string source = codegen::generate_cpp(art->program);
+    const std::string source = codegen::generate_cpp(art->program, codegen::native_lanes());
     if (!debug.empty()) {
         int i = 1;
         for (const auto& d : dumps) write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -76,6 +77,24 @@ std::vector<std::int64_t> dense_c_strides(const std::vector<std::int64_t>& shape
     std::vector<std::int64_t> s(shape.size(), 1);
     for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
     return s;
+}
+
+// Operations of `e` (distinct nodes, leaves excluded) that do not depend on the
+// channel index v1, and those that do.
+std::pair<std::int64_t, std::int64_t> channel_work(const Expr& e) {
+    std::map<const Node*, bool> depends;  // memo: node depends on v1
+    std::int64_t shared = 0, per_channel = 0;
+    std::function<bool(const Expr&)> walk = [&](const Expr& x) -> bool {
+        auto it = depends.find(x.get());
+        if (it != depends.end()) return it->second;
+        bool d = x->op == Op::Var && x->var == 1;
+        for (const auto& a : x->args) d = walk(a) || d;
+        depends[x.get()] = d;
+        if (x->op != Op::Const && x->op != Op::Var) (d ? per_channel : shared) += 1;
+        return d;
+    };
+    walk(e);
+    return {shared, per_channel};
 }
 
 struct Scheduler {
@@ -335,9 +354,25 @@ struct Scheduler {
                 const auto sc = b.shape[static_cast<std::size_t>(c.var)] == 1 ? INT64_MAX : b.strides[static_cast<std::size_t>(c.var)];
                 return sa > sc;
             });
+            std::string why = "memory order of the output";
+            // A few channels whose values share most of their work (the sample
+            // coordinates of a warp, say) are computed together: channels innermost, to be
+            // unrolled, so the shared work is done once per pixel.
+            auto c = std::find_if(k.loops.begin(), k.loops.end(), [](const Loop& l) { return l.var == 1; });
+            if (k.loops.size() == 4 && c != k.loops.end() && c + 1 != k.loops.end() && c->extent > 1 &&
+                c->extent <= 4) {
+                const auto [shared, per_channel] = channel_work(k.value);
+                if (shared > per_channel) {
+                    const Loop moved = *c;
+                    k.loops.erase(c);
+                    k.loops.push_back(moved);
+                    why = fmt::format("channels innermost: {} of {} operations are the same for every channel",
+                                      shared, shared + per_channel);
+                }
+            }
             std::vector<std::string> names;
             for (const Loop& l : k.loops) names.push_back(fmt::format("v{}", l.var));
-            k.decisions.push_back(fmt::format("loop order: {} (memory order of the output)", fmt::join(names, ", ")));
+            k.decisions.push_back(fmt::format("loop order: {} ({})", fmt::join(names, ", "), why));
         }
     }
 

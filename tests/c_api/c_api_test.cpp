@@ -148,7 +148,8 @@ TEST(CApi, FlipIntoAnyStrides) {
                         ASSERT_EQ(out[static_cast<std::size_t>(ch * st[1] + h * st[2] + w * st[3])],
                                   expect(0, ch, h, w));
             if (st[3] == 5) {
-                EXPECT_EQ(out[1], 0xEE);  // padding between pixels untouched
+                EXPECT_EQ(out[3], 0xEE);  // padding between pixels untouched
+                EXPECT_EQ(out[4], 0xEE);
             }
         }
     }

@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <numbers>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -640,6 +641,21 @@ std::vector<Case> candidates(const Case& c, const CaseResult& r) {
     auto add = [&](std::optional<Case> m) {
         if (m) out.push_back(std::move(*m));
     };
+    // Start later: the reference result of the first k ops becomes the input.
+    for (std::size_t k = c.pipeline.ops.size() - 1; k >= 1; --k) {
+        Pipeline head;
+        head.ops.assign(c.pipeline.ops.begin(), c.pipeline.ops.begin() + static_cast<std::ptrdiff_t>(k));
+        Case m = c;
+        m.pipeline.ops.erase(m.pipeline.ops.begin(), m.pipeline.ops.begin() + static_cast<std::ptrdiff_t>(k));
+        try {
+            m.input = make_engine("reference", EngineOptions{})->prepare(head, c.input.spec())->run(c.input);
+        } catch (const std::exception&) {
+            continue;
+        }
+        m.input_origin = fmt::format("{}: reference result of {}", layout_name(m.input.suggested_layout()),
+                                     pipeline_to_json(head));
+        add(m);
+    }
     // Drop one op.
     for (std::size_t i = 0; i < c.pipeline.ops.size(); ++i) {
         Case m = c;
@@ -748,25 +764,50 @@ std::vector<Case> candidates(const Case& c, const CaseResult& r) {
 
 }  // namespace
 
+namespace {
+
+// FNV-1a of a tensor's values in NCHW order.
+std::uint64_t content_hash(const Tensor& t, std::uint64_t h = 0xcbf29ce484222325ULL) {
+    const Tensor d = t.to_layout(Layout::Contiguous);
+    const auto* p = static_cast<const unsigned char*>(d.data());
+    for (std::size_t i = 0; i < d.nbytes(); ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+// What makes a case distinct: pipeline, input spec and values, grids, threads.
+std::string case_key(const Case& c) {
+    std::uint64_t h = content_hash(c.input);
+    for (const Op& op : c.pipeline.ops)
+        if (const auto* g = std::get_if<GridSampleOp>(&op)) h = content_hash(g->grid, h);
+    return fmt::format("{} {} {} {} {}", pipeline_to_json(c.pipeline), spec_text(c.input), c.threads, h,
+                       c.input.suggested_layout() == Layout::ChannelsLast);
+}
+
+}  // namespace
+
 Case minimize(const Case& failing, std::ostream* log) {
     Case best = failing;
     CaseResult best_result = run_case(best);
     const Failure kind = best_result.kind;
     if (kind == Failure::None) return best;
+    std::set<std::string> tried{case_key(best)};
     int tries = 0;
-    constexpr int kMaxTries = 400;
+    constexpr int kMaxTries = 300;
     for (bool progress = true; progress && tries < kMaxTries;) {
         progress = false;
         for (Case& m : candidates(best, best_result)) {
             if (!valid(m.pipeline, ShapeInfo{m.input.dtype(), m.input.shape()})) continue;
+            if (!tried.insert(case_key(m)).second) continue;
             if (++tries > kMaxTries) break;
             CaseResult r = run_case(m);
             if (r.kind != kind) continue;
             best = std::move(m);
             best_result = std::move(r);
             if (log)
-                *log << fmt::format("  minimize: input ({}), pipeline {}\n", fmt::join(best.input.shape(), ", "),
-                                    pipeline_to_json(best.pipeline));
+                *log << fmt::format("  minimize (try {}): input ({}), pipeline {}\n    {}\n", tries,
+                                    fmt::join(best.input.shape(), ", "), pipeline_to_json(best.pipeline),
+                                    best_result.failure.substr(0, best_result.failure.find('\n')))
+                     << std::flush;
             progress = true;
             break;
         }
@@ -815,7 +856,7 @@ Summary run_sweep(const Options& options) {
             std::string text = "FAILED " + report(c, r);
             if (!options.dump_dir.empty()) dump_case(c, r, options.dump_dir / fmt::format("seed_{}", seed));
             if (options.minimize) {
-                Case m = minimize(c, nullptr);
+                Case m = minimize(c, options.verbose ? options.log : nullptr);
                 CaseResult mr = run_case(m);
                 text += "  minimized:\n" + report(m, mr);
                 if (!options.dump_dir.empty())

@@ -1,0 +1,316 @@
+"""toroid's Python API in PyTorch's words: interpolate, affine, grid_sample, flip, crop,
+convert and normalize on NumPy arrays or torch tensors; Pipeline for the JSON schema; and
+compile, which traces a function of these ops into one compiled pipeline."""
+
+import functools
+import threading
+
+import json
+import os
+
+from . import _core
+from ._capi import Error
+
+__all__ = ["interpolate", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
+           "compile"]
+
+
+# ---- argument helpers ----------------------------------------------------------------------
+
+def _scalar(v, what, kind):
+    if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise Error("%s must be a number, got %r" % (what, v))
+    if kind is int:
+        if isinstance(v, float) and not v.is_integer():
+            raise Error("%s must be an integer, got %r" % (what, v))
+        return int(v)
+    return float(v)
+
+
+def _pair(v, what, kind):
+    """An int/float or a sequence of two, as the list JSON wants (None stays None)."""
+    if v is None:
+        return None
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        if len(v) != 2:
+            raise Error("%s must be a number or a pair (h, w), got %r" % (what, v))
+        return [_scalar(v[0], what, kind), _scalar(v[1], what, kind)]
+    return _scalar(v, what, kind)
+
+
+def _numbers(v, what):
+    if hasattr(v, "tolist"):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [_scalar(x, what, float) for x in v]
+    return [_scalar(v, what, float)]
+
+
+def _dtype_name(dtype):
+    """"uint8" / "float32" from a string, a NumPy dtype or a torch dtype."""
+    if isinstance(dtype, str):
+        return dtype
+    name = str(dtype)
+    if name.startswith("torch."):
+        return name[len("torch."):]
+    try:
+        import numpy as np
+        return np.dtype(dtype).name
+    except TypeError:
+        return name
+
+
+def _theta(theta, batch):
+    """One 2x3 matrix from a (2, 3) or (N, 2, 3) list/array/tensor; a batch of thetas must
+    hold one matrix N times (toroid's affine takes one theta per pipeline)."""
+    import numpy as np
+    if _core.is_torch(theta):
+        theta = theta.detach().cpu().double().numpy()
+    try:
+        arr = np.asarray(theta, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise Error("theta must be a 2x3 matrix or an (N, 2, 3) batch of them, got %r" % (theta,))
+    if arr.ndim == 3 and arr.shape[1:] == (2, 3) and arr.shape[0] > 0:
+        if batch is not None and arr.shape[0] not in (1, batch):
+            raise Error("theta has batch %d but the input has batch %d" % (arr.shape[0], batch))
+        if not (arr == arr[0]).all():
+            raise Error("toroid's affine takes one theta for the whole batch; got %d different matrices"
+                        % arr.shape[0])
+        arr = arr[0]
+    if arr.shape != (2, 3):
+        raise Error("theta must be a 2x3 matrix or an (N, 2, 3) batch of them, got shape %s" % (arr.shape,))
+    return arr.tolist()
+
+
+def _batch_of(x):
+    shape = x.shape
+    return shape[0] if len(shape) == 4 else 1
+
+
+# ---- tracing --------------------------------------------------------------------------------
+
+class Traced:
+    """What toroid.compile passes to the traced function in place of the input: every
+    toroid op called on it records itself. `ndim` is the input's; `shape` and `dtype` are
+    worked out through the ops recorded so far."""
+
+    __slots__ = ("_ops", "_arg")
+
+    def __init__(self, arg, ops):
+        self._arg = arg
+        self._ops = ops
+
+    @property
+    def ndim(self):
+        return len(self._arg.shape)
+
+    def _out_desc(self):
+        fn = _core.PipelineHandle(self._ops).function(self._arg, engine="reference", threads=1)
+        return fn.output_desc
+
+    @property
+    def shape(self):
+        if not self._ops:
+            return tuple(self._arg.shape)
+        return self._out_desc().dims()[0]
+
+    @property
+    def dtype(self):
+        d = self._arg.dtype if not self._ops else self._out_desc().dtype
+        return _core._DTYPE_NAMES[d]
+
+    def _record(self, op):
+        return Traced(self._arg, self._ops + [op])
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Error("toroid.compile traces toroid ops only (toroid.interpolate, toroid.flip, ...); "
+                    "'%s' is not available on the traced input" % name)
+
+    def __repr__(self):
+        return "<toroid traced tensor, %d ops>" % len(self._ops)
+
+
+def _apply(x, op):
+    if isinstance(x, Traced):
+        return x._record(op)
+    return _core.cached_pipeline([op])(x)
+
+
+# ---- the ops ------------------------------------------------------------------------------
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, antialias=False,
+                recompute_scale_factor=None):
+    """torch.nn.functional.interpolate on (N, C, H, W), (C, H, W) or (H, W); modes nearest,
+    nearest-exact, bilinear, bicubic."""
+    op = {"op": "resize", "mode": mode}
+    if size is not None:
+        op["size"] = _pair(size, "size", int)
+    if scale_factor is not None:
+        op["scale_factor"] = _pair(scale_factor, "scale_factor", float)
+    if align_corners is not None:
+        op["align_corners"] = bool(align_corners)
+    if antialias:
+        op["antialias"] = True
+    if recompute_scale_factor:
+        op["recompute_scale_factor"] = True
+    return _apply(x, op)
+
+
+def affine(x, theta, size=None, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """F.affine_grid(theta, (N, C, h, w), align_corners) then F.grid_sample; `size` is (h, w)
+    or affine_grid's (N, C, h, w) (default: the input's)."""
+    op = {"op": "affine", "theta": _theta(theta, _batch_of(x) if not isinstance(x, Traced) else None),
+          "mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)}
+    if size is not None:
+        if hasattr(size, "tolist"):
+            size = size.tolist()
+        size = list(size)
+        if len(size) == 4:
+            size = size[2:]
+        op["size"] = _pair(size, "size", int)
+    return _apply(x, op)
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
+    """F.grid_sample with `grid` an array/tensor of shape (N, H', W', 2) (or (H', W', 2) for
+    one image), float32."""
+    op = {"op": "grid_sample", "grid": grid, "mode": mode, "padding_mode": padding_mode,
+          "align_corners": bool(align_corners)}
+    return _apply(x, op)
+
+
+def flip(x, dims):
+    """Tensor.flip(dims); dims count in the input's own rank (-1 is W)."""
+    ndim = x.ndim if isinstance(x, Traced) else len(getattr(x, "shape", ()))
+    if isinstance(dims, int) or hasattr(dims, "__index__"):
+        dims = [dims]
+    out = []
+    for d in dims:
+        d = _scalar(d, "flip dim", int)
+        if not -ndim <= d < ndim:
+            raise Error("flip dim %d is out of range for a tensor of %d dims" % (d, ndim))
+        out.append(d + 4 if d < 0 else d + 4 - ndim)
+    return _apply(x, {"op": "flip", "dims": out})
+
+
+def crop(x, top, left, height, width):
+    """torchvision.transforms.v2.functional.crop: zeros where the region leaves the image."""
+    return _apply(x, {"op": "crop", "top": _scalar(top, "top", int), "left": _scalar(left, "left", int),
+                      "height": _scalar(height, "height", int), "width": _scalar(width, "width", int)})
+
+
+def convert(x, dtype, scale=False):
+    """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8 or float32
+    (a string, NumPy or torch dtype)."""
+    return _apply(x, {"op": "convert", "dtype": _dtype_name(dtype), "scale": bool(scale)})
+
+
+def normalize(x, mean, std):
+    """torchvision normalize on float32: (x - mean[c]) / std[c]."""
+    return _apply(x, {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")})
+
+
+# ---- Pipeline and compile --------------------------------------------------------------------
+
+class Pipeline:
+    """A pipeline from toroid's JSON schema: a list of op dicts (or the JSON text), as
+    `toroid apply` reads. Flip dims count in (N, C, H, W); a grid_sample op's "grid" is a
+    file path (relative to base_dir) or an array. Calling it runs on a NumPy array or
+    torch tensor and returns the same kind; compiled once per input spec."""
+
+    def __init__(self, ops, *, engine=None, threads=None, base_dir=None):
+        if not isinstance(ops, str):
+            ops = list(ops)
+        self.ops = ops
+        self.engine = engine
+        self.threads = threads
+        self.base_dir = base_dir
+        self._handle = _core.PipelineHandle(ops, base_dir)
+
+    def __call__(self, x):
+        if isinstance(x, Traced):  # inside toroid.compile: record the ops
+            ops = json.loads(self.ops) if isinstance(self.ops, str) else self.ops
+            for op in ops:
+                g = op.get("grid") if isinstance(op, dict) else None
+                if isinstance(g, (str, os.PathLike)) and self.base_dir:
+                    op = dict(op, grid=os.path.join(os.fspath(self.base_dir), os.fspath(g)))
+                x = x._record(op)
+            return x
+        return self._handle(x, self.engine, self.threads)
+
+    def to_json(self):
+        """The canonical JSON (grids given as arrays print as "<array>")."""
+        return self._handle.to_json()
+
+    def explain(self, x):
+        """What runs for inputs like `x`: kernels, loop nests, bytes."""
+        return self._handle.function(_core.adapt(x), self.engine, self.threads).explain()
+
+    def __len__(self):
+        return self._handle.num_ops()
+
+    def __repr__(self):
+        return "toroid.Pipeline(%s)" % self.to_json()
+
+
+class CompiledFunction:
+    """A function of toroid ops traced into one pipeline per input spec (see compile)."""
+
+    def __init__(self, fn, engine=None, threads=None):
+        self.fn = fn
+        self.engine = engine
+        self.threads = threads
+        self._pipelines = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def pipeline(self, x, *args, **kwargs):
+        """The toroid.Pipeline traced for inputs like `x` (and these extra arguments)."""
+        arg = _core.adapt(x)
+        try:
+            key = (arg.key(), args, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            raise Error("toroid.compile: extra arguments must be hashable (they are baked into the pipeline)")
+        with self._lock:
+            p = self._pipelines.get(key)
+        if p is None:
+            result = self.fn(Traced(arg, []), *args, **kwargs)
+            if not isinstance(result, Traced) or result._arg is not arg:
+                raise Error("toroid.compile: the function must return the result of toroid ops applied to "
+                            "its input, got %s" % type(result).__name__)
+            p = Pipeline(result._ops, engine=self.engine, threads=self.threads)
+            with self._lock:
+                self._pipelines[key] = p
+        return p
+
+    def __call__(self, x, *args, **kwargs):
+        if isinstance(x, Traced):  # called from another traced function: inline it
+            return self.fn(x, *args, **kwargs)
+        return self.pipeline(x, *args, **kwargs)(x)
+
+    def explain(self, x, *args, **kwargs):
+        """What runs for inputs like `x`: one pipeline, its kernels and loop nests."""
+        return self.pipeline(x, *args, **kwargs).explain(x)
+
+
+def compile(fn=None, *, engine=None, threads=None):
+    """Traces `fn` (a function of one tensor made of toroid ops) into one compiled pipeline,
+    traced and compiled once per input spec (kind, dtype, shape, strides):
+
+        @toroid.compile
+        def preprocess(x):
+            x = toroid.interpolate(x, size=224, mode="bilinear", antialias=True)
+            x = toroid.convert(x, "float32", scale=True)
+            return toroid.normalize(x, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+    """
+    if fn is None:
+        return lambda f: CompiledFunction(f, engine, threads)
+    return CompiledFunction(fn, engine, threads)
+
