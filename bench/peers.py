@@ -570,22 +570,33 @@ def format_table(title, device, cases, records, diffs, engine_names, threads):
                 m[0] += 1
                 m[1] = max(m[1], d[0])
     for (e, ref), (count, worst) in marked.items():
-        why = PEER_NOTES.get((e, title.split(" ")[0]), "")
+        why = peer_note(e, title)
         lines.append("≠ %s differs from %s on %d row(s), max |diff| %s%s" %
                      (e, ref, count, "%g" % worst, ("; " + why) if why else ""))
     return "\n".join(lines) + "\n\n"
 
 
-PEER_NOTES = {
-    ("opencv", "interpolate"): "OpenCV does not antialias (INTER_AREA box filter for downscaling, "
-                               "INTER_LINEAR/INTER_CUBIC with fixed-point weights otherwise)",
-    ("opencv", "affine_grid+grid_sample"): "warpAffine quantizes coordinates to 1/32 pixel",
-    ("pillow", "interpolate"): "Pillow's NEAREST is nearest-exact; its uint8 filters round differently",
-    ("pillow", "affine_grid+grid_sample"): "Pillow's transform does not filter the borders as grid_sample's zeros padding",
-    ("toroid", "interpolate"): "this PyTorch computes uint8 resampling in float (PyTorch >= 2.1 uses "
-                               "the integer path toroid matches)",
-    ("torch.compile", "interpolate"): "inductor's generated code rounds differently",
-}
+# Why a peer's result differs, by engine and table title (first matching prefix).
+PEER_NOTES = [
+    ("opencv", "interpolate nearest-exact", "INTER_NEAREST_EXACT computes source indices in fixed point"),
+    ("opencv", "interpolate nearest", "INTER_NEAREST computes source indices in fixed point"),
+    ("opencv", "interpolate", "OpenCV does not antialias: INTER_AREA (a box filter) stands in for downscaling, "
+                              "INTER_LINEAR/INTER_CUBIC (fixed-point weights) for upscaling"),
+    ("opencv", "affine_grid+grid_sample", "warpAffine quantizes coordinates to 1/32 pixel"),
+    ("pillow", "interpolate nearest", "Pillow's NEAREST samples at pixel centers (nearest-exact)"),
+    ("pillow", "interpolate", "Pillow's 8-bit filters round differently"),
+    ("pillow", "affine_grid+grid_sample", "Pillow's transform treats the borders differently from zeros padding"),
+    ("toroid", "interpolate", "this PyTorch computes uint8 bilinear/bicubic in float; toroid follows the integer "
+                              "path of PyTorch >= 2.1 (its conformance files)"),
+    ("torch.compile", "", "inductor's generated code rounds differently"),
+]
+
+
+def peer_note(engine, title):
+    for e, prefix, why in PEER_NOTES:
+        if e == engine and title.startswith(prefix):
+            return why
+    return ""
 
 
 # ---- main -------------------------------------------------------------------------------------------

@@ -74,6 +74,17 @@ _DTYPE_NAMES = {_capi.UINT8: "uint8", _capi.FLOAT32: "float32", _capi.FLOAT16: "
                 _capi.BFLOAT16: "bfloat16", _capi.FLOAT64: "float64"}
 
 
+_numpy_code_table = None
+
+
+def _numpy_codes():
+    """dtype -> C API code for NumPy's native dtypes (a dict lookup per call)."""
+    global _numpy_code_table
+    if _numpy_code_table is None:
+        _numpy_code_table = {np.dtype(name): code for name, code in _NUMPY_DTYPES.items()}
+    return _numpy_code_table
+
+
 def _torch_dtypes():
     t = _torch_module()
     return {t.uint8: _capi.UINT8, t.float32: _capi.FLOAT32, t.float16: _capi.FLOAT16,
@@ -118,21 +129,31 @@ def adapt(x, what="input"):
     NumPy copy first."""
     a = Arg()
     if is_numpy(x):
-        dt = x.dtype
-        if dt.name not in _NUMPY_DTYPES:
-            raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, dt.name))
-        if not dt.isnative:
+        code = _numpy_codes().get(x.dtype)
+        if code is None:
+            dt = x.dtype
+            if dt.isnative or dt.newbyteorder("=").name not in _NUMPY_DTYPES:
+                raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, dt.name))
             x = x.astype(dt.newbyteorder("="))
+            code = _NUMPY_DTYPES[dt.name]
         item = x.itemsize
-        if any(s < 0 or s % item for s in x.strides):
+        strides = x.strides
+        if item == 1:
+            if strides and min(strides) < 0:
+                x = np.ascontiguousarray(x)
+                strides = x.strides
+        elif any(st < 0 or st % item for st in strides):
             x = np.ascontiguousarray(x)
-        _check_rank(x.shape)
+            strides = x.strides
+        shape = x.shape
+        if not 2 <= len(shape) <= 4:
+            _check_rank(shape)
         a.kind = "numpy"
         a.obj = x
-        a.ptr = x.ctypes.data
-        a.dtype = _NUMPY_DTYPES[dt.name]
-        a.shape = tuple(int(n) for n in x.shape)
-        a.strides = tuple(int(s) // item for s in x.strides)
+        a.ptr = x.__array_interface__["data"][0]
+        a.dtype = code
+        a.shape = shape
+        a.strides = strides if item == 1 else tuple(st // item for st in strides)
         a.device, a.device_index = _capi.CPU, 0
         return a
     if is_torch(x):
@@ -159,25 +180,33 @@ def adapt(x, what="input"):
     raise Error("%s must be a numpy.ndarray or a torch.Tensor, got %s" % (what, type(x).__name__))
 
 
-def allocate(kind, like, desc):
-    """A new array of `kind` ("numpy" or "torch") matching `desc` (dtype, shape, strides),
-    returned with its data pointer."""
-    shape, strides = desc.dims()
-    name = _DTYPE_NAMES[desc.dtype]
-    if kind == "torch":
-        t = _torch_module()
-        out = t.empty_strided(shape, strides, dtype=getattr(t, name), device=like.device)
-        return out, out.data_ptr()
-    dtype = np.dtype(name)
-    # The dims ordered by decreasing stride, allocated dense in that order, then
-    # transposed back: a plain ndarray with exactly the strides toroid writes.
-    order = sorted(range(len(shape)), key=lambda i: -strides[i])
-    base = np.empty([shape[i] for i in order], dtype=dtype)
-    inverse = [0] * len(order)
-    for pos, i in enumerate(order):
-        inverse[i] = pos
-    out = base.transpose(inverse)
-    return out, out.ctypes.data
+class OutputPlan:
+    """How to allocate results of one output desc: NumPy arrays are allocated dense in
+    the order of decreasing strides and transposed back, torch tensors by empty_strided;
+    either way with exactly the strides toroid writes."""
+
+    def __init__(self, desc):
+        self.desc = desc
+        self.shape, self.strides = desc.dims()
+        self.dtype_name = _DTYPE_NAMES[desc.dtype]
+        order = sorted(range(len(self.shape)), key=lambda i: -self.strides[i])
+        self.dense_shape = tuple(self.shape[i] for i in order)
+        inverse = [0] * len(order)
+        for pos, i in enumerate(order):
+            inverse[i] = pos
+        self.inverse = tuple(inverse)
+        self.np_dtype = np.dtype(self.dtype_name) if np is not None else None
+        self.torch_dtype = None
+
+    def allocate(self, kind, like):
+        """A new array of `kind` ("numpy" or "torch") and its data pointer."""
+        if kind == "torch":
+            if self.torch_dtype is None:
+                self.torch_dtype = getattr(_torch_module(), self.dtype_name)
+            out = _torch_module().empty_strided(self.shape, self.strides, dtype=self.torch_dtype, device=like.device)
+            return out, out.data_ptr()
+        out = np.empty(self.dense_shape, dtype=self.np_dtype).transpose(self.inverse)
+        return out, out.__array_interface__["data"][0]
 
 
 # ---- pipelines and functions ------------------------------------------------------------
@@ -185,10 +214,12 @@ def allocate(kind, like, desc):
 class Function:
     """A pipeline compiled for one input spec (handle to toroid_function)."""
 
-    def __init__(self, handle):
+    def __init__(self, handle, input_desc):
         self._handle = handle
+        self.input_desc = input_desc
         self.output_desc = _capi.TensorDesc()
         _capi.check(_capi.lib.toroid_function_output_desc(handle, ctypes.byref(self.output_desc)))
+        self._plan = OutputPlan(self.output_desc)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -201,11 +232,17 @@ class Function:
         return s.value.decode()
 
     def run(self, arg):
-        out, ptr = allocate(arg.kind, arg.obj, self.output_desc)
-        tin = _capi.Tensor(arg.ptr, arg.desc())
-        tout = _capi.Tensor(ptr, self.output_desc)
-        _capi.check(_capi.lib.toroid_run(self._handle, ctypes.byref(tin), ctypes.byref(tout)))
+        """Runs on `arg` (an Arg of the spec compiled for) into a new array of its kind."""
+        out, ptr = self._plan.allocate(arg.kind, arg.obj)
+        status = _run(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
+                      _byref(_capi.Tensor(ptr, self.output_desc)))
+        if status:
+            _capi.check(status)
         return out
+
+
+_run = _capi.lib.toroid_run
+_byref = ctypes.byref
 
 
 def _grid_array(grid):
@@ -300,7 +337,7 @@ class PipelineHandle:
         desc = arg.desc()
         _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
                                              ctypes.byref(handle)))
-        fn = Function(handle)
+        fn = Function(handle, desc)
         with self._lock:
             self._functions[key] = fn
             while len(self._functions) > max_cached:

@@ -191,8 +191,12 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
         }
         case Op::Min:
         case Op::Max: {
-            const auto a = arg(0), b = arg(1);
-            if (!a || !b) return std::nullopt;
+            // An unknown operand may hold any value of its type: min/max with a
+            // known one still bounds one side (clamp(cast(float), lo, hi) is known).
+            auto a = arg(0), b = arg(1);
+            if (!a && !b) return std::nullopt;
+            if (!a) a = type_range(e->type);
+            if (!b) b = type_range(e->type);
             if (e->op == Op::Min) return Interval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
             return Interval{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
         }
