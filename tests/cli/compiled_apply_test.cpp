@@ -1,0 +1,142 @@
+// `toroid apply` with the compiled engine, as a user runs it: a second process finds
+// the first one's kernels in the disk cache, --explain counts the kernels (the 5-op
+// preprocessing pipeline fuses into at most 2), --debug-dir holds the IR and the code,
+// and the result equals the reference engine's byte for byte.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+    }
+    out += "'";
+    return out;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+class CompiledApply : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("toroid_compiled_apply_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    // Runs the CLI with a private cache folder; returns the exit status, fills out/err.
+    int run(const std::string& args, std::string* out = nullptr, std::string* err = nullptr) const {
+        std::string cmd = "TOROID_CACHE_DIR=";
+        cmd += quote((dir_ / "cache").string());
+        cmd += ' ';
+        cmd += quote(TOROID_BINARY);
+        cmd += ' ';
+        cmd += args;
+        cmd += " >";
+        cmd += quote((dir_ / "stdout.txt").string());
+        cmd += " 2>";
+        cmd += quote((dir_ / "stderr.txt").string());
+        const int status = std::system(cmd.c_str());
+        if (out) *out = slurp(dir_ / "stdout.txt");
+        if (err) *err = slurp(dir_ / "stderr.txt");
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+    fs::path dir_;
+};
+
+const std::string kInput = std::string(TOROID_TEST_DATA) + "/conformance/case0036/input.npy";  // (1, 3, 19, 25) uint8
+
+const char* kFivePipeline = R"([
+  {"op": "resize", "mode": "bilinear", "antialias": true, "size": [20, 18]},
+  {"op": "crop", "top": 2, "left": 3, "height": 12, "width": 10},
+  {"op": "flip", "dims": [-1]},
+  {"op": "convert", "dtype": "float32", "scale": true},
+  {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])";
+
+TEST_F(CompiledApply, SecondProcessHitsTheDiskCache) {
+    const std::string p = quote(kFivePipeline), in = quote(kInput);
+    std::string err;
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "a.npy").string()) + " --stats", nullptr, &err), 0) << err;
+    EXPECT_NE(err.find("cache: compiled 1, disk hits 0, memory hits 0"), std::string::npos) << err;
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "b.npy").string()) + " --stats", nullptr, &err), 0) << err;
+    EXPECT_NE(err.find("cache: compiled 0, disk hits 1, memory hits 0"), std::string::npos) << err;
+    EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "b.npy"));
+}
+
+TEST_F(CompiledApply, FiveOpPipelineIsAtMostTwoKernelsAndMatchesReference) {
+    for (const char* layout : {"contiguous", "channels_last"}) {
+        const std::string p = quote(kFivePipeline), in = quote(kInput);
+        std::string out, err;
+        ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "c.npy").string()) + " --explain --layout " + layout,
+                      &out, &err),
+                  0)
+            << err;
+        const std::string first = out.substr(0, out.find('\n'));
+        EXPECT_TRUE(first == "1 kernel" || first == "2 kernels") << out;
+        ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "r.npy").string()) + " --engine reference", nullptr,
+                      &err),
+                  0)
+            << err;
+        EXPECT_EQ(slurp(dir_ / "c.npy"), slurp(dir_ / "r.npy")) << layout;
+    }
+}
+
+TEST_F(CompiledApply, DebugDirHoldsIrDecisionsAndCode) {
+    const fs::path dbg = dir_ / "debug";
+    std::string err;
+    ASSERT_EQ(run("apply " + quote(kFivePipeline) + " " + quote(kInput) + " " + quote((dir_ / "o.npy").string()) +
+                      " --debug-dir " + quote(dbg.string()),
+                  nullptr, &err),
+              0)
+        << err;
+    EXPECT_NE(slurp(dbg / "0_primitive_graph.txt").find("op0.horizontal"), std::string::npos);
+    EXPECT_NE(slurp(dbg / "1_loop_ir_after_inline.txt").find("kernel_0"), std::string::npos);
+    EXPECT_NE(slurp(dbg / "decisions.txt").find("vector axis"), std::string::npos);
+    EXPECT_NE(slurp(dbg / "kernel.cpp").find("toroid_entry"), std::string::npos);
+    EXPECT_TRUE(fs::exists(dbg / "command.txt"));
+    EXPECT_TRUE(fs::exists(dbg / "compiler_output.txt"));
+}
+
+TEST_F(CompiledApply, CompilerFailureNamesWhereTheSourceWasSaved) {
+    // A compiler that answers --version but fails every build stands in for a broken
+    // toolchain: the run fails with one line that says where the generated source and
+    // the compiler output were kept.
+    const fs::path fake = dir_ / "broken-c++";
+    std::ofstream(fake) << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo broken-c++ 1.0; exit 0; fi\n"
+                           "echo 'broken-c++: internal compiler error' >&2\nexit 1\n";
+    fs::permissions(fake, fs::perms::owner_all);
+    std::string cmd = "TOROID_CXX=" + quote(fake.string()) + " TOROID_CACHE_DIR=" + quote((dir_ / "cache").string()) + " " +
+                      quote(TOROID_BINARY) + " apply '[{\"op\": \"flip\", \"dims\": [-1]}]' " + quote(kInput) +
+                      " " + quote((dir_ / "x.npy").string()) + " 2>" + quote((dir_ / "e.txt").string());
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string e = slurp(dir_ / "e.txt");
+    EXPECT_EQ(e.rfind("toroid: error:", 0), 0u) << e;
+    EXPECT_NE(e.find((dir_ / "cache" / "failed").string()), std::string::npos) << e;
+    EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
+    EXPECT_FALSE(fs::exists(dir_ / "x.npy"));
+}
+
+}  // namespace
