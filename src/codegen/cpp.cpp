@@ -251,7 +251,7 @@ public:
             // Strided stores (channels-last pixels with unrolled channels) cost a lane
             // loop; worth it only when the value itself is expensive to compute.
             if (l.kind == LoopKind::Vector && l.extent >= lanes_ &&
-                (stores_contiguously(l.var) || node_count(k_.value) > 40)) {
+                (stores_contiguously(l.var) || node_count(k_.value) > 40) && !gathers_narrow(l.var)) {
                 vector_loop = &l;
                 break;
             }
@@ -310,6 +310,20 @@ private:
         for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
         const auto stride = linear_stride(offset_expr(out, idx), v);
         return stride && *stride == 1;
+    }
+
+    // Whether the value gathers 1- or 2-byte elements along loop var `v` (computed
+    // addresses): there is no gather instruction for those, and lane-by-lane loads in
+    // vector code lose to the scalar loop (uint8 separable resize passes, say).
+    bool gathers_narrow(int v) {
+        bool found = false;
+        visit(k_.value, [&](const Expr& e) {
+            if (found || e->op != Op::Load) return;
+            const Buffer& b = prog_.buffer(e->buffer);
+            if (type_bytes(b.type) >= 4) return;
+            if (!linear_stride(offset_expr(b, e->args), v)) found = true;
+        });
+        return found;
     }
 
     // The body at loop depth `depth` (the loops from there on are unrolled).
