@@ -560,7 +560,8 @@ def format_table(title, device, cases, records, diffs, engine_names, threads):
             line += " | " + (("%.2fx" % geomean(vals)) if vals else "-").rjust(sp_w[e])
         lines.append(line)
     lines.append("")
-    lines.append("Times are median microseconds (± interquartile range); X/toroid above 1: toroid is faster.")
+    lines.append("Times are median microseconds (± interquartile range)%s." %
+                 ("; X/toroid above 1: toroid is faster" if peers else ""))
     marked = {}
     for c in cases:
         for e in engines:
@@ -588,7 +589,7 @@ PEER_NOTES = [
     ("pillow", "affine_grid+grid_sample", "Pillow's transform treats the borders differently from zeros padding"),
     ("toroid", "interpolate", "this PyTorch computes uint8 bilinear/bicubic in float; toroid follows the integer "
                               "path of PyTorch >= 2.1 (its conformance files)"),
-    ("torch.compile", "", "inductor's generated code rounds differently"),
+    ("torch.compile", "", "torch.compile's generated code does not compute what eager PyTorch does"),
 ]
 
 
@@ -601,7 +602,7 @@ def peer_note(engine, title):
 
 # ---- main -------------------------------------------------------------------------------------------
 
-def machine(toroid):
+def machine(toroid, device):
     cpu = "unknown"
     try:
         with open("/proc/cpuinfo") as f:
@@ -618,6 +619,8 @@ def machine(toroid):
         parts.append("OpenCV %s" % cv2.__version__)
     if PIL is not None:
         parts.append("Pillow %s" % PIL.__version__)
+    if device == "cuda":
+        parts.append("GPU %s" % torch.cuda.get_device_name())
     return {"cpu": cpu, "cores": os.cpu_count() or 1, "compiler": "; ".join(parts),
             "toroid_version": toroid.__version__ if toroid else ""}
 
@@ -752,7 +755,7 @@ def main():
             print(line)
 
     if args.json:
-        doc = {"machine": machine(toroid), "suite": suite, "records": all_records}
+        doc = {"machine": machine(toroid, args.device), "suite": suite, "records": all_records}
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)

@@ -3,10 +3,9 @@ convert and normalize on NumPy arrays or torch tensors; Pipeline for the JSON sc
 compile, which traces a function of these ops into one compiled pipeline."""
 
 import functools
-import threading
-
 import json
 import os
+import threading
 
 from . import _core
 from ._capi import Error
