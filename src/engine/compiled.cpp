@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +36,11 @@ struct Artifact {
 
 JitCompiler& jit() {
     static JitCompiler compiler = [] {
+        // The kernels' parallel loops run on OpenMP's thread pool, which lives in the
+        // OpenMP runtime the kernel modules bring in. Pin that runtime for the life of the
+        // process: unloaded with the last module (at exit, say) it would pull its code out
+        // from under its idle worker threads.
+        dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
         CompilerConfig c = CompilerConfig::from_environment();
         // The parallel loops are OpenMP loops.
         c.extra_flags.push_back("-fopenmp");
