@@ -295,6 +295,10 @@ class TorchEngine:
             t = t.to("cuda")
         fn = self.function(case)
         if self.compiled:
+            # Every row's function shares its code object with the other rows', so
+            # dynamo would count each new shape as a recompile and, past its limit,
+            # silently run eager: start from a clean cache for every row.
+            torch._dynamo.reset()
             fn = torch.compile(fn, dynamic=False)
         sync = torch.cuda.synchronize if self.device == "cuda" else (lambda: None)
 
