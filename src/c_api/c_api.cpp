@@ -187,51 +187,6 @@ toroid_tensor_desc desc_of(DType dtype, const Dims& shape, const Dims& strides, 
     return d;
 }
 
-// Copies `src` into `dst` (same dtype and shape, any strides), walking dst's memory in
-// order: the dim of the smallest dst stride innermost. One memcpy when both are dense
-// with the same strides.
-void copy_tensor(const Tensor& dst, const Tensor& src) {
-    const std::size_t elem = dtype_size(src.dtype());
-    const Dims& shape = src.shape();
-    TensorSpec ds = dst.spec(), ss = src.spec();
-    bool same = true;
-    for (std::size_t i = 0; i < 4; ++i)
-        if (shape[i] > 1 && ds.strides[i] != ss.strides[i]) same = false;
-    if (same && (is_dense(ss, Layout::Contiguous) || is_dense(ss, Layout::ChannelsLast))) {
-        std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(src.numel()) * elem);
-        return;
-    }
-    std::array<std::size_t, 4> order{0, 1, 2, 3};  // outermost first
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return ds.strides[a] > ds.strides[b]; });
-    Dims n{}, sd{}, dd{};
-    for (std::size_t k = 0; k < 4; ++k) {
-        n[k] = shape[order[k]];
-        sd[k] = ss.strides[order[k]] * static_cast<std::int64_t>(elem);
-        dd[k] = ds.strides[order[k]] * static_cast<std::int64_t>(elem);
-    }
-    auto* s0 = static_cast<const char*>(src.data());
-    auto* d0 = static_cast<char*>(dst.data());
-    auto inner = [&](const char* s, char* d) {
-        if (elem == 1) {
-            if (sd[3] == 1 && dd[3] == 1) {
-                std::memcpy(d, s, static_cast<std::size_t>(n[3]));
-                return;
-            }
-            for (std::int64_t i = 0; i < n[3]; ++i) d[i * dd[3]] = s[i * sd[3]];
-        } else {
-            if (sd[3] == 4 && dd[3] == 4) {
-                std::memcpy(d, s, static_cast<std::size_t>(n[3]) * 4);
-                return;
-            }
-            for (std::int64_t i = 0; i < n[3]; ++i) std::memcpy(d + i * dd[3], s + i * sd[3], 4);
-        }
-    };
-    for (std::int64_t a = 0; a < n[0]; ++a)
-        for (std::int64_t b = 0; b < n[1]; ++b)
-            for (std::int64_t c = 0; c < n[2]; ++c)
-                inner(s0 + a * sd[0] + b * sd[1] + c * sd[2], d0 + a * dd[0] + b * dd[1] + c * dd[2]);
-}
 
 // Parses the pipeline; grid_sample ops without "grid" are parsed as affine ops with the
 // same mode, padding_mode and align_corners fields (so they get the same validation and
@@ -463,8 +418,7 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
             if (ib < oe && ob < ie) bad("output memory overlaps the input");
         }
         Tensor input = Tensor::borrow(in->data, is.dtype, is.shape, is.strides);
-        Tensor result = fn->prepared->run(input);
-        copy_tensor(Tensor::borrow(out->data, os.dtype, os.shape, os.strides), result);
+        fn->prepared->run_into(input, Tensor::borrow(out->data, os.dtype, os.shape, os.strides));
     });
 }
 

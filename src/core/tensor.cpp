@@ -4,6 +4,8 @@
 #include "core/error.h"
 
 #include <cstdlib>
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 
@@ -118,14 +120,43 @@ Tensor Tensor::to_layout(Layout l) const {
 
 void Tensor::copy_from(const Tensor& src) {
     if (src.dtype_ != dtype_ || src.shape_ != shape_) fail("copy_from: dtype or shape mismatch");
-    dispatch_dtype(dtype_, [&](auto tag) {
-        using T = decltype(tag);
-        for (std::int64_t n = 0; n < shape_[0]; ++n)
-            for (std::int64_t c = 0; c < shape_[1]; ++c)
-                for (std::int64_t h = 0; h < shape_[2]; ++h)
-                    for (std::int64_t w = 0; w < shape_[3]; ++w)
-                        at<T>(n, c, h, w) = src.at<T>(n, c, h, w);
-    });
+    // Walks this tensor's memory in order (smallest stride innermost); one memcpy when
+    // both are dense with the same strides, a memcpy per row when rows are contiguous.
+    const std::size_t elem = dtype_size(src.dtype());
+    const Dims& shape = src.shape();
+    TensorSpec ds = spec(), ss = src.spec();
+    bool same = true;
+    for (std::size_t i = 0; i < 4; ++i)
+        if (shape[i] > 1 && ds.strides[i] != ss.strides[i]) same = false;
+    if (same && (toroid::is_dense(ss, Layout::Contiguous) || toroid::is_dense(ss, Layout::ChannelsLast))) {
+        std::memcpy(data(), src.data(), static_cast<std::size_t>(src.numel()) * elem);
+        return;
+    }
+    std::array<std::size_t, 4> order{0, 1, 2, 3};  // outermost first
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ds.strides[a] > ds.strides[b]; });
+    Dims n{}, sd{}, dd{};
+    for (std::size_t k = 0; k < 4; ++k) {
+        n[k] = shape[order[k]];
+        sd[k] = ss.strides[order[k]] * static_cast<std::int64_t>(elem);
+        dd[k] = ds.strides[order[k]] * static_cast<std::int64_t>(elem);
+    }
+    auto* s0 = static_cast<const char*>(src.data());
+    auto* d0 = static_cast<char*>(data());
+    const auto esz = static_cast<std::int64_t>(elem);
+    auto inner = [&](const char* s, char* d) {
+        if (sd[3] == esz && dd[3] == esz) {
+            std::memcpy(d, s, static_cast<std::size_t>(n[3] * esz));
+        } else if (elem == 1) {
+            for (std::int64_t i = 0; i < n[3]; ++i) d[i * dd[3]] = s[i * sd[3]];
+        } else {
+            for (std::int64_t i = 0; i < n[3]; ++i) std::memcpy(d + i * dd[3], s + i * sd[3], elem);
+        }
+    };
+    for (std::int64_t a = 0; a < n[0]; ++a)
+        for (std::int64_t b = 0; b < n[1]; ++b)
+            for (std::int64_t c = 0; c < n[2]; ++c)
+                inner(s0 + a * sd[0] + b * sd[1] + c * sd[2], d0 + a * dd[0] + b * dd[1] + c * dd[2]);
 }
 
 }  // namespace toroid

@@ -143,13 +143,30 @@ public:
         : art_(std::move(a)), spec_(spec), threads_(threads), stats_(stats) {}
 
     Tensor run(const Tensor& in) override {
+        Tensor out;
+        execute(in, nullptr, out);
+        return out;
+    }
+
+    void run_into(const Tensor& in, const Tensor& out) override {
+        Tensor unused;
+        if (!execute(in, &out, unused)) Tensor(out).copy_from(unused);
+    }
+
+    std::string explain() const override { return explain_program(art_->program); }
+    PrepareStats stats() const override { return stats_; }
+
+private:
+    // Runs the kernels. The result goes to *into when its strides match the scheduled
+    // output buffer's (returns true), else into a new tensor `out` (returns false).
+    bool execute(const Tensor& in, const Tensor* into, Tensor& out) {
         if (in.spec() != spec_)
             fail("input ({} {}) does not match the spec the pipeline was compiled for ({})", dtype_name(in.dtype()),
                  spec_key(in.spec()), spec_key(spec_));
         const ir::Program& p = art_->program;
         std::vector<void*> ptrs(p.buffers.size(), nullptr);
         std::vector<Tensor> temps;
-        Tensor out;
+        bool direct = false;
         for (const ir::Buffer& b : p.buffers) {
             const auto i = static_cast<std::size_t>(b.id);
             switch (b.role) {
@@ -165,23 +182,27 @@ public:
                 }
                 case ir::BufferRole::Output: {
                     const Dims shape{b.shape[0], b.shape[1], b.shape[2], b.shape[3]};
+                    auto matches = [&](const Tensor& t) {
+                        for (std::size_t d = 0; d < 4; ++d)
+                            if (shape[d] != 1 && t.strides()[d] != b.strides[d]) return false;
+                        return t.shape() == shape;
+                    };
+                    if (into && matches(*into)) {
+                        direct = true;
+                        ptrs[i] = into->data();
+                        break;
+                    }
                     out = Tensor::empty(b.type == ir::Type::U8 ? DType::UInt8 : DType::Float32, shape, art_->output_layout);
-                    for (std::size_t d = 0; d < 4; ++d)
-                        if (shape[d] != 1 && out.strides()[d] != b.strides[d])
-                            fail("internal: output strides differ from the scheduled layout");
+                    if (!matches(out)) fail("internal: output strides differ from the scheduled layout");
                     ptrs[i] = out.data();
                     break;
                 }
             }
         }
         art_->entry(ptrs.data(), threads_);
-        return out;
+        return direct;
     }
 
-    std::string explain() const override { return explain_program(art_->program); }
-    PrepareStats stats() const override { return stats_; }
-
-private:
     std::shared_ptr<const Artifact> art_;
     TensorSpec spec_;
     int threads_;

@@ -32,6 +32,13 @@ public:
     virtual ~PreparedPipeline() = default;
     // Runs on `in` (whose spec must equal the one prepared for) and returns a new tensor.
     virtual Tensor run(const Tensor& in) = 0;
+    // Runs on `in` and writes the result into `out` (caller memory of the result's dtype
+    // and shape, any non-overlapping strides). The compiled engine writes `out` directly
+    // when its strides are the ones it schedules for; otherwise it copies.
+    virtual void run_into(const Tensor& in, const Tensor& out) {
+        Tensor r = run(in);
+        Tensor(out).copy_from(r);
+    }
     // A summary of what runs: for the compiled engine, first line "N kernels" (or
     // "1 kernel"), then per kernel its loop nest, vector and parallel axes, bytes read
     // and written and FLOPs.
