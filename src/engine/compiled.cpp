@@ -44,6 +44,9 @@ JitCompiler& jit() {
         CompilerConfig c = CompilerConfig::from_environment();
         // The parallel loops are OpenMP loops.
         c.extra_flags.push_back("-fopenmp");
+        // Every float operation rounds on its own, as in the reference and PyTorch's
+        // scalar formulas: no fused multiply-adds the source does not ask for.
+        c.extra_flags.push_back("-ffp-contract=off");
         return JitCompiler(std::move(c));
     }();
     return compiler;

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -23,6 +24,12 @@
 #include <set>
 #include <thread>
 #include <tuple>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace toroid::sweep {
 
@@ -502,6 +509,11 @@ CaseResult run_case(const Case& c) {
         options.threads = c.threads;
         auto compiled = make_engine("compiled", options);
         res.got = compiled->prepare(c.pipeline, spec)->run(c.input);
+    } catch (const std::bad_alloc&) {
+        res.ok = false;
+        res.kind = Failure::CompiledThrew;
+        res.failure = "compiled engine threw: std::bad_alloc (ran out of memory while preparing or running)";
+        return res;
     } catch (const std::exception& e) {
         res.ok = false;
         res.kind = Failure::CompiledThrew;
@@ -819,69 +831,164 @@ Case minimize(const Case& failing, std::ostream* log) {
 // ---------------------------------------------------------------------------------------
 // Sweeps
 
-Summary run_sweep(const Options& options) {
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::int64_t> indices;
-    for (std::int64_t i = 0; i < options.cases; ++i)
-        if (options.shards <= 1 || i % options.shards == options.shard) indices.push_back(i);
+namespace {
+
+// One case of a sweep: runs it (and minimizes and dumps it when asked). Returns whether
+// it passed and the text to log: the failure report, or the one-line summary.
+std::pair<bool, std::string> sweep_one(std::uint64_t seed, const Options& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Case c = make_case(seed);
+    CaseResult r = run_case(c);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.ok)
+        return {true, fmt::format("seed {}: ok ({:.2f} s) {} {} -> {}\n", seed, secs, spec_text(c.input),
+                                  pipeline_to_json(c.pipeline), fmt::join(r.expected.shape(), "x"))};
+    std::string text = "FAILED " + report(c, r);
+    if (!options.dump_dir.empty()) dump_case(c, r, options.dump_dir / fmt::format("seed_{}", seed));
+    if (options.minimize) {
+        Case m = minimize(c, options.verbose ? options.log : nullptr);
+        CaseResult mr = run_case(m);
+        text += "  minimized:\n" + report(m, mr);
+        if (!options.dump_dir.empty()) dump_case(m, mr, options.dump_dir / fmt::format("seed_{}_minimized", seed));
+    }
+    return {false, std::move(text)};
+}
+
+// The shared bookkeeping of a sweep: failures by seed and progress lines.
+struct Tally {
+    Tally(const Options& o, std::size_t n) : options(o), total(n) {}
+    const Options& options;
+    std::size_t total;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     std::map<std::uint64_t, std::string> failures;
+    std::size_t done = 0;
     std::mutex mutex;
-    std::atomic<std::size_t> next{0}, done{0};
-    auto progress = [&] {
-        const std::size_t d = ++done;
-        if (options.log && !options.verbose && d % 100 == 0) {
-            std::lock_guard lock(mutex);
-            *options.log << fmt::format("{} of {} cases run, {} failed ({:.0f} s)\n", d, indices.size(), failures.size(),
+
+    void record(std::uint64_t seed, bool ok, std::string text) {
+        std::lock_guard lock(mutex);
+        if (options.log && (!ok || options.verbose)) *options.log << text << std::flush;
+        if (!ok) failures[seed] = std::move(text);
+        if (options.log && !options.verbose && ++done % 100 == 0)
+            *options.log << fmt::format("{} of {} cases run, {} failed ({:.0f} s)\n", done, total, failures.size(),
                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
                          << std::flush;
-        }
-    };
+    }
+};
+
+void sweep_in_process(const std::vector<std::uint64_t>& seeds, const Options& options, Tally& tally) {
+    std::atomic<std::size_t> next{0};
     auto worker = [&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < indices.size();) {
-            const std::uint64_t seed = case_seed(options.seed, indices[k]);
-            const auto t0 = std::chrono::steady_clock::now();
-            Case c = make_case(seed);
-            CaseResult r = run_case(c);
-            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (r.ok) {
-                if (options.verbose && options.log) {
-                    std::lock_guard lock(mutex);
-                    *options.log << fmt::format("seed {}: ok ({:.2f} s) {} {} -> {}\n", seed, secs,
-                                                spec_text(c.input), pipeline_to_json(c.pipeline),
-                                                fmt::join(r.expected.shape(), "x"))
-                                 << std::flush;
-                }
-                progress();
-                continue;
-            }
-            std::string text = "FAILED " + report(c, r);
-            if (!options.dump_dir.empty()) dump_case(c, r, options.dump_dir / fmt::format("seed_{}", seed));
-            if (options.minimize) {
-                Case m = minimize(c, options.verbose ? options.log : nullptr);
-                CaseResult mr = run_case(m);
-                text += "  minimized:\n" + report(m, mr);
-                if (!options.dump_dir.empty())
-                    dump_case(m, mr, options.dump_dir / fmt::format("seed_{}_minimized", seed));
-            }
-            std::unique_lock lock(mutex);
-            if (options.log) *options.log << text << std::flush;
-            failures[seed] = std::move(text);
-            lock.unlock();
-            progress();
+        for (std::size_t k; (k = next.fetch_add(1)) < seeds.size();) {
+            auto [ok, text] = sweep_one(seeds[k], options);
+            tally.record(seeds[k], ok, std::move(text));
         }
     };
-    const int jobs = std::max(1, options.jobs);
     std::vector<std::thread> threads;
-    for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+    for (int j = 1; j < options.jobs; ++j) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
+}
+
+// Each case in a child process with a memory limit and a timeout; a crash, a timeout or
+// running out of memory is reported as that case's failure, and the sweep goes on.
+void sweep_isolated(const std::vector<std::uint64_t>& seeds, const Options& options, Tally& tally) {
+    struct Child {
+        pid_t pid;
+        int fd;
+        std::uint64_t seed;
+        std::string out;
+    };
+    std::vector<Child> running;
+    std::size_t next = 0;
+    std::cout.flush();
+    std::cerr.flush();
+    while (next < seeds.size() || !running.empty()) {
+        while (next < seeds.size() && running.size() < static_cast<std::size_t>(std::max(1, options.jobs))) {
+            const std::uint64_t seed = seeds[next++];
+            int fds[2];
+            if (::pipe(fds) != 0) fail("sweep: pipe failed");
+            const pid_t pid = ::fork();
+            if (pid < 0) fail("sweep: fork failed");
+            if (pid == 0) {
+                ::close(fds[0]);
+                if (options.memory_limit_bytes > 0) {
+                    const rlimit lim{static_cast<rlim_t>(options.memory_limit_bytes),
+                                     static_cast<rlim_t>(options.memory_limit_bytes)};
+                    ::setrlimit(RLIMIT_AS, &lim);
+                }
+                if (options.timeout_seconds > 0) ::alarm(static_cast<unsigned>(options.timeout_seconds));
+                Options o = options;
+                o.log = nullptr;  // the child's text goes through the pipe
+                std::pair<bool, std::string> result{false, ""};
+                try {
+                    result = sweep_one(seed, o);
+                } catch (const std::exception& e) {
+                    result = {false, fmt::format("FAILED seed {}: the sweep itself threw: {}\n", seed, e.what())};
+                }
+                const std::string& text = result.second;
+                for (std::size_t off = 0; off < text.size();) {
+                    const ssize_t n = ::write(fds[1], text.data() + off, text.size() - off);
+                    if (n <= 0) break;
+                    off += static_cast<std::size_t>(n);
+                }
+                ::_exit(result.first ? 0 : 1);
+            }
+            ::close(fds[1]);
+            running.push_back({pid, fds[0], seed, {}});
+        }
+        std::vector<pollfd> polls;
+        for (const Child& c : running) polls.push_back({c.fd, POLLIN, 0});
+        if (::poll(polls.data(), polls.size(), -1) < 0) continue;
+        for (std::size_t i = 0; i < polls.size(); ++i) {
+            if (!(polls[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            Child& c = running[i];
+            char buf[65536];
+            const ssize_t n = ::read(c.fd, buf, sizeof buf);
+            if (n > 0) {
+                c.out.append(buf, static_cast<std::size_t>(n));
+                continue;
+            }
+            ::close(c.fd);
+            c.fd = -1;
+            int status = 0;
+            ::waitpid(c.pid, &status, 0);
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+                tally.record(c.seed, true, std::move(c.out));
+            } else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && !c.out.empty()) {
+                tally.record(c.seed, false, std::move(c.out));
+            } else {
+                std::string why;
+                if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+                    why = fmt::format("timed out after {} s", options.timeout_seconds);
+                else if (WIFSIGNALED(status))
+                    why = fmt::format("crashed: signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
+                else
+                    why = fmt::format("exited with status {}", WEXITSTATUS(status));
+                tally.record(c.seed, false, "FAILED " + describe_case(make_case(c.seed)) + "  the case's process " + why +
+                                                (c.out.empty() ? "" : "; it wrote:\n" + c.out) + "\n");
+            }
+        }
+        running.erase(std::remove_if(running.begin(), running.end(), [](const Child& c) { return c.fd < 0; }),
+                      running.end());
+    }
+}
+
+}  // namespace
+
+Summary run_sweep(const Options& options) {
+    std::vector<std::uint64_t> seeds;
+    for (std::int64_t i = 0; i < options.cases; ++i)
+        if (options.shards <= 1 || i % options.shards == options.shard) seeds.push_back(case_seed(options.seed, i));
+    Tally tally{options, seeds.size()};
+    if (options.isolate) sweep_isolated(seeds, options, tally);
+    else sweep_in_process(seeds, options, tally);
     Summary s;
-    s.cases = static_cast<std::int64_t>(indices.size());
-    for (auto& [seed, text] : failures) {
+    s.cases = static_cast<std::int64_t>(seeds.size());
+    for (auto& [seed, text] : tally.failures) {
         s.failing_seeds.push_back(seed);
         s.reports.push_back(std::move(text));
     }
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tally.start).count();
     return s;
 }
 

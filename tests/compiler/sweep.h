@@ -105,6 +105,12 @@ struct Options {
     bool verbose = false;            // one line per case
     bool minimize = false;           // also minimize every failing case (into the report)
     std::filesystem::path dump_dir;  // when set: dump_case of every failing case, per seed
+    // Each case in its own child process (POSIX fork), so that a crash, a hang or a
+    // runaway compile is one failing seed instead of the end of the sweep. The limits
+    // apply to the child (and the compiler it runs); 0 = none.
+    bool isolate = false;
+    std::int64_t memory_limit_bytes = 0;
+    int timeout_seconds = 0;
 };
 
 struct Summary {

@@ -1,6 +1,6 @@
 // toroid_sweep: the differential sweep (compiled engine vs reference engine) as a tool,
 // `toroid_sweep [--cases N] [--seed S] [--long] [--jobs J] [--minimize] [--dump DIR]`;
-// exits 1 when any case fails, listing every failing seed.
+// each case runs in its own process; exits 1 when any case fails, listing every failing seed.
 #include "sweep.h"
 
 #include <CLI/CLI.hpp>
@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
     CLI::App app{"Random differential sweep: the compiled engine against the reference engine."};
     std::int64_t cases = 200;
     std::uint64_t seed = 1000;
-    bool long_mode = false, minimize = false, verbose = false;
+    bool long_mode = false, minimize = false, verbose = false, in_process = false;
+    double memory_gb = 4;
+    int timeout = 300;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string dump_dir, cache_dir;
     app.add_option("--cases", cases, "number of cases (default 200)")->check(CLI::PositiveNumber);
@@ -30,6 +32,13 @@ int main(int argc, char** argv) {
     app.add_option("--dump", dump_dir, "write each failing case (pipeline.json, input.npy, grids, results) under DIR");
     app.add_option("--cache-dir", cache_dir,
                    "JIT cache folder (default: $TOROID_CACHE_DIR, else a fresh temporary folder removed at exit)");
+    app.add_flag("--in-process", in_process,
+                 "run the cases in this process (default: each in a child process, so that a crash, hang or "
+                 "runaway compile fails only its seed)");
+    app.add_option("--max-memory-gb", memory_gb, "address-space limit of each case's process (default 4; 0 = none)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--timeout", timeout, "seconds each case's process may run (default 300; 0 = none)")
+        ->check(CLI::NonNegativeNumber);
     app.add_flag("--verbose,-v", verbose, "one line per case");
     CLI11_PARSE(app, argc, argv);
     if (long_mode && app.count("--cases") == 0) cases = 3000;
@@ -56,6 +65,9 @@ int main(int argc, char** argv) {
     o.verbose = verbose;
     o.minimize = minimize;
     o.dump_dir = dump_dir;
+    o.isolate = !in_process;
+    o.memory_limit_bytes = static_cast<std::int64_t>(memory_gb * 1024 * 1024 * 1024);
+    o.timeout_seconds = timeout;
     std::cerr << fmt::format("toroid_sweep: {} cases from seed {} on {} jobs\n", cases, seed, jobs);
     const toroid::sweep::Summary s = toroid::sweep::run_sweep(o);
     if (!temp_cache.empty()) {
