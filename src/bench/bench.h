@@ -14,7 +14,7 @@ namespace toroid {
 
 struct BenchOptions {
     std::string suite = "seeds";
-    std::vector<std::string> engines = {"reference"};
+    std::vector<std::string> engines = {"reference", "compiled"};
     int threads = 1;
     std::string filter;     // ECMAScript regex searched in each case name; empty: all
     std::string json_path;  // where to write the results; empty: none

@@ -102,10 +102,10 @@ int main(int argc, char** argv) {
     apply_cmd->add_flag("--explain", apply.explain, "print the kernels that run: loop nests, axes, bytes, FLOPs");
 
     BenchOptions bench_opts;
-    std::string engines = "reference";
+    std::string engines = "reference,compiled";
     auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick)");
     bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
-    bench_cmd->add_option("--engine", engines, "comma-separated engines (default: reference)");
+    bench_cmd->add_option("--engine", engines, "comma-separated engines (default: reference,compiled)");
     bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
     bench_cmd->add_option("--filter", bench_opts.filter, "only cases whose name matches this regex");
     bench_cmd->add_option("--json", bench_opts.json_path, "write the results to this JSON file");

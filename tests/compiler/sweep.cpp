@@ -916,7 +916,9 @@ void sweep_isolated(const std::vector<std::uint64_t>& seeds, const Options& opti
                                      static_cast<rlim_t>(options.memory_limit_bytes)};
                     ::setrlimit(RLIMIT_AS, &lim);
                 }
-                if (options.timeout_seconds > 0) ::alarm(static_cast<unsigned>(options.timeout_seconds));
+                // Minimizing reruns the case many times: it gets twenty times as long.
+                if (options.timeout_seconds > 0)
+                    ::alarm(static_cast<unsigned>(options.timeout_seconds) * (options.minimize ? 20u : 1u));
                 Options o = options;
                 o.log = nullptr;  // the child's text goes through the pipe
                 std::pair<bool, std::string> result{false, ""};

@@ -110,7 +110,7 @@ struct Options {
     // apply to the child (and the compiler it runs); 0 = none.
     bool isolate = false;
     std::int64_t memory_limit_bytes = 0;
-    int timeout_seconds = 0;
+    int timeout_seconds = 0;  // twenty times this with `minimize`
 };
 
 struct Summary {

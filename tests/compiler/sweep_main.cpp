@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
                  "runaway compile fails only its seed)");
     app.add_option("--max-memory-gb", memory_gb, "address-space limit of each case's process (default 4; 0 = none)")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--timeout", timeout, "seconds each case's process may run (default 300; 0 = none)")
+    app.add_option("--timeout", timeout, "seconds each case's process may run (default 300, x20 with --minimize; 0 = none)")
         ->check(CLI::NonNegativeNumber);
     app.add_flag("--verbose,-v", verbose, "one line per case");
     CLI11_PARSE(app, argc, argv);
