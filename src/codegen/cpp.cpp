@@ -737,24 +737,8 @@ private:
 
 std::string generate_cpp(const Program& program, int lanes) {
     std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
-    for (const Buffer& b : program.buffers) {
-        if (b.role != BufferRole::Constant || b.data.empty()) continue;
-        auto scan = [&](auto tag) {
-            using T = decltype(tag);
-            const std::size_t n = b.data.size() / sizeof(T);
-            Interval iv{0, 0};
-            for (std::size_t i = 0; i < n; ++i) {
-                T v;
-                std::memcpy(&v, b.data.data() + i * sizeof(T), sizeof(T));
-                iv.lo = i == 0 ? static_cast<std::int64_t>(v) : std::min(iv.lo, static_cast<std::int64_t>(v));
-                iv.hi = i == 0 ? static_cast<std::int64_t>(v) : std::max(iv.hi, static_cast<std::int64_t>(v));
-            }
-            table_ranges[static_cast<std::size_t>(b.id)] = iv;
-        };
-        if (b.type == Type::I32) scan(std::int32_t{});
-        else if (b.type == Type::I16) scan(std::int16_t{});
-        else if (b.type == Type::U8) scan(std::uint8_t{});
-    }
+    for (const Buffer& b : program.buffers)
+        if (b.role == BufferRole::Constant) table_ranges[static_cast<std::size_t>(b.id)] = data_range(b.type, b.data);
     const LoadBounds lb = [table_ranges](int buffer) -> std::optional<Interval> {
         if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
         return table_ranges[static_cast<std::size_t>(buffer)];

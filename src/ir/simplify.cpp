@@ -3,6 +3,8 @@
 // need no ranges; every rewrite that divides or compares first proves the values exact.
 #include "ir/simplify.h"
 
+#include <cstring>
+
 #include "core/error.h"
 
 #include <algorithm>
@@ -645,6 +647,30 @@ bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_b
     if (!e) fail("ir::fits_int32: null expression");
     Analysis an(ranges, load_bounds);
     return fits_rec(e, an);
+}
+
+std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data) {
+    if (data.empty()) return std::nullopt;
+    auto scan = [&](auto tag) -> Interval {
+        using T = decltype(tag);
+        const std::size_t n = data.size() / sizeof(T);
+        Interval iv{0, 0};
+        for (std::size_t i = 0; i < n; ++i) {
+            T v;
+            std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
+            const auto x = static_cast<std::int64_t>(v);
+            iv.lo = i == 0 ? x : std::min(iv.lo, x);
+            iv.hi = i == 0 ? x : std::max(iv.hi, x);
+        }
+        return iv;
+    };
+    switch (t) {
+        case Type::U8: return scan(std::uint8_t{});
+        case Type::I16: return scan(std::int16_t{});
+        case Type::I32: return scan(std::int32_t{});
+        case Type::I64: return scan(std::int64_t{});
+        default: return std::nullopt;
+    }
 }
 
 }  // namespace toroid::ir

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace toroid::ir {
 
@@ -43,5 +44,9 @@ std::optional<std::int64_t> linear_stride(const Expr& e, int var);
 
 // True when every integer subexpression of e (Bool excluded) has known bounds inside int32.
 bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});
+
+// The smallest interval holding every element of dense integer data of type `t`
+// (constant index tables); nullopt for float types and empty data.
+std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data);
 
 }  // namespace toroid::ir

@@ -50,27 +50,8 @@ void add_reduction_ranges(const Expr& e, VarRanges& ranges) {
 
 // The value range of an integer constant table, from its data.
 std::optional<Interval> table_range(const GraphTensor& t) {
-    if (t.kind != TensorKind::Constant || t.data.empty()) return std::nullopt;
-    auto scan = [&](auto tag) -> Interval {
-        using T = decltype(tag);
-        const std::size_t n = t.data.size() / sizeof(T);
-        std::int64_t lo = 0, hi = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            T v;
-            std::memcpy(&v, t.data.data() + i * sizeof(T), sizeof(T));
-            const auto x = static_cast<std::int64_t>(v);
-            lo = i == 0 ? x : std::min(lo, x);
-            hi = i == 0 ? x : std::max(hi, x);
-        }
-        return Interval{lo, hi};
-    };
-    switch (t.type) {
-        case Type::U8: return scan(std::uint8_t{});
-        case Type::I16: return scan(std::int16_t{});
-        case Type::I32: return scan(std::int32_t{});
-        case Type::I64: return scan(std::int64_t{});
-        default: return std::nullopt;
-    }
+    if (t.kind != TensorKind::Constant) return std::nullopt;
+    return data_range(t.type, t.data);
 }
 
 std::vector<std::int64_t> dense_c_strides(const std::vector<std::int64_t>& shape) {
