@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace toroid::ir {
 
@@ -472,27 +474,37 @@ Expr with_args(const Expr& e, std::vector<Expr> args) {
 
 namespace {
 
-Expr substitute_rec(const Expr& e, const std::map<int, Expr>& repl) {
+// Expressions are DAGs (an inlined tensor's index expressions are shared by every load
+// that uses them), so every walk below visits each distinct node once: a tree walk would
+// take time exponential in the depth of the sharing.
+using Memo = std::unordered_map<const Node*, Expr>;
+
+Expr substitute_rec(const Expr& e, const std::map<int, Expr>& repl, Memo& memo) {
     if (e->op == Op::Var) {
         const auto it = repl.find(e->var);
         return it == repl.end() ? e : it->second;
     }
     if (e->args.empty()) return e;
+    if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
+    Expr result;
     if (e->op == Op::Sum && repl.count(e->var)) {
         // The reduction variable is bound inside its Sum: not replaced there.
         auto inner = repl;
         inner.erase(e->var);
-        if (inner.empty()) return e;
-        return with_args(e, {substitute_rec(e->args[0], inner)});
+        Memo inner_memo;
+        result = inner.empty() ? e : with_args(e, {substitute_rec(e->args[0], inner, inner_memo)});
+    } else {
+        std::vector<Expr> args;
+        args.reserve(e->args.size());
+        bool changed = false;
+        for (const Expr& a : e->args) {
+            args.push_back(substitute_rec(a, repl, memo));
+            changed |= args.back() != a;
+        }
+        result = changed ? with_args(e, std::move(args)) : e;
     }
-    std::vector<Expr> args;
-    args.reserve(e->args.size());
-    bool changed = false;
-    for (const Expr& a : e->args) {
-        args.push_back(substitute_rec(a, repl));
-        changed |= args.back() != a;
-    }
-    return changed ? with_args(e, std::move(args)) : e;
+    memo[e.get()] = result;
+    return result;
 }
 
 }  // namespace
@@ -506,38 +518,98 @@ Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacem
         repl[id] = r;
     }
     if (repl.empty()) return e;
-    return substitute_rec(e, repl);
+    Memo memo;
+    return substitute_rec(e, repl, memo);
 }
 
-Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f) {
-    if (!e) fail("ir::rewrite: null expression");
+namespace {
+
+Expr rewrite_rec(const Expr& e, const std::function<Expr(const Expr&)>& f, Memo& memo) {
+    if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
     std::vector<Expr> args;
     args.reserve(e->args.size());
     bool changed = false;
     for (const Expr& a : e->args) {
-        args.push_back(rewrite(a, f));
+        args.push_back(rewrite_rec(a, f, memo));
         changed |= args.back() != a;
     }
-    return f(changed ? with_args(e, std::move(args)) : e);
+    Expr r = f(changed ? with_args(e, std::move(args)) : e);
+    memo[e.get()] = r;
+    return r;
+}
+
+void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, std::unordered_set<const Node*>& seen) {
+    if (!seen.insert(e.get()).second) return;
+    f(e);
+    for (const Expr& a : e->args) visit_rec(a, f, seen);
+}
+
+bool depends_rec(const Expr& e, int id, std::unordered_map<const Node*, bool>& memo) {
+    if (e->op == Op::Var) return e->var == id;
+    if (e->op == Op::Sum && e->var == id) return false;  // bound here
+    if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
+    bool d = false;
+    for (const Expr& a : e->args)
+        if (depends_rec(a, id, memo)) {
+            d = true;
+            break;
+        }
+    memo[e.get()] = d;
+    return d;
+}
+
+}  // namespace
+
+Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f) {
+    if (!e) fail("ir::rewrite: null expression");
+    Memo memo;
+    return rewrite_rec(e, f, memo);
 }
 
 void visit(const Expr& e, const std::function<void(const Expr&)>& f) {
-    f(e);
-    for (const Expr& a : e->args) visit(a, f);
+    std::unordered_set<const Node*> seen;
+    visit_rec(e, f, seen);
 }
 
 bool depends_on_var(const Expr& e, int id) {
-    if (e->op == Op::Var) return e->var == id;
-    if (e->op == Op::Sum && e->var == id) return false;  // bound here
-    for (const Expr& a : e->args)
-        if (depends_on_var(a, id)) return true;
-    return false;
+    std::unordered_map<const Node*, bool> memo;
+    return depends_rec(e, id, memo);
 }
 
 std::size_t node_count(const Expr& e) {
-    std::size_t n = 1;
-    for (const Expr& a : e->args) n += node_count(a);
+    std::size_t n = 0;
+    visit(e, [&](const Expr&) { ++n; });
     return n;
+}
+
+namespace {
+
+std::uint64_t hash_rec(const Expr& e, std::unordered_map<const Node*, std::uint64_t>& memo) {
+    if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
+    // FNV-1a over the node's fields and its operands' hashes.
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&](std::uint64_t v) {
+        for (int i = 0; i < 8; ++i) {
+            h ^= (v >> (8 * i)) & 0xffu;
+            h *= 1099511628211ull;
+        }
+    };
+    mix(static_cast<std::uint64_t>(e->op));
+    mix(static_cast<std::uint64_t>(e->type));
+    mix(static_cast<std::uint64_t>(e->ival));
+    mix(std::bit_cast<std::uint64_t>(e->fval));
+    mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(e->var)));
+    mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(e->buffer)));
+    for (const Expr& a : e->args) mix(hash_rec(a, memo));
+    memo[e.get()] = h;
+    return h;
+}
+
+}  // namespace
+
+std::uint64_t structural_hash(const Expr& e) {
+    std::unordered_map<const Node*, std::uint64_t> memo;
+    return hash_rec(e, memo);
 }
 
 bool structurally_equal(const Expr& a, const Expr& b) {

@@ -110,13 +110,17 @@ bool is_const(const Expr& e);
 bool is_const(const Expr& e, std::int64_t v);
 // Replaces Var(id) by replacements[id] where present (others unchanged).
 Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacements);
+// Expressions are DAGs: the walks below take each distinct node once.
 // Applies `f` to every node bottom-up; f returns the node to use (possibly the same).
 Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
-// Calls `f` on every node (pre-order).
+// Calls `f` once on every distinct node (pre-order).
 void visit(const Expr& e, const std::function<void(const Expr&)>& f);
 bool depends_on_var(const Expr& e, int id);
-std::size_t node_count(const Expr& e);
+std::size_t node_count(const Expr& e);  // distinct nodes
 bool structurally_equal(const Expr& a, const Expr& b);
+// A hash of the structure (equal for structurally equal expressions; the same in every
+// run, unlike node addresses), in time linear in the number of distinct nodes.
+std::uint64_t structural_hash(const Expr& e);
 // e's node with its operands replaced by `args`, rebuilt through the builder of e's op, so
 // that types are re-checked and constants re-folded (rewrite() and substitute() use it).
 Expr with_args(const Expr& e, std::vector<Expr> args);

@@ -385,11 +385,12 @@ Linear linearize(const Expr& e) {
 
 Expr build(Linear l) {
     l.prune();
-    // Canonical order: vars by id (outer loops first), then other terms by their text.
+    // Canonical order: vars by id (outer loops first), then other terms by a structural
+    // hash (the same in every run, so generated code and its cache key are stable).
     std::vector<std::pair<std::string, std::size_t>> keys;
     for (std::size_t i = 0; i < l.terms.size(); ++i) {
         const Expr& a = l.terms[i].first;
-        keys.emplace_back(a->op == Op::Var ? fmt::format("0{:010}", a->var) : fmt::format("1{}", to_string(a)), i);
+        keys.emplace_back(a->op == Op::Var ? fmt::format("0{:010}", a->var) : fmt::format("1{:016x}", structural_hash(a)), i);
     }
     std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     auto scaled = [](const Expr& atom, I64 c) { return c == 1 ? atom : mul(atom, iconst(c)); };
@@ -417,6 +418,15 @@ public:
     Simplifier(const VarRanges& ranges, const LoadBounds& lb) : an_(ranges, lb) {}
 
     Expr run(const Expr& e) {
+        // Memoized per node and range scope: expressions are DAGs.
+        const auto key = std::make_pair(e.get(), an_.scope);
+        if (const auto it = memo_.find(key); it != memo_.end()) return it->second.second;
+        Expr r = run_uncached(e);
+        memo_[key] = {e, r};
+        return r;
+    }
+
+    Expr run_uncached(const Expr& e) {
         Expr n = e;
         if (e->op == Op::Sum) {
             Expr body;
@@ -581,6 +591,7 @@ private:
     }
 
     Analysis an_;
+    std::map<std::pair<const Node*, std::uint64_t>, std::pair<Expr, Expr>> memo_;  // key node pinned in .first
 };
 
 bool fits_rec(const Expr& e, Analysis& an) {

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
+#include <unordered_set>
 #include <map>
 #include <numeric>
 
@@ -22,17 +24,21 @@ using namespace ir;
 namespace {
 
 // Loads of `tensor` in `e`, each weighted by the extents of the Sums around it: how
-// many times one evaluation of `e` reads the tensor.
-std::int64_t read_count(const Expr& e, int tensor) {
-    if (e->op == Op::Load && e->buffer == tensor) {
-        std::int64_t n = 1;
-        for (const auto& a : e->args) n += read_count(a, tensor);
-        return n;
-    }
-    std::int64_t n = 0;
-    for (const auto& a : e->args) n += read_count(a, tensor);
-    if (e->op == Op::Sum) n *= e->ival;
+// many times one evaluation of `e` reads the tensor (saturating; memoized, as
+// expressions are DAGs).
+std::int64_t read_count_rec(const Expr& e, int tensor, std::unordered_map<const Node*, std::int64_t>& memo) {
+    if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
+    constexpr std::int64_t cap = std::int64_t{1} << 40;
+    std::int64_t n = e->op == Op::Load && e->buffer == tensor ? 1 : 0;
+    for (const auto& a : e->args) n = std::min(cap, n + read_count_rec(a, tensor, memo));
+    if (e->op == Op::Sum) n = std::min(cap, n * std::max<std::int64_t>(e->ival, 1));
+    memo[e.get()] = n;
     return n;
+}
+
+std::int64_t read_count(const Expr& e, int tensor) {
+    std::unordered_map<const Node*, std::int64_t> memo;
+    return read_count_rec(e, tensor, memo);
 }
 
 bool contains_sum(const Expr& e) {
@@ -399,11 +405,14 @@ struct Scheduler {
             std::int64_t points = 1;
             for (const Loop& l : k.loops) points *= l.extent;
             k.bytes_written = points * static_cast<std::int64_t>(ir::type_bytes(out.type));
-            std::int64_t flops = 0, loads = 0;
+            // Per output point, each distinct operation once (the code generator shares
+            // common subexpressions), times the extents of the Sums around it.
+            std::int64_t flops = 0;
+            std::unordered_set<const Node*> walked;
             std::function<void(const Expr&, std::int64_t)> walk = [&](const Expr& e, std::int64_t m) {
+                if (!walked.insert(e.get()).second) return;
                 if (e->op == Op::Sum) m *= e->ival;
                 if (is_float(e->type) && e->op != Op::Load && e->op != Op::Const && e->op != Op::Cast) flops += m;
-                if (e->op == Op::Load && prog.buffer(e->buffer).role != BufferRole::Constant) loads += m;
                 for (const auto& a : e->args) walk(a, m);
             };
             walk(k.value, 1);
@@ -417,7 +426,6 @@ struct Scheduler {
                 const Buffer& b = prog.buffer(e->buffer);
                 bytes += b.numel() * static_cast<std::int64_t>(ir::type_bytes(b.type));
             });
-            (void)loads;
             k.bytes_read = bytes;
         }
     }
