@@ -704,7 +704,15 @@ void print_call(std::string_view name, const std::vector<Expr>& args, std::strin
     out += ')';
 }
 
+// Printing walks the tree, not the DAG: a kernel that shares big subexpressions many
+// times would print to an enormous line, so the text is cut at this length.
+constexpr std::size_t kMaxPrinted = 16384;
+
 void print(const Expr& e, std::string& out) {
+    if (out.size() >= kMaxPrinted) {
+        if (out.size() < kMaxPrinted + 16 && out.find("...(cut)") == std::string::npos) out += " ...(cut)";
+        return;
+    }
     switch (e->op) {
         case Op::Const:
             if (is_float(e->type)) {
