@@ -474,7 +474,12 @@ private:
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);
             const auto stride = linear_stride(off, vector_var_);
-            if (stride && (*stride == 1 || *stride == -1 || *stride != 0)) {
+            if (stride && *stride == 0) {
+                // The address does not vary across lanes (e.g. a clamp pins it): one
+                // load, broadcast.
+                return {vtemp(el, fmt::format("to_v<vec<{}>>(b{}[{}])", el, b.id, emit(off))), true, el};
+            }
+            if (stride) {
                 const std::string base = emit(off);  // lane 0
                 if (*stride == 1) return {vtemp(el, fmt::format("load_v(b{} + {})", b.id, base)), true, el};
                 if (*stride == -1)

@@ -25,6 +25,9 @@ std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
 struct ContiguousTaps {
     int taps = 0;
     std::vector<std::int32_t> start;
+    // The taps PyTorch reads are [first_tap, last_tap) of the run; the others weigh 0
+    // and must not be read at all (0 * NaN is NaN).
+    std::vector<std::int32_t> first_tap, last_tap;
     std::vector<float> weight;             // float kernel
     std::vector<std::int16_t> weight_i16;  // uint8 kernel
 };
@@ -39,6 +42,8 @@ ContiguousTaps contiguous_taps(const ResizeAxisWeights& t) {
         const std::int64_t first = t.first[oi];
         const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
         r.start.push_back(static_cast<std::int32_t>(start));
+        r.first_tap.push_back(static_cast<std::int32_t>(first - start));
+        r.last_tap.push_back(static_cast<std::int32_t>(first - start + t.count[oi]));
         std::vector<float> wf(taps, 0.0f);
         std::vector<std::int16_t> wi(taps, 0);
         for (std::int32_t j = 0; j < t.count[oi]; ++j) {
@@ -66,7 +71,17 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
     const int r = g.new_reduction_var();
     const Expr o = var(axis);
     Index4 i = output_index();
-    i[static_cast<std::size_t>(axis)] = add(load_index(g, start, {o}), var(r));
+    Expr tap = var(r);
+    const bool padded = std::any_of(t.first_tap.begin(), t.first_tap.end(), [](std::int32_t v) { return v != 0; }) ||
+                        std::any_of(t.last_tap.begin(), t.last_tap.end(), [&](std::int32_t v) { return v != t.taps; });
+    if (padded && dtype == DType::Float32) {
+        // A padding tap (weight 0) reads a pixel PyTorch reads too, never one it skips:
+        // 0 * NaN would otherwise leak a NaN from outside the filter's support.
+        const int lo = g.add_constant_values(ctx.tensor_name(what + "_first_tap"), Type::I32, {out}, t.first_tap);
+        const int hi = g.add_constant_values(ctx.tensor_name(what + "_last_tap"), Type::I32, {out}, t.last_tap);
+        tap = clamp(tap, load_index(g, lo, {o}), sub(load_index(g, hi, {o}), iconst(1)));
+    }
+    i[static_cast<std::size_t>(axis)] = add(load_index(g, start, {o}), tap);
     const Expr x = load4(g, src, i);
     Expr body;
     if (dtype == DType::UInt8) {

@@ -45,6 +45,9 @@ std::vector<Case> load_cases() {
     return out;
 }
 
+// Test logs name the case instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.engine << " " << c.name << c.label; }
+
 class EngineConformance : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EngineConformance, MatchesPyTorch) {
