@@ -14,11 +14,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace toroid::codegen {
 
@@ -303,6 +305,24 @@ public:
     }
 
 private:
+    // Before a summation loop: computes the parts of its body that do not depend on the
+    // tap index (table loads and index math of the output position), so that the loop
+    // body keeps only the per-tap work. Later uses find them by node.
+    void hoist_invariants(const Expr& body, int r, bool vector) {
+        std::unordered_set<const Node*> seen;
+        std::function<void(const Expr&)> walk = [&](const Expr& x) {
+            if (!seen.insert(x.get()).second || x->op == Op::Const || x->op == Op::Var) return;
+            if (x->op == Op::Sum || depends_on_var(x, r)) {
+                if (x->op != Op::Sum)
+                    for (const auto& a : x->args) walk(a);
+                return;
+            }
+            if (vector) emitv(x);
+            else emit(x);
+        };
+        walk(body);
+    }
+
     // Whether the output is written at consecutive addresses along loop var `v`.
     bool stores_contiguously(int v) {
         const Buffer& out = prog_.buffer(k_.output);
@@ -505,6 +525,7 @@ private:
                     line(fmt::format("{} = {} + {};", acc, acc, V(el, v)));
                 }
             } else {
+                hoist_invariants(e->args[0], r, /*vector=*/true);
                 line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, e->ival));
                 ++indent_;
                 scopes_.emplace_back();
@@ -725,6 +746,7 @@ private:
                 line(fmt::format("{} = {} + {};", acc, acc, v));
             }
         } else {
+            hoist_invariants(e->args[0], r, /*vector=*/false);
             line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, extent));
             ++indent_;
             scopes_.emplace_back();
