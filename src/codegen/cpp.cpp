@@ -211,19 +211,23 @@ class KernelWriter {
 public:
     KernelWriter(const Program& p, const Kernel& k, LoadBounds lb, int lanes)
         : prog_(p), k_(k), lb_(std::move(lb)), lanes_(lanes) {
-        for (const Loop& l : k.loops) ranges_[l.var] = Interval{l.begin, l.begin + l.extent - 1};
-        visit(k.value, [&](const Expr& e) {
-            if (e->op == Op::Sum) ranges_[e->var] = Interval{0, e->ival - 1};
-        });
+        ranges_ = p.param_ranges();
+        for (const Loop& l : k.loops) {
+            const auto b = bounds(l.begin, ranges_, lb_), e = bounds(l.extent, ranges_, lb_);
+            if (b && e) ranges_[l.var] = Interval{b->lo, b->hi + std::max<std::int64_t>(e->hi, 1) - 1};
+        }
+        add_sum_ranges(k.value);
     }
 
     std::string write() {
         const Buffer& out = prog_.buffer(k_.output);
         line(fmt::format("// {}", k_.name));
         for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
-        line(fmt::format("static void {}(void* const* buffers, int threads) {{", k_.name));
+        line(fmt::format("static void {}(void* const* buffers, const std::int64_t* params, int threads) {{", k_.name));
         ++indent_;
+        scopes_.emplace_back();  // the kernel's scope: parameters and loop bounds
         line("(void)threads;");
+        line("(void)params;");
         std::vector<bool> used(prog_.buffers.size(), false);
         used[static_cast<std::size_t>(k_.output)] = true;
         visit(k_.value, [&](const Expr& e) {
@@ -234,6 +238,21 @@ public:
             const bool is_out = b.id == k_.output;
             line(fmt::format("{}{}* __restrict b{} = static_cast<{}{}*>(buffers[{}]);  // {}", is_out ? "" : "const ",
                              ctype(b.type), b.id, is_out ? "" : "const ", ctype(b.type), b.id, b.name));
+        }
+        // Every run-time parameter, read once (int32 where its declared range allows).
+        for (std::size_t i = 0; i < prog_.params.size(); ++i) {
+            const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
+            line(fmt::format("const {} p{} = static_cast<{}>(params[{}]);  // {}", fits_i32(r) ? "std::int32_t" : "std::int64_t",
+                             i, fits_i32(r) ? "std::int32_t" : "std::int64_t", i, prog_.params[i].name));
+            line(fmt::format("(void)p{};", i));
+        }
+        // Loop bounds (expressions of parameters) before the loop nest, as OpenMP wants.
+        std::vector<std::pair<std::string, std::string>> bounds_text;
+        for (const Loop& l : k_.loops) {
+            if (l.kind == LoopKind::Unrolled) break;
+            const std::string b = emit(l.begin);
+            const std::string e = emit(simplify(add(l.begin, l.extent), ranges_, lb_));
+            bounds_text.emplace_back(b, e);
         }
         // Parallel loops are the outermost ones, collapsed into one OpenMP loop.
         int parallel = 0;
@@ -248,48 +267,38 @@ public:
         for (; depth < k_.loops.size(); ++depth) {
             const Loop& l = k_.loops[depth];
             if (l.kind == LoopKind::Unrolled) break;
-            const std::string t = fits_i32(ranges_.at(l.var)) && fits_i32(Interval{l.begin, l.begin + l.extent})
+            const std::string t = fits_i32(ranges_.count(l.var) ? std::optional<Interval>(ranges_.at(l.var)) : std::nullopt)
                                       ? "std::int32_t" : "std::int64_t";
-            // Strided stores (channels-last pixels with unrolled channels) cost a lane
-            // loop; worth it only when the value itself is expensive to compute.
-            if (l.kind == LoopKind::Vector && l.extent >= lanes_ &&
-                (stores_contiguously(l.var) || node_count(k_.value) > 40) && !gathers_narrow(l.var)) {
+            if (l.kind == LoopKind::Vector) {
                 vector_loop = &l;
                 break;
             }
-            // Otherwise (cheap values, interleaved stores) the loop is left to the C++
-            // compiler's interleaving vectorizer.
-            if (l.kind == LoopKind::Vector) line("#pragma GCC ivdep");
-            line(fmt::format("for ({} v{} = {}; v{} < {}; ++v{}) {{", t, l.var, l.begin, l.var, l.begin + l.extent,
-                             l.var));
+            // The innermost loop without explicit vectors is left to the C++ compiler's
+            // vectorizer: its iterations never depend on each other.
+            if (depth + 1 == k_.loops.size() || k_.loops[depth + 1].kind == LoopKind::Unrolled) line("#pragma GCC ivdep");
+            line(fmt::format("for ({} v{} = {}; v{} < {}; ++v{}) {{", t, l.var, bounds_text[depth].first, l.var,
+                             bounds_text[depth].second, l.var));
             ++indent_;
         }
         if (vector_loop) {
             // kLanes outputs per iteration, then the remaining ones one at a time.
             const Loop& l = *vector_loop;
-            const std::int64_t end = l.begin + l.extent, vector_end = l.begin + l.extent / lanes_ * lanes_;
+            const std::string& end = bounds_text[depth].second;
             line("{");
             ++indent_;
-            line(fmt::format("std::int64_t v{} = {};", l.var, l.begin));
-            line(fmt::format("for (; v{} < {}; v{} += kLanes) {{", l.var, vector_end, l.var));
+            line(fmt::format("std::int64_t v{} = {};", l.var, bounds_text[depth].first));
+            line(fmt::format("for (; v{} + kLanes <= {}; v{} += kLanes) {{", l.var, end, l.var));
             ++indent_;
             vector_var_ = l.var;
-            const VarRanges saved = ranges_;
-            ranges_[l.var] = Interval{l.begin, vector_end - 1};  // every lane's value
             emit_body(depth + 1, out);
-            ranges_ = saved;
             vector_var_ = -1;
             --indent_;
             line("}");
-            if (vector_end < end) {
-                line(fmt::format("for (; v{} < {}; ++v{}) {{", l.var, end, l.var));
-                ++indent_;
-                ranges_[l.var] = Interval{vector_end, end - 1};
-                emit_body(depth + 1, out);
-                ranges_ = saved;
-                --indent_;
-                line("}");
-            }
+            line(fmt::format("for (; v{} < {}; ++v{}) {{", l.var, end, l.var));
+            ++indent_;
+            emit_body(depth + 1, out);
+            --indent_;
+            line("}");
             --indent_;
             line("}");
         } else {
@@ -323,27 +332,13 @@ private:
         walk(body);
     }
 
-    // Whether the output is written at consecutive addresses along loop var `v`.
-    bool stores_contiguously(int v) {
-        const Buffer& out = prog_.buffer(k_.output);
-        std::vector<Expr> idx;
-        for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
-        const auto stride = linear_stride(offset_expr(out, idx), v);
-        return stride && *stride == 1;
-    }
-
-    // Whether the value gathers 1- or 2-byte elements along loop var `v` (computed
-    // addresses): there is no gather instruction for those, and lane-by-lane loads in
-    // vector code lose to the scalar loop (uint8 separable resize passes, say).
-    bool gathers_narrow(int v) {
-        bool found = false;
-        visit(k_.value, [&](const Expr& e) {
-            if (found || e->op != Op::Load) return;
-            const Buffer& b = prog_.buffer(e->buffer);
-            if (type_bytes(b.type) >= 4) return;
-            if (!linear_stride(offset_expr(b, e->args), v)) found = true;
+    // Ranges of the reduction variables of every Sum in e (extents may be parameters).
+    void add_sum_ranges(const Expr& e) {
+        visit(e, [&](const Expr& x) {
+            if (x->op != Op::Sum) return;
+            const auto n = bounds(sum_extent(x), ranges_, lb_);
+            if (n && n->hi >= 1) ranges_[x->var] = Interval{0, n->hi - 1};
         });
-        return found;
     }
 
     // The body at loop depth `depth` (the loops from there on are unrolled).
@@ -365,6 +360,7 @@ private:
     int lanes_;
     int vector_var_ = -1;  // the loop var the vector body spans kLanes values of, or -1
     std::vector<Expr> pinned_;
+    std::unordered_set<const Node*> offset_nodes_;  // I64 nodes of offsets (int32 programs)
     std::unordered_map<const Node*, bool> varying_memo_;
     VarRanges ranges_;
     std::ostringstream text_;
@@ -397,7 +393,8 @@ private:
             return;
         }
         const Loop& l = k_.loops[depth];
-        for (std::int64_t i = l.begin; i < l.begin + l.extent; ++i) {
+        if (!is_const(l.begin) || !is_const(l.extent)) fail("internal: unrolled loop v{} has a run-time extent", l.var);
+        for (std::int64_t i = l.begin->ival; i < l.begin->ival + l.extent->ival; ++i) {
             fixed.emplace_back(l.var, i);
             emit_unrolled(depth + 1, fixed, out);
             fixed.pop_back();
@@ -405,15 +402,16 @@ private:
     }
 
     // The element offset of a load or store: sum over dims of (index - origin) * stride.
+    // Programs with int32 indices compute every offset in int32: binding checked that each
+    // buffer's span, and so each partial sum of an in-bounds offset, fits.
     Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
-        Expr off = iconst(0);
-        for (std::size_t d = 0; d < idx.size(); ++d) {
-            if (b.shape[d] == 1 && b.role != BufferRole::Input) continue;  // only index 0 exists
-            Expr i = idx[d];
-            if (b.origin[d] != 0) i = sub(i, iconst(b.origin[d]));
-            off = add(off, mul(i, iconst(b.strides[d])));
+        const Expr off = simplify(ir::offset_expr(b, idx), ranges_, lb_);
+        if (prog_.index_width == IndexWidth::I32) {
+            visit(off, [&](const Expr& x) {
+                if (x->type == Type::I64 && offset_nodes_.insert(x.get()).second) pinned_.push_back(x);
+            });
         }
-        return simplify(off, ranges_, lb_);
+        return off;
     }
 
     void emit_store(const Expr& value, const Buffer& out,
@@ -486,7 +484,7 @@ private:
             return fmt::format("to_v<vec<{}>>({})", elem, x.name);
         };
         if (e->op == Op::Var) {
-            const std::string el = fits_i32(ranges_.at(e->var)) ? "std::int32_t" : "std::int64_t";
+            const std::string el = ranges_.count(e->var) && fits_i32(ranges_.at(e->var)) ? "std::int32_t" : "std::int64_t";
             return {vtemp(el, fmt::format("iota_v<vec<{}>>(v{})", el, e->var)), true, el};
         }
         if (e->op == Op::Load) {
@@ -514,8 +512,9 @@ private:
             const int r = e->var;
             const std::string acc = fmt::format("t{}", next_temp_++);
             line(fmt::format("vec<{}> {} = {{}};", el, acc));
-            if (e->ival <= 8) {
-                for (std::int64_t j = 0; j < e->ival; ++j) {
+            const auto fixed = const_extent(e);
+            if (fixed && *fixed <= 8) {
+                for (std::int64_t j = 0; j < *fixed; ++j) {
                     const VarRanges saved = ranges_;
                     ranges_[r] = Interval{j, j};
                     const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
@@ -525,8 +524,9 @@ private:
                     line(fmt::format("{} = {} + {};", acc, acc, V(el, v)));
                 }
             } else {
+                const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);
-                line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, e->ival));
+                line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                 ++indent_;
                 scopes_.emplace_back();
                 const VName v = emitv(e->args[0]);
@@ -574,7 +574,7 @@ private:
                 return {vtemp(el, fmt::format("round_even_v({})", V(el, a[0]))), true, el};
             case Op::Abs: return {vtemp(el, fmt::format("abs_v({})", V(el, a[0]))), true, el};
             case Op::ShiftRight:
-                return {vtemp(el, fmt::format("{} >> {}", V(el, a[0]), e->args[1]->ival)), true, el};
+                return {vtemp(el, fmt::format("{} >> {}", V(el, a[0]), emit(e->args[1]))), true, el};
             case Op::FloorDiv:
             case Op::Mod: {
                 const auto lhs = bounds(e->args[0], ranges_, lb_);
@@ -637,7 +637,8 @@ private:
     // The C++ type an expression is computed in: its IR type, with I64 narrowed to
     // int32 where its range fits.
     std::string expr_ctype(const Expr& e) {
-        if (e->type == Type::I64 && fits_i32(bounds(e, ranges_, lb_))) return "std::int32_t";
+        if (e->type == Type::I64 && (offset_nodes_.count(e.get()) || fits_i32(bounds(e, ranges_, lb_))))
+            return "std::int32_t";
         return ctype(e->type);
     }
 
@@ -654,7 +655,8 @@ private:
                 else result = fmt::format("{}", e->ival);
                 break;
             case Op::Var:
-                result = fmt::format("{}{}", e->var >= kFirstReductionVar ? "r" : "v", e->var);
+                if (is_param_var(e->var)) result = fmt::format("p{}", e->var - kFirstParamVar);
+                else result = fmt::format("{}{}", e->var >= kFirstReductionVar ? "r" : "v", e->var);
                 break;
             default: result = emit_compound(e); break;
         }
@@ -706,7 +708,7 @@ private:
             case Op::Abs:
                 return temp(ty, is_float(e->type) ? fmt::format("std::fabs({})", a(0))
                                                   : fmt::format("({0} < 0 ? -{0} : {0})", a(0)));
-            case Op::ShiftRight: return temp(ty, fmt::format("{} >> {}", a(0), e->args[1]->ival));
+            case Op::ShiftRight: return temp(ty, fmt::format("{} >> {}", a(0), a(1)));
             case Op::Lt: return temp("bool", fmt::format("{} < {}", a(0), a(1)));
             case Op::Le: return temp("bool", fmt::format("{} <= {}", a(0), a(1)));
             case Op::Eq: return temp("bool", fmt::format("{} == {}", a(0), a(1)));
@@ -733,11 +735,11 @@ private:
     // become a loop. Both accumulate from zero in term order.
     std::string emit_sum(const Expr& e, const std::string& ty) {
         const int r = e->var;
-        const std::int64_t extent = e->ival;
+        const auto fixed = const_extent(e);
         const std::string acc = fmt::format("t{}", next_temp_++);
         line(fmt::format("{} {} = 0;", ty, acc));
-        if (extent <= 8) {
-            for (std::int64_t j = 0; j < extent; ++j) {
+        if (fixed && *fixed <= 8) {
+            for (std::int64_t j = 0; j < *fixed; ++j) {
                 const VarRanges saved = ranges_;
                 ranges_[r] = Interval{j, j};
                 const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
@@ -746,8 +748,9 @@ private:
                 line(fmt::format("{} = {} + {};", acc, acc, v));
             }
         } else {
+            const std::string n = emit(sum_extent(e));
             hoist_invariants(e->args[0], r, /*vector=*/false);
-            line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, extent));
+            line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
             ++indent_;
             scopes_.emplace_back();
             const std::string v = emit(e->args[0]);
@@ -763,9 +766,9 @@ private:
 }  // namespace
 
 std::string generate_cpp(const Program& program, int lanes) {
+    // Range analysis sees the declared ranges of tables, never one instance's data.
     std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
-    for (const Buffer& b : program.buffers)
-        if (b.role == BufferRole::Constant) table_ranges[static_cast<std::size_t>(b.id)] = data_range(b.type, b.data);
+    for (const Buffer& b : program.buffers) table_ranges[static_cast<std::size_t>(b.id)] = b.value_range;
     const LoadBounds lb = [table_ranges](int buffer) -> std::optional<Interval> {
         if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
         return table_ranges[static_cast<std::size_t>(buffer)];
@@ -777,29 +780,17 @@ std::string generate_cpp(const Program& program, int lanes) {
     src.replace(src.find("@REVERSE@"), 9, fmt::format("{}", fmt::join(reversed, ", ")));
     src += "\n// Buffers:\n";
     for (const Buffer& b : program.buffers)
-        src += fmt::format("//   b{}: {} {} {} [{}] strides [{}] origin [{}]\n", b.id, buffer_role_name(b.role), b.name,
-                           type_name(b.type), fmt::join(b.shape, ", "), fmt::join(b.strides, ", "),
-                           fmt::join(b.origin, ", "));
+        src += fmt::format("//   b{}: {} {} {} {} strides {} origin {}\n", b.id, buffer_role_name(b.role), b.name,
+                           type_name(b.type), shape_text(b.shape), shape_text(b.strides), shape_text(b.origin));
     for (const Kernel& k : program.kernels) {
         src += "\n";
         src += KernelWriter(program, k, lb, lanes).write();
     }
-    src += fmt::format("\nextern \"C\" void {}(void* const* buffers, int threads) {{\n", kEntryPoint);
-    for (const Kernel& k : program.kernels) src += fmt::format("    {}(buffers, threads);\n", k.name);
+    src += fmt::format("\nextern \"C\" void {}(void* const* buffers, const std::int64_t* params, int threads) {{\n",
+                       kEntryPoint);
+    for (const Kernel& k : program.kernels) src += fmt::format("    {}(buffers, params, threads);\n", k.name);
     src += "}\n";
     return src;
-}
-
-}  // namespace toroid::codegen
-
-namespace toroid::codegen {
-
-int native_lanes() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 16;
-#endif
-    return 8;
 }
 
 }  // namespace toroid::codegen

@@ -16,20 +16,34 @@
 namespace toroid::decomp {
 
 // A tensor flowing between ops. `spec` is what the reference engine would hand the op
-// (the caller's strides for the first op, dense in the suggested layout after that):
-// some PyTorch kernels are chosen by it, so the decomposition must see it too.
+// for this instance (the caller's strides for the first op, dense in the suggested layout
+// after that): some PyTorch kernels are chosen by it, so the decomposition must see it too.
+// `shape` is the same shape as graph expressions (constants and run-time parameters).
 struct Value {
     int tensor = -1;
     TensorSpec spec;
+    ir::Shape shape;
 };
 
-// Naming and provenance of the tensors one op adds.
+// Naming and provenance of the tensors and parameters one op adds. Every number that
+// depends on the input's size (output sizes, offsets, tap counts, tables, float constants
+// derived from sizes) must enter the graph as a parameter or table, never as a constant:
+// the compiled program is shared by every input of the same structure.
 struct OpContext {
     ir::Graph& graph;
     int index;         // position in the pipeline
     std::string name;  // op name
     std::string tensor_name(const std::string& what) const { return "op" + std::to_string(index) + "." + what; }
     std::string origin() const { return "op " + std::to_string(index) + " (" + name + ")"; }
+    ir::Expr param(const std::string& what, ir::ParamKind kind, std::int64_t value) {
+        return graph.add_param(tensor_name(what), kind, value);
+    }
+    // A table of float32 values computed on the host for this instance (sizes turned into
+    // float scales, an affine matrix...), and one of its elements as an expression.
+    int scalars(const std::string& what, const std::vector<float>& values) {
+        return graph.add_constant_values(tensor_name(what), ir::Type::F32,
+                                         {ir::iconst(static_cast<std::int64_t>(values.size()))}, values);
+    }
 };
 
 using Index4 = std::array<ir::Expr, 4>;
@@ -41,13 +55,20 @@ inline ir::Expr load4(const ir::Graph& g, int tensor, const Index4& i) {
     return ir::load(tensor, g.at(tensor).type, {i[0], i[1], i[2], i[3]});
 }
 
-// An element of an int32 constant table as an index (I64).
+// Element k of a float table.
+inline ir::Expr scalar(int table, std::int64_t k) { return ir::load(table, ir::Type::F32, {ir::iconst(k)}); }
+
+// An element of an int32 table as an index (I64).
 inline ir::Expr load_index(const ir::Graph& g, int table, std::vector<ir::Expr> at) {
     return ir::cast(ir::Type::I64, ir::load(table, g.at(table).type, std::move(at)));
 }
 
-// Adds a computed 4-D tensor of `spec`'s dtype/shape.
-int add_compute(OpContext& ctx, const std::string& what, DType dtype, const Dims& shape, ir::Expr body,
+// The declared value range of index tables into an axis: every instance's entries are
+// valid indices, below 2^31.
+inline ir::Interval index_table_range() { return {0, (std::int64_t{1} << 31) - 2}; }
+
+// Adds a computed 4-D tensor of `dtype` and `shape`.
+int add_compute(OpContext& ctx, const std::string& what, DType dtype, const ir::Shape& shape, ir::Expr body,
                 bool realize = false);
 
 // The per-op decompositions. Each returns the op's result.
@@ -62,5 +83,8 @@ Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in
 // The spec the reference engine gives an op's result: dense, in the suggested layout
 // of the op's input.
 TensorSpec result_spec(const TensorSpec& in, DType dtype, const Dims& shape);
+
+// `in`'s shape with H and W replaced.
+inline ir::Shape with_hw(const ir::Shape& in, ir::Expr h, ir::Expr w) { return {in[0], in[1], std::move(h), std::move(w)}; }
 
 }  // namespace toroid::decomp

@@ -3,11 +3,13 @@
 #include "core/error.h"
 #include "decomp/builder.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace toroid::decomp {
 
 using namespace ir;
+using ir::Shape;
 
 Type ir_type(DType t) {
     switch (t) {
@@ -22,37 +24,46 @@ TensorSpec result_spec(const TensorSpec& in, DType dtype, const Dims& shape) {
     return TensorSpec{dtype, shape, dense_strides(shape, l)};
 }
 
-int add_compute(OpContext& ctx, const std::string& what, DType dtype, const Dims& shape, Expr body, bool realize) {
-    return ctx.graph.add_compute(ctx.tensor_name(what), ir_type(dtype), {shape[0], shape[1], shape[2], shape[3]},
-                                 std::move(body), ctx.origin(), realize);
+int add_compute(OpContext& ctx, const std::string& what, DType dtype, const Shape& shape, Expr body, bool realize) {
+    return ctx.graph.add_compute(ctx.tensor_name(what), ir_type(dtype), shape, std::move(body), ctx.origin(), realize);
 }
 
 Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in) {
-    const Dims& s = in.spec.shape;
     Index4 i = output_index();
     for (int d : op.dims) {
         const auto k = static_cast<std::size_t>(d);
-        i[k] = sub(iconst(s[k] - 1), i[k]);
+        i[k] = sub(sub(in.shape[k], iconst(1)), i[k]);
     }
     Expr body = load4(ctx.graph, in.tensor, i);
-    return {add_compute(ctx, "flip", in.spec.dtype, s, body), result_spec(in.spec, in.spec.dtype, s)};
+    return {add_compute(ctx, "flip", in.spec.dtype, in.shape, body), result_spec(in.spec, in.spec.dtype, in.spec.shape),
+            in.shape};
 }
 
 Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
     const Dims& s = in.spec.shape;
     const Dims out{s[0], s[1], op.height, op.width};
+    const Expr top = ctx.param("top", ParamKind::Offset, op.top), left = ctx.param("left", ParamKind::Offset, op.left);
+    const Shape shape = with_hw(in.shape, ctx.param("height", ParamKind::Size, op.height),
+                                ctx.param("width", ParamKind::Size, op.width));
     Index4 i = output_index();
+    const Expr H = in.shape[2], W = in.shape[3];
+    const Expr ih = add(i[2], top), iw = add(i[3], left);
+    // A region inside the image (the usual case: a center or random crop of a larger image)
+    // is a plain shifted read; that it is inside is part of the structure, so such crops
+    // share one program and never pay for the masks below.
+    if (op.top >= 0 && op.left >= 0 && op.top + op.height <= s[2] && op.left + op.width <= s[3]) {
+        const Expr v = load4(ctx.graph, in.tensor, {i[0], i[1], ih, iw});
+        return {add_compute(ctx, "crop", in.spec.dtype, shape, v), result_spec(in.spec, in.spec.dtype, out), shape};
+    }
     // Rows and columns outside the image read zero; the load itself is clamped so that
-    // it is always in bounds (the scheduler drops clamps and masks the ranges prove idle).
-    const Expr ih = add(i[2], iconst(op.top)), iw = add(i[3], iconst(op.left));
-    const Expr inside = logical_and(logical_and(le(iconst(0), ih), lt(ih, iconst(s[2]))),
-                                    logical_and(le(iconst(0), iw), lt(iw, iconst(s[3]))));
+    // it is always in bounds.
+    const Expr inside = logical_and(logical_and(le(iconst(0), ih), lt(ih, H)), logical_and(le(iconst(0), iw), lt(iw, W)));
     const Expr v = load4(ctx.graph, in.tensor,
-                         {i[0], i[1], clamp(ih, iconst(0), iconst(s[2] - 1)), clamp(iw, iconst(0), iconst(s[3] - 1))});
+                         {i[0], i[1], clamp(ih, iconst(0), sub(H, iconst(1))), clamp(iw, iconst(0), sub(W, iconst(1)))});
     const Type t = ir_type(in.spec.dtype);
     const Expr zero = t == Type::F32 ? fconst(0.0) : iconst(0, t);
-    return {add_compute(ctx, "crop", in.spec.dtype, out, select(inside, v, zero)),
-            result_spec(in.spec, in.spec.dtype, out)};
+    return {add_compute(ctx, "crop", in.spec.dtype, shape, select(inside, v, zero)),
+            result_spec(in.spec, in.spec.dtype, out), shape};
 }
 
 Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in) {
@@ -72,7 +83,7 @@ Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in) {
     } else {
         fail("convert: no conversion from {} to {}", dtype_name(in.spec.dtype), dtype_name(op.dtype));
     }
-    return {add_compute(ctx, "convert", op.dtype, s, body), result_spec(in.spec, op.dtype, s)};
+    return {add_compute(ctx, "convert", op.dtype, in.shape, body), result_spec(in.spec, op.dtype, s), in.shape};
 }
 
 Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in) {
@@ -84,19 +95,49 @@ Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in
         stdev[c] = static_cast<float>(op.std.size() == 1 ? op.std[0] : op.std[c]);
     }
     Graph& g = ctx.graph;
-    const int m = g.add_constant_values(ctx.tensor_name("mean"), Type::F32, {s[1]}, mean);
-    const int d = g.add_constant_values(ctx.tensor_name("std"), Type::F32, {s[1]}, stdev);
+    const int m = g.add_constant_values(ctx.tensor_name("mean"), Type::F32, {in.shape[1]}, mean);
+    const int d = g.add_constant_values(ctx.tensor_name("std"), Type::F32, {in.shape[1]}, stdev);
     const Expr x = load4(g, in.tensor, output_index());
     const Expr body = div(sub(x, load(m, Type::F32, {var(1)})), load(d, Type::F32, {var(1)}));
-    return {add_compute(ctx, "normalize", DType::Float32, s, body), result_spec(in.spec, DType::Float32, s)};
+    return {add_compute(ctx, "normalize", DType::Float32, in.shape, body), result_spec(in.spec, DType::Float32, s),
+            in.shape};
 }
+
+namespace {
+
+// The input as graph shape and strides. What the compiled code is specialized on: the
+// dtype, a channel count of 1, 3 or 4 (others are a parameter), and the layout class — which
+// dim is dense (W for contiguous images, C for channels-last ones, where a pixel of a
+// specialized channel count is also a constant step along W); every other size and stride
+// is a parameter.
+int add_graph_input(Graph& g, const TensorSpec& in, Shape& shape) {
+    const Dims& s = in.shape;
+    const Dims& st = in.strides;
+    const bool static_c = s[1] == 1 || s[1] == 3 || s[1] == 4;
+    const Expr c = static_c ? iconst(s[1]) : g.add_param("input.c", ParamKind::Size, s[1]);
+    shape = {g.add_param("input.n", ParamKind::Size, s[0]), c, g.add_param("input.h", ParamKind::Size, s[2]),
+             g.add_param("input.w", ParamKind::Size, s[3])};
+    const bool channels_last = s[1] > 1 && st[1] == 1;
+    const char* names[4] = {"input.stride_n", "input.stride_c", "input.stride_h", "input.stride_w"};
+    Shape strides(4);
+    for (std::size_t d = 0; d < 4; ++d) {
+        if (channels_last && d == 1) strides[d] = iconst(1);
+        else if (channels_last && d == 3 && static_c && st[3] == s[1]) strides[d] = iconst(s[1]);
+        else if (!channels_last && d == 3 && st[3] == 1) strides[d] = iconst(1);
+        else strides[d] = g.add_param(names[d], ParamKind::Stride, st[d]);
+    }
+    return g.add_input("input", ir_type(in.dtype), shape, strides);
+}
+
+}  // namespace
 
 Graph decompose(const Pipeline& p, const TensorSpec& in) {
     const ShapeInfo final_info = infer_shape(p, ShapeInfo{in.dtype, in.shape});
     Graph g;
-    const int input = g.add_input("input", ir_type(in.dtype), {in.shape[0], in.shape[1], in.shape[2], in.shape[3]},
-                                  {in.strides[0], in.strides[1], in.strides[2], in.strides[3]});
-    Value cur{input, in};
+    g.channels_last = suggested_layout(in) == Layout::ChannelsLast;
+    Shape shape;
+    const int input = add_graph_input(g, in, shape);
+    Value cur{input, in, shape};
     for (std::size_t k = 0; k < p.ops.size(); ++k) {
         OpContext ctx{g, static_cast<int>(k), std::string(op_name(p.ops[k]))};
         cur = std::visit(
@@ -115,11 +156,14 @@ Graph decompose(const Pipeline& p, const TensorSpec& in) {
     if (p.ops.empty()) {
         // An empty pipeline copies its input.
         OpContext ctx{g, 0, "copy"};
-        cur = {add_compute(ctx, "copy", in.dtype, in.shape, load4(g, input, output_index())),
-               result_spec(in, in.dtype, in.shape)};
+        cur = {add_compute(ctx, "copy", in.dtype, shape, load4(g, input, output_index())),
+               result_spec(in, in.dtype, in.shape), shape};
     }
     if (cur.spec.dtype != final_info.dtype || cur.spec.shape != final_info.shape)
         fail("internal: decomposition of the pipeline gives the wrong result shape");
+    const auto out_shape = g.concrete_shape(cur.tensor);
+    if (!std::equal(out_shape.begin(), out_shape.end(), final_info.shape.begin()))
+        fail("internal: the result's shape expressions disagree with the pipeline's result shape");
     g.output = cur.tensor;
     return g;
 }

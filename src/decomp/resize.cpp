@@ -12,6 +12,7 @@
 namespace toroid::decomp {
 
 using namespace ir;
+using ir::Shape;
 
 namespace {
 
@@ -60,60 +61,64 @@ ContiguousTaps contiguous_taps(const ResizeAxisWeights& t) {
 }
 
 // One separable pass along `axis` (2: vertical, 3: horizontal) of `src` (4-D, of
-// `shape`) producing `out_size` along that axis.
+// `shape`) producing `out_size` along that axis. The tap count, the tables and (uint8) the
+// fixed-point precision are run-time values: one compiled pass serves every scale.
 int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeights& axis_table, int axis,
-                   int src, DType dtype, Dims shape) {
+                   int src, DType dtype, Shape shape, const Expr& out_size) {
     Graph& g = ctx.graph;
     const ContiguousTaps t = contiguous_taps(axis_table);
-    const std::int64_t out = axis_table.out_size;
-    shape[static_cast<std::size_t>(axis)] = out;
-    const int start = g.add_constant_values(ctx.tensor_name(what + "_start"), Type::I32, {out}, t.start);
+    const auto ax = static_cast<std::size_t>(axis);
+    shape[ax] = out_size;
+    const Expr taps = ctx.param(what + "_taps", ParamKind::Count, t.taps);
+    const int start = g.add_constant_values(ctx.tensor_name(what + "_start"), Type::I32, {out_size}, t.start,
+                                            index_table_range());
     const int r = g.new_reduction_var();
     const Expr o = var(axis);
     Index4 i = output_index();
     Expr tap = var(r);
-    const bool padded = std::any_of(t.first_tap.begin(), t.first_tap.end(), [](std::int32_t v) { return v != 0; }) ||
-                        std::any_of(t.last_tap.begin(), t.last_tap.end(), [&](std::int32_t v) { return v != t.taps; });
-    if (padded && dtype == DType::Float32) {
+    if (dtype == DType::Float32) {
         // A padding tap (weight 0) reads a pixel PyTorch reads too, never one it skips:
         // 0 * NaN would otherwise leak a NaN from outside the filter's support.
-        const int lo = g.add_constant_values(ctx.tensor_name(what + "_first_tap"), Type::I32, {out}, t.first_tap);
-        const int hi = g.add_constant_values(ctx.tensor_name(what + "_last_tap"), Type::I32, {out}, t.last_tap);
+        const int lo = g.add_constant_values(ctx.tensor_name(what + "_first_tap"), Type::I32, {out_size}, t.first_tap,
+                                             Interval{0, 1 << 20});
+        const int hi = g.add_constant_values(ctx.tensor_name(what + "_last_tap"), Type::I32, {out_size}, t.last_tap,
+                                             Interval{0, 1 << 20});
         tap = clamp(tap, load_index(g, lo, {o}), sub(load_index(g, hi, {o}), iconst(1)));
     }
-    i[static_cast<std::size_t>(axis)] = add(load_index(g, start, {o}), tap);
+    i[ax] = add(load_index(g, start, {o}), tap);
     const Expr x = load4(g, src, i);
     Expr body;
     if (dtype == DType::UInt8) {
-        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, {out, t.taps},
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, {out_size, taps},
                                             t.weight_i16);
         const Expr k = cast(Type::I32, load(w, Type::I16, {o, var(r)}));
-        const Expr acc = sum(r, t.taps, mul(k, cast(Type::I32, x)), Type::I32);
+        const Expr acc = sum(r, taps, mul(k, cast(Type::I32, x)), Type::I32);
         // Fixed-point rounding: add one half, shift, saturate to 0..255.
         const int p = axis_table.precision;
-        body = sat_cast(Type::U8, shift_right(add(acc, iconst(std::int64_t{1} << (p - 1), Type::I32)), p));
+        const Expr precision = cast(Type::I32, ctx.param(what + "_precision", ParamKind::Shift, p));
+        const Expr half = cast(Type::I32, ctx.param(what + "_half", ParamKind::Offset, std::int64_t{1} << (p - 1)));
+        body = sat_cast(Type::U8, shift_right(add(acc, half), precision));
     } else {
-        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, {out, t.taps}, t.weight);
-        body = sum(r, t.taps, mul(x, load(w, Type::F32, {o, var(r)})), Type::F32);
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, {out_size, taps}, t.weight);
+        body = sum(r, taps, mul(x, load(w, Type::F32, {o, var(r)})), Type::F32);
     }
-    return g.add_compute(ctx.tensor_name(what), ir_type(dtype), {shape[0], shape[1], shape[2], shape[3]}, body,
-                         ctx.origin(), /*realize=*/true);
+    return g.add_compute(ctx.tensor_name(what), ir_type(dtype), shape, body, ctx.origin(), /*realize=*/true);
 }
 
 // Float bilinear / bicubic without antialias: taps x taps gathers, each row of taps
 // combined along W, then the rows along H.
-Expr interpolate_2d(OpContext& ctx, const ResizePlan& p, int src) {
+Expr interpolate_2d(OpContext& ctx, const ResizePlan& p, int src, const Expr& out_h, const Expr& out_w) {
     Graph& g = ctx.graph;
-    auto tables = [&](const ResizeAxisWeights& t, const char* axis) {
+    auto tables = [&](const ResizeAxisWeights& t, const char* axis, const Expr& out) {
         std::pair<int, int> r;
         r.first = g.add_constant_values(ctx.tensor_name(std::string(axis) + "_index"), Type::I32,
-                                        {t.out_size, t.taps}, to_i32(t.index));
+                                        {out, iconst(t.taps)}, to_i32(t.index), index_table_range());
         r.second = g.add_constant_values(ctx.tensor_name(std::string(axis) + "_weight"), Type::F32,
-                                         {t.out_size, t.taps}, t.weight);
+                                         {out, iconst(t.taps)}, t.weight);
         return r;
     };
-    const auto [hi, hw] = tables(p.h, "h");
-    const auto [wi, ww] = tables(p.w, "w");
+    const auto [hi, hw] = tables(p.h, "h", out_h);
+    const auto [wi, ww] = tables(p.w, "w", out_w);
     const int rh = g.new_reduction_var(), rw = g.new_reduction_var();
     const Expr x = load4(g, src, {var(0), var(1), load_index(g, hi, {var(2), var(rh)}),
                                   load_index(g, wi, {var(3), var(rw)})});
@@ -130,33 +135,47 @@ Value decompose_resize(OpContext& ctx, const ResizeOp& op, const Value& in) {
     const Dims out{s[0], s[1], p.out_h, p.out_w};
     const DType dt = in.spec.dtype;
     const TensorSpec spec = result_spec(in.spec, dt, out);
+    // Which kernel runs and which axes it skips is part of the structure (each is its own
+    // program); the sizes are parameters.
     switch (p.kernel) {
         case ResizeKernel::Copy:
-            return {add_compute(ctx, "copy", dt, out, load4(g, in.tensor, output_index())), spec};
+            return {add_compute(ctx, "copy", dt, in.shape, load4(g, in.tensor, output_index())), spec, in.shape};
         case ResizeKernel::NearestGeneric:
         case ResizeKernel::NearestChannelsLast: {
-            const int hi = g.add_constant_values(ctx.tensor_name("h_index"), Type::I32, {p.out_h}, to_i32(p.h.index));
-            const int wi = g.add_constant_values(ctx.tensor_name("w_index"), Type::I32, {p.out_w}, to_i32(p.w.index));
+            const Expr oh = ctx.param("out_h", ParamKind::Size, p.out_h), ow = ctx.param("out_w", ParamKind::Size, p.out_w);
+            const int hi = g.add_constant_values(ctx.tensor_name("h_index"), Type::I32, {oh}, to_i32(p.h.index),
+                                                 index_table_range());
+            const int wi = g.add_constant_values(ctx.tensor_name("w_index"), Type::I32, {ow}, to_i32(p.w.index),
+                                                 index_table_range());
             const Expr body =
                 load4(g, in.tensor, {var(0), var(1), load_index(g, hi, {var(2)}), load_index(g, wi, {var(3)})});
-            return {add_compute(ctx, "nearest", dt, out, body), spec};
+            const Shape shape = with_hw(in.shape, oh, ow);
+            return {add_compute(ctx, "nearest", dt, shape, body), spec, shape};
         }
         case ResizeKernel::LinearGeneric:
-        case ResizeKernel::CubicGeneric:
+        case ResizeKernel::CubicGeneric: {
             if (dt != DType::Float32) fail("internal: resize interpolation kernel needs float32");
-            return {add_compute(ctx, "interpolate", dt, out, interpolate_2d(ctx, p, in.tensor)), spec};
+            const Expr oh = ctx.param("out_h", ParamKind::Size, p.out_h), ow = ctx.param("out_w", ParamKind::Size, p.out_w);
+            const Shape shape = with_hw(in.shape, oh, ow);
+            return {add_compute(ctx, "interpolate", dt, shape, interpolate_2d(ctx, p, in.tensor, oh, ow)), spec, shape};
+        }
         case ResizeKernel::SeparableFloat:
         case ResizeKernel::SeparableUInt8: {
             int cur = in.tensor;
-            Dims shape = s;
+            Shape shape = in.shape;
             if (!p.w.skip) {
-                cur = separable_pass(ctx, "horizontal", p.w, 3, cur, dt, shape);
-                shape[3] = p.out_w;
+                const Expr ow = ctx.param("out_w", ParamKind::Size, p.out_w);
+                cur = separable_pass(ctx, "horizontal", p.w, 3, cur, dt, shape, ow);
+                shape[3] = ow;
             }
-            if (!p.h.skip) cur = separable_pass(ctx, "vertical", p.h, 2, cur, dt, shape);
+            if (!p.h.skip) {
+                const Expr oh = ctx.param("out_h", ParamKind::Size, p.out_h);
+                cur = separable_pass(ctx, "vertical", p.h, 2, cur, dt, shape, oh);
+                shape[2] = oh;
+            }
             // The last pass is the op's result: it is realized only if its consumers need it.
             g.at(cur).realize = false;
-            return {cur, spec};
+            return {cur, spec, shape};
         }
     }
     fail("internal: unknown resize kernel");

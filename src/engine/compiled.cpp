@@ -1,9 +1,9 @@
-// The compiled engine. prepare() runs the compiler's layers in order — decompose,
-// schedule, generate C++, compile and load — and keeps the loaded module with the
-// constant tables; run() allocates the result and the intermediates and calls the
-// module's entry point. A process-wide table of compiled pipelines, keyed by the
-// pipeline's canonical JSON, its grid data and the input spec, makes a repeated
-// prepare free.
+// The compiled engine. prepare() decomposes the pipeline for the input (a graph with this
+// input's parameter values and tables), finds or builds the compiled program of that graph's
+// structure — schedule, generate C++, compile and load, once per structure — and binds the
+// instance's values to it. run() allocates intermediates, points the program at the caller's
+// memory and calls the module's entry point. Programs are cached per structure (so images of
+// any size share one), bound instances per (pipeline, input spec).
 #include "engine/compiled.h"
 
 #include "codegen/cpp.h"
@@ -12,6 +12,7 @@
 #include "ops/pipeline_json.h"
 #include "runtime/jit.h"
 #include "runtime/sha256.h"
+#include "schedule/bind.h"
 #include "schedule/schedule.h"
 
 #include <fmt/format.h>
@@ -20,18 +21,30 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <list>
 #include <map>
 #include <mutex>
 
 namespace toroid {
 namespace {
 
-// What a compiled pipeline is: the loop program (buffers, constants) and its code.
+using Entry = void (*)(void* const*, const std::int64_t*, int);
+
+// What a compiled program is: the loop program and its code. Shared by every graph of one
+// structure.
 struct Artifact {
     ir::Program program;
     std::shared_ptr<CompiledModule> module;
-    void (*entry)(void* const*, int) = nullptr;
+    Entry entry = nullptr;
     Layout output_layout = Layout::Contiguous;
+};
+
+// A graph instance bound to its program: the instance owns the table data the binding
+// points into.
+struct Instance {
+    std::shared_ptr<const Artifact> art;
+    ir::Graph graph;
+    schedule::Binding binding;
 };
 
 JitCompiler& jit() {
@@ -50,6 +63,11 @@ JitCompiler& jit() {
         return JitCompiler(std::move(c));
     }();
     return compiler;
+}
+
+const schedule::Target& host_target() {
+    static const schedule::Target t = schedule::Target::host_cpu();
+    return t;
 }
 
 std::string spec_key(const TensorSpec& s) {
@@ -72,51 +90,17 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
     if (!f) fail("cannot write debug file '{}'", path.string());
 }
 
-std::string format_loops(const ir::Kernel& k) {
-    std::string s;
-    for (const ir::Loop& l : k.loops) {
-        if (!s.empty()) s += " > ";
-        s += fmt::format("{}v{}[{}..{})", l.kind == ir::LoopKind::Parallel ? "parallel " :
-                                          l.kind == ir::LoopKind::Vector   ? "vector "
-                                          : l.kind == ir::LoopKind::Unrolled ? "unrolled " : "",
-                         l.var, l.begin, l.begin + l.extent);
-    }
-    return s;
-}
-
-std::string explain_program(const ir::Program& p) {
-    std::string s = p.kernels.size() == 1 ? "1 kernel\n" : fmt::format("{} kernels\n", p.kernels.size());
-    for (const ir::Kernel& k : p.kernels) {
-        const ir::Buffer& out = p.buffer(k.output);
-        std::string vec = "none", par = "none";
-        std::vector<std::string> pars;
-        for (const ir::Loop& l : k.loops) {
-            if (l.kind == ir::LoopKind::Vector) vec = fmt::format("v{} ({} lanes)", l.var, k.vector_width);
-            if (l.kind == ir::LoopKind::Parallel) pars.push_back(fmt::format("v{}", l.var));
-        }
-        if (!pars.empty()) par = fmt::format("{}", fmt::join(pars, " x "));
-        s += fmt::format("{}: {} -> {} {}[{}]\n", k.name, format_loops(k), out.name, ir::type_name(out.type),
-                         fmt::join(out.shape, ", "));
-        s += fmt::format("  vector axis: {}; parallel: {}\n", vec, par);
-        s += fmt::format("  bytes read: {}, written: {}, FLOPs: {}\n", k.bytes_read, k.bytes_written, k.flops);
-    }
-    return s;
-}
-
-std::shared_ptr<const Artifact> compile(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
+std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth width, const EngineOptions& options,
                                         PrepareStats& stats) {
     const std::filesystem::path debug = options.debug_dir;
-    if (!debug.empty()) std::filesystem::create_directories(debug);
-    ir::Graph graph = decomp::decompose(p, in);
-    if (!debug.empty()) {
-        write_text(debug / "pipeline.json", pipeline_to_json(p));
-        write_text(debug / "0_primitive_graph.txt", graph.to_string());
-    }
     std::vector<schedule::PassDump> dumps;
     auto art = std::make_shared<Artifact>();
-    art->program = schedule::schedule(graph, {}, debug.empty() ? nullptr : &dumps);
-    art->output_layout = suggested_layout(in);
-    const std::string source = codegen::generate_cpp(art->program, codegen::native_lanes());
+    schedule::Options so;
+    so.target = host_target();
+    so.index_width = width;
+    art->program = schedule::schedule(graph, so, debug.empty() ? nullptr : &dumps);
+    art->output_layout = graph.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
+    const std::string source = codegen::generate_cpp(art->program, so.target.kernel_lanes());
     if (!debug.empty()) {
         int i = 1;
         for (const auto& d : dumps) write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
@@ -126,7 +110,6 @@ std::shared_ptr<const Artifact> compile(const Pipeline& p, const TensorSpec& in,
             for (const auto& d : k.decisions) decisions += "  " + d + "\n";
         }
         write_text(debug / "decisions.txt", decisions);
-        write_text(debug / "explain.txt", explain_program(art->program));
     }
     const JitStats before = jit().stats();
     LoadOptions lo;
@@ -136,14 +119,18 @@ std::shared_ptr<const Artifact> compile(const Pipeline& p, const TensorSpec& in,
     stats.compiled += after.compiled - before.compiled;
     stats.disk_hits += after.disk_hits - before.disk_hits;
     stats.memory_hits += after.memory_hits - before.memory_hits;
-    art->entry = art->module->lookup<void (*)(void* const*, int)>(codegen::kEntryPoint);
+    art->entry = art->module->lookup<Entry>(codegen::kEntryPoint);
     return art;
+}
+
+std::array<std::int64_t, 4> strides_of(const Tensor& t) {
+    return {t.strides()[0], t.strides()[1], t.strides()[2], t.strides()[3]};
 }
 
 class CompiledPrepared final : public PreparedPipeline {
 public:
-    CompiledPrepared(std::shared_ptr<const Artifact> a, TensorSpec spec, int threads, PrepareStats stats)
-        : art_(std::move(a)), spec_(spec), threads_(threads), stats_(stats) {}
+    CompiledPrepared(std::shared_ptr<const Instance> inst, TensorSpec spec, int threads, PrepareStats stats)
+        : inst_(std::move(inst)), spec_(spec), threads_(threads), stats_(stats) {}
 
     Tensor run(const Tensor& in) override {
         Tensor out;
@@ -156,57 +143,69 @@ public:
         if (!execute(in, &out, unused)) Tensor(out).copy_from(unused);
     }
 
-    std::string explain() const override { return explain_program(art_->program); }
+    std::string explain() const override {
+        schedule::Binding b = inst_->binding;
+        const Dims shape = output_shape();
+        schedule::bind_output_strides(inst_->art->program, b, dense_out_strides(shape));
+        return schedule::explain(inst_->art->program, b);
+    }
     PrepareStats stats() const override { return stats_; }
 
 private:
-    // Runs the kernels. The result goes to *into when its strides match the scheduled
-    // output buffer's (returns true), else into a new tensor `out` (returns false).
+    Dims output_shape() const {
+        const auto& s = inst_->binding.shapes[static_cast<std::size_t>(inst_->art->program.output)];
+        return {s[0], s[1], s[2], s[3]};
+    }
+    std::array<std::int64_t, 4> dense_out_strides(const Dims& shape) const {
+        const Dims d = dense_strides(shape, inst_->art->output_layout);
+        return {d[0], d[1], d[2], d[3]};
+    }
+
+    // Runs the kernels. The result goes to *into when its strides suit the program (returns
+    // true), else into a new tensor `out` (returns false).
     bool execute(const Tensor& in, const Tensor* into, Tensor& out) {
         if (in.spec() != spec_)
             fail("input ({} {}) does not match the spec the pipeline was compiled for ({})", dtype_name(in.dtype()),
                  spec_key(in.spec()), spec_key(spec_));
-        const ir::Program& p = art_->program;
+        const ir::Program& p = inst_->art->program;
+        const schedule::Binding& bound = inst_->binding;
+        std::vector<std::int64_t> params = bound.params;
+        schedule::Binding b{params, {}, {}, bound.shapes};
         std::vector<void*> ptrs(p.buffers.size(), nullptr);
         std::vector<Tensor> temps;
         bool direct = false;
-        for (const ir::Buffer& b : p.buffers) {
-            const auto i = static_cast<std::size_t>(b.id);
-            switch (b.role) {
+        const Dims shape = output_shape();
+        const ir::Buffer& ob = p.buffer(p.output);
+        if (into && into->shape() == shape && schedule::output_strides_match(p, bound, strides_of(*into))) {
+            direct = true;
+            ptrs[static_cast<std::size_t>(ob.id)] = into->data();
+            schedule::bind_output_strides(p, b, strides_of(*into));
+        } else {
+            out = Tensor::empty(ob.type == ir::Type::U8 ? DType::UInt8 : DType::Float32, shape, inst_->art->output_layout);
+            ptrs[static_cast<std::size_t>(ob.id)] = out.data();
+            schedule::bind_output_strides(p, b, strides_of(out));
+        }
+        for (const ir::Buffer& buf : p.buffers) {
+            const auto i = static_cast<std::size_t>(buf.id);
+            switch (buf.role) {
                 case ir::BufferRole::Input: ptrs[i] = in.data(); break;
-                case ir::BufferRole::Constant: ptrs[i] = const_cast<std::uint8_t*>(b.data.data()); break;
+                case ir::BufferRole::Constant: ptrs[i] = const_cast<void*>(bound.tables[i]); break;
                 case ir::BufferRole::Temp: {
-                    // Intermediates are dense 4-D regions in the chosen strides.
-                    std::int64_t span = b.span();
-                    Tensor t = Tensor::empty(DType::UInt8, {1, 1, 1, span * static_cast<std::int64_t>(ir::type_bytes(b.type))});
+                    const std::int64_t bytes = bound.temp_bytes[i];
+                    if (bytes == 0) break;
+                    Tensor t = Tensor::empty(DType::UInt8, {1, 1, 1, bytes});
                     ptrs[i] = t.data();
                     temps.push_back(std::move(t));
                     break;
                 }
-                case ir::BufferRole::Output: {
-                    const Dims shape{b.shape[0], b.shape[1], b.shape[2], b.shape[3]};
-                    auto matches = [&](const Tensor& t) {
-                        for (std::size_t d = 0; d < 4; ++d)
-                            if (shape[d] != 1 && t.strides()[d] != b.strides[d]) return false;
-                        return t.shape() == shape;
-                    };
-                    if (into && matches(*into)) {
-                        direct = true;
-                        ptrs[i] = into->data();
-                        break;
-                    }
-                    out = Tensor::empty(b.type == ir::Type::U8 ? DType::UInt8 : DType::Float32, shape, art_->output_layout);
-                    if (!matches(out)) fail("internal: output strides differ from the scheduled layout");
-                    ptrs[i] = out.data();
-                    break;
-                }
+                case ir::BufferRole::Output: break;
             }
         }
-        art_->entry(ptrs.data(), threads_);
+        inst_->art->entry(ptrs.data(), b.params.data(), threads_);
         return direct;
     }
 
-    std::shared_ptr<const Artifact> art_;
+    std::shared_ptr<const Instance> inst_;
     TensorSpec spec_;
     int threads_;
     PrepareStats stats_;
@@ -222,30 +221,76 @@ public:
         infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
         PrepareStats stats;
         const std::string key = pipeline_key(p, in);
-        std::shared_ptr<const Artifact> art;
-        {
-            std::lock_guard lock(cache_mutex());
-            auto it = cache().find(key);
-            if (it != cache().end() && options_.debug_dir.empty()) art = it->second;
-        }
-        if (art) {
+        const bool debug = !options_.debug_dir.empty();
+        std::shared_ptr<const Instance> inst = debug ? nullptr : cache().find_instance(key);
+        if (inst) {
             stats.memory_hits = 1;
         } else {
-            art = compile(p, in, options_, stats);
-            std::lock_guard lock(cache_mutex());
-            cache()[key] = art;
+            auto made = std::make_shared<Instance>();
+            made->graph = decomp::decompose(p, in);
+            const ir::IndexWidth width =
+                schedule::fits_index32(made->graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
+            const std::string structure = fmt::format("{}\nint{}\n{}", host_target().name(),
+                                                      width == ir::IndexWidth::I32 ? 32 : 64, made->graph.structure());
+            if (debug) {
+                const std::filesystem::path dir = options_.debug_dir;
+                std::filesystem::create_directories(dir);
+                write_text(dir / "pipeline.json", pipeline_to_json(p));
+                write_text(dir / "0_primitive_graph.txt", made->graph.to_string());
+            }
+            made->art = debug ? nullptr : cache().find_artifact(structure);
+            if (made->art) stats.memory_hits = 1;
+            else made->art = compile(made->graph, width, options_, stats);
+            made->binding = schedule::bind(made->art->program, made->graph);
+            inst = made;
+            cache().add(key, structure, inst);
+            if (debug) {
+                CompiledPrepared tmp(inst, in, options_.threads, stats);
+                write_text(std::filesystem::path(options_.debug_dir) / "explain.txt", tmp.explain());
+            }
         }
         stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return std::make_unique<CompiledPrepared>(std::move(art), in, options_.threads, stats);
+        return std::make_unique<CompiledPrepared>(std::move(inst), in, options_.threads, stats);
     }
 
 private:
-    static std::mutex& cache_mutex() {
-        static std::mutex m;
-        return m;
-    }
-    static std::map<std::string, std::shared_ptr<const Artifact>>& cache() {
-        static std::map<std::string, std::shared_ptr<const Artifact>> c;
+    // Process-wide: compiled programs by structure (few, kept), bound instances by pipeline
+    // and input spec (many: the most recently used are kept).
+    class Cache {
+    public:
+        std::shared_ptr<const Instance> find_instance(const std::string& key) {
+            std::lock_guard lock(mutex_);
+            const auto it = instances_.find(key);
+            if (it == instances_.end()) return nullptr;
+            order_.splice(order_.begin(), order_, it->second.second);
+            return it->second.first;
+        }
+        std::shared_ptr<const Artifact> find_artifact(const std::string& structure) {
+            std::lock_guard lock(mutex_);
+            const auto it = artifacts_.find(structure);
+            return it == artifacts_.end() ? nullptr : it->second;
+        }
+        void add(const std::string& key, const std::string& structure, std::shared_ptr<const Instance> inst) {
+            std::lock_guard lock(mutex_);
+            artifacts_.emplace(structure, inst->art);
+            if (instances_.count(key)) return;
+            order_.push_front(key);
+            instances_[key] = {std::move(inst), order_.begin()};
+            while (instances_.size() > kMaxInstances) {
+                instances_.erase(order_.back());
+                order_.pop_back();
+            }
+        }
+
+    private:
+        static constexpr std::size_t kMaxInstances = 512;
+        std::mutex mutex_;
+        std::map<std::string, std::shared_ptr<const Artifact>> artifacts_;
+        std::list<std::string> order_;  // most recently used first
+        std::map<std::string, std::pair<std::shared_ptr<const Instance>, std::list<std::string>::iterator>> instances_;
+    };
+    static Cache& cache() {
+        static Cache c;
         return c;
     }
     EngineOptions options_;

@@ -201,7 +201,8 @@ Scalar eval_rec(const Expr& e, VarValues& vars, const LoadFn& load) {
             // The reduction var shadows any outer binding of the same id for the body only.
             const auto saved = vars.find(e->var) != vars.end() ? std::optional<std::int64_t>(vars[e->var]) : std::nullopt;
             Scalar acc{};
-            for (std::int64_t r = 0; r < e->ival; ++r) {
+            const std::int64_t extent = eval_rec(e->args[1], vars, load).i;
+            for (std::int64_t r = 0; r < extent; ++r) {
                 vars[e->var] = r;
                 acc = add_in(e->type, acc, eval_rec(e->args[0], vars, load));
             }

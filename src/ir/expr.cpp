@@ -320,11 +320,22 @@ Expr abs(Expr a) {
 Expr shift_right(Expr a, int bits) {
     need_args(Op::ShiftRight, {&a});
     need_int(Op::ShiftRight, a);
-    const int width = static_cast<int>(type_bytes(a->type) * 8);
-    if (bits < 0 || bits >= width) fail("ir::shift_right: shift {} is out of range for {}", bits, type_name(a->type));
-    if (bits == 0) return a;
     const Type t = a->type;
-    return fold(make(Op::ShiftRight, t, {std::move(a), iconst(bits, t)}));
+    return shift_right(std::move(a), iconst(bits, t));
+}
+
+Expr shift_right(Expr a, Expr bits) {
+    need_args(Op::ShiftRight, {&a, &bits});
+    need_int(Op::ShiftRight, a);
+    need_same(Op::ShiftRight, a, bits);
+    const int width = static_cast<int>(type_bytes(a->type) * 8);
+    if (is_const(bits)) {
+        if (bits->ival < 0 || bits->ival >= width)
+            fail("ir::shift_right: shift {} is out of range for {}", bits->ival, type_name(a->type));
+        if (bits->ival == 0) return a;
+    }
+    const Type t = a->type;
+    return fold(make(Op::ShiftRight, t, {std::move(a), std::move(bits)}));
 }
 
 namespace {
@@ -403,23 +414,45 @@ Expr sat_cast(Type t, Expr a) {
 }
 
 Expr sum(int reduction_var, std::int64_t extent, Expr body, Type acc) {
-    need_args(Op::Sum, {&body});
+    if (extent < 0) fail("ir::sum: negative extent {}", extent);
+    return sum(reduction_var, iconst(extent), std::move(body), acc);
+}
+
+Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
+    need_args(Op::Sum, {&body, &extent});
     if (acc == Type::Bool) fail("ir::sum: cannot accumulate in bool");
     if (reduction_var < 0) fail("ir::sum: negative reduction variable id {}", reduction_var);
-    if (extent < 0) fail("ir::sum: negative extent {}", extent);
+    if (extent->type != Type::I64) fail("ir::sum: extent must be int64_t, got {}", type_name(extent->type));
+    if (is_const(extent) && extent->ival < 0) fail("ir::sum: negative extent {}", extent->ival);
+    if (depends_on_var(extent, reduction_var)) fail("ir::sum: the extent depends on the reduction variable");
     body = cast(acc, std::move(body));
-    if (extent == 0) return is_float(acc) ? fconst(0, acc) : iconst(0, acc);
+    if (is_const(extent, 0)) return is_float(acc) ? fconst(0, acc) : iconst(0, acc);
     // Integer sums are exact in the ring of the type; float sums round at every step, so
     // only an integer sum of one term or of a term independent of the variable folds.
-    if (!is_float(acc)) {
-        if (extent == 1) return substitute(body, {{reduction_var, iconst(0)}});
+    if (!is_float(acc) && is_const(extent)) {
+        if (extent->ival == 1) return substitute(body, {{reduction_var, iconst(0)}});
         if (!depends_on_var(body, reduction_var))
-            return mul(body, const_of(acc, Scalar::of_int(extent)));
+            return mul(body, const_of(acc, Scalar::of_int(extent->ival)));
     }
-    auto e = node(Op::Sum, acc, {std::move(body)});
-    e->ival = extent;
+    auto e = node(Op::Sum, acc, {std::move(body), std::move(extent)});
     e->var = reduction_var;
     return e;
+}
+
+const Expr& sum_extent(const Expr& s) {
+    if (!s || s->op != Op::Sum) fail("ir::sum_extent: not a sum");
+    return s->args[1];
+}
+
+std::optional<std::int64_t> const_extent(const Expr& s) {
+    const Expr& e = sum_extent(s);
+    if (!is_const(e)) return std::nullopt;
+    return e->ival;
+}
+
+Expr param(int index) {
+    if (index < 0) fail("ir::param: negative parameter index {}", index);
+    return var(kFirstParamVar + index);
 }
 
 // ---- queries and rewrites ----
@@ -454,9 +487,7 @@ Expr with_args(const Expr& e, std::vector<Expr> args) {
         case Op::Floor: return floor(x[0]);
         case Op::RoundEven: return round_even(x[0]);
         case Op::Abs: return abs(x[0]);
-        case Op::ShiftRight:
-            if (!is_const(x[1])) fail("ir::with_args: shift_right needs a constant shift");
-            return shift_right(x[0], static_cast<int>(x[1]->ival));
+        case Op::ShiftRight: return shift_right(x[0], x[1]);
         case Op::Lt: return lt(x[0], x[1]);
         case Op::Le: return le(x[0], x[1]);
         case Op::Eq: return eq(x[0], x[1]);
@@ -467,7 +498,7 @@ Expr with_args(const Expr& e, std::vector<Expr> args) {
         case Op::Select: return select(x[0], x[1], x[2]);
         case Op::Cast: return cast(e->type, x[0]);
         case Op::SatCast: return sat_cast(e->type, x[0]);
-        case Op::Sum: return sum(e->var, e->ival, x[0], e->type);
+        case Op::Sum: return sum(e->var, x[1], x[0], e->type);
     }
     fail("ir::with_args: unknown op");
 }
@@ -492,7 +523,8 @@ Expr substitute_rec(const Expr& e, const std::map<int, Expr>& repl, Memo& memo) 
         auto inner = repl;
         inner.erase(e->var);
         Memo inner_memo;
-        result = inner.empty() ? e : with_args(e, {substitute_rec(e->args[0], inner, inner_memo)});
+        result = with_args(e, {inner.empty() ? e->args[0] : substitute_rec(e->args[0], inner, inner_memo),
+                               substitute_rec(e->args[1], repl, memo)});
     } else {
         std::vector<Expr> args;
         args.reserve(e->args.size());
@@ -546,7 +578,7 @@ void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, std::un
 
 bool depends_rec(const Expr& e, int id, std::unordered_map<const Node*, bool>& memo) {
     if (e->op == Op::Var) return e->var == id;
-    if (e->op == Op::Sum && e->var == id) return false;  // bound here
+    if (e->op == Op::Sum && e->var == id) return depends_rec(e->args[1], id, memo);  // bound in the body
     if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
     bool d = false;
     for (const Expr& a : e->args)
@@ -726,7 +758,10 @@ void print(const Expr& e, std::string& out) {
                 if (e->type == Type::I32) out += "i32";
             }
             return;
-        case Op::Var: out += fmt::format("{}{}", e->var >= kFirstReductionVar ? 'r' : 'v', e->var); return;
+        case Op::Var:
+            if (is_param_var(e->var)) out += fmt::format("p{}", e->var - kFirstParamVar);
+            else out += fmt::format("{}{}", e->var >= kFirstReductionVar ? 'r' : 'v', e->var);
+            return;
         case Op::Load:
             out += fmt::format("load(t{}, [", e->buffer);
             for (std::size_t i = 0; i < e->args.size(); ++i) {
@@ -781,8 +816,10 @@ void print(const Expr& e, std::string& out) {
             print_call(fmt::format("{}<{}>", e->op == Op::Cast ? "cast" : "sat_cast", type_name(e->type)), e->args, out);
             return;
         case Op::Sum:
-            out += fmt::format("sum<{}>({}{} < {}: ", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
-                               e->var, e->ival);
+            out += fmt::format("sum<{}>({}{} < ", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
+                               e->var);
+            print(e->args[1], out);
+            out += ": ";
             print(e->args[0], out);
             out += ')';
             return;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,14 +40,23 @@ enum class Op : std::uint8_t {
     Floor,      // float -> same float type
     RoundEven,  // float -> same float type, round half to even (nearbyint)
     Abs,
-    ShiftRight, // arithmetic shift of an integer by a constant (args[1] is Const)
+    ShiftRight, // arithmetic shift of an integer by args[1] (same type, 0 <= shift < width)
     Lt, Le, Eq, Ne,  // -> Bool
     And, Or, Not,    // Bool
     Select,     // args[0] ? args[1] : args[2]
     Cast,       // C++ static_cast (float -> int truncates toward zero)
     SatCast,    // clamp to the target type's range, then static_cast (NaN -> 0)
-    Sum,        // sum of args[0] over reduction variable `var` in [0, ival); accumulates in `type`
+    Sum,        // sum of args[0] over reduction variable `var` in [0, args[1]); accumulates in `type`.
+                // args[1] (I64) is the extent: a Const, or an expression of run-time parameters.
 };
+
+// Variable ids: 0..63 index the dims of the tensor being defined (loop variables),
+// kFirstReductionVar.. are Sums' reduction variables, kFirstParamVar.. are run-time
+// parameters (image sizes, strides, crop offsets, tap counts...): integers fixed for one
+// run of a kernel, passed to it as arguments, each with a declared range.
+inline constexpr int kFirstReductionVar = 64;
+inline constexpr int kFirstParamVar = 1 << 20;
+inline bool is_param_var(int id) { return id >= kFirstParamVar; }
 
 std::string_view op_name(Op op);
 
@@ -57,7 +67,7 @@ struct Node {
     Op op;
     Type type;
     std::vector<Expr> args;
-    std::int64_t ival = 0;  // Const value (integers, Bool); Sum extent
+    std::int64_t ival = 0;  // Const value (integers, Bool)
     double fval = 0;        // Const value (floats)
     int var = -1;           // Var id; Sum's reduction variable id
     int buffer = -1;        // Load: tensor id
@@ -70,13 +80,16 @@ struct Node {
 // - iconst's value must lie in the type's range; a type mismatch throws toroid::Error;
 // - FloorDiv/Mod by a constant 0 and casts of out-of-range or NaN float constants to an
 //   integer type are not folded (they are undefined; ir::evaluate throws on them);
-// - shift_right's shift is a Const of the shifted value's type, 0 <= bits < its width;
+// - shift_right's shift is an expression of the shifted value's type whose value lies in
+//   [0, width) (a Const is checked here; a run-time value is the caller's promise);
 // - sat_cast to a float type is cast (every value is in range); to Bool is refused;
-// - sum casts a body whose type differs from `acc` to `acc` (e.g. sum of uint8 in int32).
+// - sum casts a body whose type differs from `acc` to `acc` (e.g. sum of uint8 in int32);
+//   its extent is an I64 expression >= 0 (a Const, or one of run-time parameters).
 Expr iconst(std::int64_t v, Type t = Type::I64);
 Expr fconst(double v, Type t = Type::F32);
 Expr bconst(bool v);
 Expr var(int id);  // I64
+Expr param(int index);  // var(kFirstParamVar + index): run-time parameter `index`
 Expr load(int buffer, Type t, std::vector<Expr> indices);
 Expr add(Expr a, Expr b);
 Expr sub(Expr a, Expr b);
@@ -93,6 +106,7 @@ Expr floor(Expr a);
 Expr round_even(Expr a);
 Expr abs(Expr a);
 Expr shift_right(Expr a, int bits);
+Expr shift_right(Expr a, Expr bits);
 Expr lt(Expr a, Expr b);
 Expr le(Expr a, Expr b);
 Expr eq(Expr a, Expr b);
@@ -104,10 +118,14 @@ Expr select(Expr c, Expr a, Expr b);
 Expr cast(Type t, Expr a);
 Expr sat_cast(Type t, Expr a);
 Expr sum(int reduction_var, std::int64_t extent, Expr body, Type acc);
+Expr sum(int reduction_var, Expr extent, Expr body, Type acc);
 
 // ---- queries and rewrites ----
 bool is_const(const Expr& e);
 bool is_const(const Expr& e, std::int64_t v);
+// The extent of a Sum node (args[1]), and its value when it is a constant (else nullopt).
+const Expr& sum_extent(const Expr& sum_node);
+std::optional<std::int64_t> const_extent(const Expr& sum_node);
 // Replaces Var(id) by replacements[id] where present (others unchanged).
 Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacements);
 // Expressions are DAGs: the walks below take each distinct node once.

@@ -4,37 +4,61 @@
 #include "ir/graph.h"
 
 #include "core/error.h"
+#include "ir/eval.h"
 
 #include <fmt/format.h>
 
 #include <set>
 
 namespace toroid::ir {
-namespace {
 
-std::int64_t checked_numel(const std::string& name, const std::vector<std::int64_t>& shape) {
-    std::int64_t n = 1;
-    for (const std::int64_t d : shape) {
-        if (d < 0) fail("ir::Graph: tensor '{}' has a negative dimension {}", name, d);
-        if (__builtin_mul_overflow(n, d, &n)) fail("ir::Graph: tensor '{}' has too many elements", name);
+std::string_view param_kind_name(ParamKind k) {
+    switch (k) {
+        case ParamKind::Size: return "size";
+        case ParamKind::Stride: return "stride";
+        case ParamKind::Offset: return "offset";
+        case ParamKind::Count: return "count";
+        case ParamKind::Shift: return "shift";
     }
-    return n;
+    return "?";
 }
+
+Interval declared_range(ParamKind k, IndexWidth width) {
+    // int32 programs: every index value and every buffer span is below 2^31 (checked when
+    // values are bound), so sizes, strides and offsets stay well inside int32.
+    const std::int64_t big = width == IndexWidth::I32 ? std::int64_t{1} << 30 : std::int64_t{1} << 40;
+    const std::int64_t off = width == IndexWidth::I32 ? std::int64_t{1} << 29 : std::int64_t{1} << 40;
+    switch (k) {
+        case ParamKind::Size: return {0, big};
+        case ParamKind::Stride: return {0, big};
+        case ParamKind::Offset: return {-off, off};
+        case ParamKind::Count: return {1, 1 << 20};
+        case ParamKind::Shift: return {0, 31};
+    }
+    return {0, 0};
+}
+
+namespace {
 
 std::string_view kind_name(TensorKind k) {
     switch (k) {
         case TensorKind::Input: return "input";
-        case TensorKind::Constant: return "constant";
+        case TensorKind::Constant: return "table";
         case TensorKind::Compute: return "compute";
     }
     return "?";
 }
 
-// Free vars must be output indices; loads must name earlier tensors consistently.
+// Free vars must be output indices or parameters; loads must name earlier tensors consistently.
 void check_body(const std::string& name, const Expr& body, std::size_t rank, const std::vector<GraphTensor>& tensors,
-                std::set<int>& bound) {
+                std::size_t params, std::set<int>& bound) {
     switch (body->op) {
         case Op::Var:
+            if (is_param_var(body->var)) {
+                if (static_cast<std::size_t>(body->var - kFirstParamVar) >= params)
+                    fail("ir::Graph: body of '{}' uses unknown parameter {}", name, to_string(body));
+                return;
+            }
             if (!bound.count(body->var) && (body->var < 0 || static_cast<std::size_t>(body->var) >= rank))
                 fail("ir::Graph: body of '{}' (rank {}) uses free variable {}", name, rank, to_string(body));
             return;
@@ -51,14 +75,27 @@ void check_body(const std::string& name, const Expr& body, std::size_t rank, con
             break;
         }
         case Op::Sum: {
+            check_body(name, body->args[1], rank, tensors, params, bound);
             const bool added = bound.insert(body->var).second;
-            check_body(name, body->args[0], rank, tensors, bound);
+            check_body(name, body->args[0], rank, tensors, params, bound);
             if (added) bound.erase(body->var);
             return;
         }
         default: break;
     }
-    for (const Expr& a : body->args) check_body(name, a, rank, tensors, bound);
+    for (const Expr& a : body->args) check_body(name, a, rank, tensors, params, bound);
+}
+
+void check_shape(const std::string& name, const Shape& shape, std::size_t params) {
+    std::set<int> none;
+    for (const Expr& d : shape) {
+        if (!d || d->type != Type::I64) fail("ir::Graph: tensor '{}' has a dimension that is not an int64 expression", name);
+        std::vector<GraphTensor> no_tensors;
+        check_body(name, d, 0, no_tensors, params, none);
+        visit(d, [&](const Expr& x) {
+            if (x->op == Op::Load || x->op == Op::Sum) fail("ir::Graph: tensor '{}' has a data-dependent dimension", name);
+        });
+    }
 }
 
 int push(std::vector<GraphTensor>& tensors, GraphTensor t) {
@@ -69,12 +106,61 @@ int push(std::vector<GraphTensor>& tensors, GraphTensor t) {
     return tensors.back().id;
 }
 
-std::string dims(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+}  // namespace
+
+Shape const_shape(const std::vector<std::int64_t>& dims) {
+    Shape s;
+    for (const std::int64_t d : dims) s.push_back(iconst(d));
+    return s;
+}
+
+std::string shape_text(const Shape& s) {
+    std::vector<std::string> parts;
+    for (const Expr& e : s) parts.push_back(ir::to_string(e));
+    return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
+Expr Graph::add_param(std::string name, ParamKind kind, std::int64_t value) {
+    for (const Param& p : params_)
+        if (p.name == name) fail("ir::Graph: duplicate parameter name '{}'", name);
+    params_.push_back(Param{std::move(name), kind, value});
+    return param(static_cast<int>(params_.size()) - 1);
+}
+
+std::vector<std::int64_t> Graph::param_values() const {
+    std::vector<std::int64_t> v;
+    for (const Param& p : params_) v.push_back(p.value);
+    return v;
+}
+
+std::int64_t Graph::value_of(const Expr& e) const {
+    VarValues vars;
+    for (std::size_t i = 0; i < params_.size(); ++i) vars[kFirstParamVar + static_cast<int>(i)] = params_[i].value;
+    return evaluate(e, vars).i;
+}
+
+std::vector<std::int64_t> Graph::concrete_shape(int tensor) const {
+    std::vector<std::int64_t> out;
+    for (const Expr& d : at(tensor).shape) out.push_back(value_of(d));
+    return out;
+}
+
+namespace {
+
+std::int64_t checked_numel(const std::string& name, const std::vector<std::int64_t>& shape) {
+    std::int64_t n = 1;
+    for (const std::int64_t d : shape) {
+        if (d < 0) fail("ir::Graph: tensor '{}' has a negative dimension {}", name, d);
+        if (__builtin_mul_overflow(n, d, &n)) fail("ir::Graph: tensor '{}' has too many elements", name);
+    }
+    return n;
+}
 
 }  // namespace
 
-int Graph::add_input(std::string name, Type t, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
-    checked_numel(name, shape);
+int Graph::add_input(std::string name, Type t, Shape shape, Shape strides) {
+    check_shape(name, shape, params_.size());
+    check_shape(name, strides, params_.size());
     if (strides.size() != shape.size())
         fail("ir::Graph: input '{}' has {} dims but {} strides", name, shape.size(), strides.size());
     GraphTensor g;
@@ -83,30 +169,43 @@ int Graph::add_input(std::string name, Type t, std::vector<std::int64_t> shape, 
     g.type = t;
     g.shape = std::move(shape);
     g.strides = std::move(strides);
+    std::vector<std::int64_t> dims;
+    for (const Expr& d : g.shape) dims.push_back(value_of(d));
+    checked_numel(g.name, dims);
     return push(tensors_, std::move(g));
 }
 
-int Graph::add_constant(std::string name, Type t, std::vector<std::int64_t> shape, std::vector<std::uint8_t> data) {
-    const std::int64_t n = checked_numel(name, shape);
+int Graph::add_constant(std::string name, Type t, Shape shape, std::vector<std::uint8_t> data,
+                        std::optional<Interval> value_range) {
+    check_shape(name, shape, params_.size());
+    std::vector<std::int64_t> dims;
+    for (const Expr& d : shape) dims.push_back(value_of(d));
+    const std::int64_t n = checked_numel(name, dims);
     if (data.size() != static_cast<std::size_t>(n) * type_bytes(t))
-        fail("ir::Graph: constant '{}' of {} {} elements has {} bytes of data", name, n, type_name(t), data.size());
+        fail("ir::Graph: table '{}' of {} {} elements has {} bytes of data", name, n, type_name(t), data.size());
+    if (value_range && !data.empty()) {
+        const auto r = data_range(t, data);
+        if (r && (r->lo < value_range->lo || r->hi > value_range->hi))
+            fail("internal: table '{}' holds values in [{}, {}] outside its declared range [{}, {}]", name, r->lo,
+                 r->hi, value_range->lo, value_range->hi);
+    }
     GraphTensor g;
     g.kind = TensorKind::Constant;
     g.name = std::move(name);
     g.type = t;
     g.shape = std::move(shape);
     g.data = std::move(data);
+    g.value_range = value_range;
     return push(tensors_, std::move(g));
 }
 
-int Graph::add_compute(std::string name, Type t, std::vector<std::int64_t> shape, Expr body, std::string origin,
-                       bool realize) {
-    checked_numel(name, shape);
+int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::string origin, bool realize) {
+    check_shape(name, shape, params_.size());
     if (!body) fail("ir::Graph: compute '{}' has no body", name);
     if (body->type != t)
         fail("ir::Graph: compute '{}' of type {} has a body of type {}", name, type_name(t), type_name(body->type));
     std::set<int> bound;
-    check_body(name, body, shape.size(), tensors_, bound);
+    check_body(name, body, shape.size(), tensors_, params_.size(), bound);
     GraphTensor g;
     g.kind = TensorKind::Compute;
     g.name = std::move(name);
@@ -115,14 +214,37 @@ int Graph::add_compute(std::string name, Type t, std::vector<std::int64_t> shape
     g.body = std::move(body);
     g.realize = realize;
     g.origin = std::move(origin);
+    std::vector<std::int64_t> dims;
+    for (const Expr& d : g.shape) dims.push_back(value_of(d));
+    checked_numel(g.name, dims);
     return push(tensors_, std::move(g));
+}
+
+std::string Graph::structure() const {
+    std::string out = channels_last ? "channels_last\n" : "contiguous\n";
+    for (std::size_t i = 0; i < params_.size(); ++i)
+        out += fmt::format("p{} {} {}\n", i, params_[i].name, param_kind_name(params_[i].kind));
+    for (const GraphTensor& t : tensors_) {
+        out += fmt::format("t{} {} '{}' {}{}", t.id, kind_name(t.kind), t.name, type_name(t.type), shape_text(t.shape));
+        if (!t.strides.empty()) out += fmt::format(" strides {}", shape_text(t.strides));
+        if (t.value_range) out += fmt::format(" values [{}, {}]", t.value_range->lo, t.value_range->hi);
+        if (t.realize) out += " realize";
+        if (!t.origin.empty() && t.kind == TensorKind::Compute) out += fmt::format(" ({})", t.origin);
+        // The full structure (the printer cuts very long bodies): a hash of every node.
+        if (t.body) out += fmt::format(" = #{:016x} {}", structural_hash(t.body), ir::to_string(t.body).substr(0, 200));
+        out += '\n';
+    }
+    out += output >= 0 ? fmt::format("output t{}\n", output) : "output (none)\n";
+    return out;
 }
 
 std::string Graph::to_string() const {
     std::string out;
+    for (std::size_t i = 0; i < params_.size(); ++i)
+        out += fmt::format("p{} {} ({}) = {}\n", i, params_[i].name, param_kind_name(params_[i].kind), params_[i].value);
     for (const GraphTensor& t : tensors_) {
-        out += fmt::format("t{} {} '{}' {}{}", t.id, kind_name(t.kind), t.name, type_name(t.type), dims(t.shape));
-        if (!t.strides.empty()) out += fmt::format(" strides {}", dims(t.strides));
+        out += fmt::format("t{} {} '{}' {}{}", t.id, kind_name(t.kind), t.name, type_name(t.type), shape_text(t.shape));
+        if (!t.strides.empty()) out += fmt::format(" strides {}", shape_text(t.strides));
         if (t.realize) out += " realize";
         if (!t.origin.empty() && t.kind == TensorKind::Compute) out += fmt::format(" ({})", t.origin);
         if (t.body) out += fmt::format(" = {}", ir::to_string(t.body));

@@ -29,41 +29,53 @@ std::string_view loop_kind_name(LoopKind k) {
     return "?";
 }
 
-std::int64_t Buffer::numel() const {
-    std::int64_t n = 1;
-    for (const std::int64_t d : shape) n *= d;
-    return n;
+Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
+    Expr off = iconst(0);
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+        if (is_const(b.shape[d], 1) && b.role != BufferRole::Input && b.role != BufferRole::Constant) continue;
+        Expr i = idx[d];
+        if (!b.origin.empty() && !is_const(b.origin[d], 0)) i = sub(i, b.origin[d]);
+        off = add(off, mul(i, b.strides[d]));
+    }
+    return off;
 }
 
-std::int64_t Buffer::span() const {
-    if (numel() == 0) return 0;
-    // Strides not chosen yet: the buffer would be dense.
-    if (strides.size() != shape.size()) return numel();
-    std::int64_t s = 1;
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (shape[i] - 1) * std::llabs(strides[i]);
-    return s;
+VarRanges Program::param_ranges() const {
+    VarRanges r;
+    for (std::size_t i = 0; i < params.size(); ++i)
+        r[kFirstParamVar + static_cast<int>(i)] = declared_range(params[i].kind, index_width);
+    return r;
 }
 
 namespace {
 
-std::string dims(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
-
-bool all_zero(const std::vector<std::int64_t>& v) {
-    for (const std::int64_t x : v)
-        if (x != 0) return false;
-    return true;
+std::string_view source_name(ParamSource::Kind k) {
+    switch (k) {
+        case ParamSource::Kind::Graph: return "graph";
+        case ParamSource::Kind::RegionOrigin: return "region origin";
+        case ParamSource::Kind::RegionExtent: return "region extent";
+        case ParamSource::Kind::DenseStride: return "dense stride";
+        case ParamSource::Kind::OutputStride: return "output stride";
+    }
+    return "?";
 }
 
 }  // namespace
 
 std::string Program::to_string() const {
-    std::string out = fmt::format("program: input t{}, output t{}\n", input, output);
+    std::string out = fmt::format("program: input t{}, output t{}, int{} indices\n", input, output,
+                                  index_width == IndexWidth::I32 ? 32 : 64);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const ProgramParam& p = params[i];
+        out += fmt::format("param p{} {} ({}, {}", i, p.name, param_kind_name(p.kind), source_name(p.source.kind));
+        if (p.source.buffer >= 0) out += fmt::format(" of t{} dim {}", p.source.buffer, p.source.dim);
+        out += ")\n";
+    }
     for (const Buffer& b : buffers) {
         out += fmt::format("buffer t{} {} '{}' {}{}", b.id, buffer_role_name(b.role), b.name, type_name(b.type),
-                           dims(b.shape));
-        if (!b.strides.empty()) out += fmt::format(" strides {}", dims(b.strides));
-        if (!b.origin.empty() && !all_zero(b.origin)) out += fmt::format(" origin {}", dims(b.origin));
-        if (!b.data.empty()) out += fmt::format(" ({} bytes of data)", b.data.size());
+                           shape_text(b.shape));
+        if (!b.strides.empty()) out += fmt::format(" strides {}", shape_text(b.strides));
+        if (!b.origin.empty()) out += fmt::format(" origin {}", shape_text(b.origin));
         out += '\n';
     }
     for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
@@ -79,7 +91,8 @@ std::string Program::to_string() const {
                 case LoopKind::Vector: kind = fmt::format("vector({}) ", k.vector_width); break;
                 case LoopKind::Unrolled: kind = "unrolled "; break;
             }
-            out += fmt::format("{}{}for v{} in {}..{}\n", indent, kind, l.var, l.begin, l.begin + l.extent);
+            out += fmt::format("{}{}for v{} in {} + [0, {})\n", indent, kind, l.var, ir::to_string(l.begin),
+                               ir::to_string(l.extent));
             indent += "  ";
         }
         // The stored element is indexed by the output dims in order, whatever the loop order.
@@ -89,9 +102,6 @@ std::string Program::to_string() const {
         for (std::size_t d = 0; d < rank; ++d) index.push_back(fmt::format("v{}", d));
         out += fmt::format("{}t{}[{}] = {}\n", indent, k.output, fmt::join(index, ", "), ir::to_string(k.value));
         for (const std::string& why : k.decisions) out += fmt::format("  # {}\n", why);
-        if (k.bytes_read || k.bytes_written || k.flops)
-            out += fmt::format("  cost: {} bytes read, {} bytes written, {} flops\n", k.bytes_read, k.bytes_written,
-                               k.flops);
     }
     return out;
 }

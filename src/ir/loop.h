@@ -3,9 +3,16 @@
 // outer to inner in `loops`) whose body computes one value that is stored at
 // output[v0, ..., v{rank-1}]. Loads in the body name buffers by id. Backends (C++ now,
 // CUDA later) print kernels; they never see the ops that made them.
+//
+// Sizes, strides, regions and loop bounds are expressions of run-time parameters
+// (ir::param): one program serves every input of its graph's structure. Each parameter is
+// either given by the graph (an image size, a crop offset) or derived when values are bound
+// (`ParamSource`): a realized buffer's region is what its consumers read, its strides
+// follow from that region, the output's strides are the caller's.
 #pragma once
 
 #include "ir/expr.h"
+#include "ir/graph.h"
 
 #include <cstdint>
 #include <string>
@@ -17,16 +24,38 @@ enum class BufferRole : std::uint8_t { Input, Constant, Temp, Output };
 std::string_view buffer_role_name(BufferRole r);
 
 struct Buffer {
-    int id = -1;  // the graph tensor id (Loads use it)
+    int id = -1;      // the index in Program::buffers (Loads use it)
+    int tensor = -1;  // the graph tensor it holds (tables: where bind finds the data)
     std::string name;
     BufferRole role = BufferRole::Temp;
     Type type = Type::F32;
-    std::vector<std::int64_t> shape;    // the region stored (after bounds inference)
-    std::vector<std::int64_t> strides;  // elements; chosen by the layout pass (inputs: the caller's)
-    std::vector<std::int64_t> origin;   // logical index of element 0 (bounds inference); Loads subtract it
-    std::vector<std::uint8_t> data;     // Constant only: dense C-order values, passed to the kernels at run time
-    std::int64_t numel() const;
-    std::int64_t span() const;  // elements between the lowest and highest address + 1
+    Shape logical;  // the graph tensor's shape
+    Shape shape;    // the region stored (after bounds inference)
+    Shape origin;   // logical index of element 0 of the region; Loads subtract it
+    Shape strides;  // elements; chosen by the layout pass (inputs: the caller's)
+    std::optional<Interval> value_range;  // integer tables: declared range of the values
+    std::vector<int> memory_order;        // realized buffers: dims from the outermost in memory to the innermost
+};
+
+// How a parameter the scheduler introduced gets its value when a program is bound.
+struct ParamSource {
+    enum class Kind : std::uint8_t {
+        Graph,         // the graph's own parameter `index`
+        RegionOrigin,  // lowest index along dim `dim` of `buffer` that some consumer reads
+        RegionExtent,  // number of indices from the origin to the highest one read
+        DenseStride,   // `buffer` is dense in layout order: the product of the extents inside `dim`
+        OutputStride,  // the stride along `dim` of the memory the caller gives for the output
+    };
+    Kind kind = Kind::Graph;
+    int index = -1;   // Graph
+    int buffer = -1;  // the others
+    int dim = -1;
+};
+
+struct ProgramParam {
+    std::string name;
+    ParamKind kind = ParamKind::Size;
+    ParamSource source;
 };
 
 // Serial: a plain loop. Parallel: iterations split over threads (adjacent Parallel
@@ -38,8 +67,8 @@ std::string_view loop_kind_name(LoopKind k);
 
 struct Loop {
     int var = 0;  // output dim index (0..rank-1)
-    std::int64_t begin = 0;  // the loop runs over [begin, begin + extent): the stored region
-    std::int64_t extent = 0;
+    Expr begin;   // the loop runs over [begin, begin + extent): the stored region
+    Expr extent;
     LoopKind kind = LoopKind::Serial;
 };
 
@@ -50,16 +79,23 @@ struct Kernel {
     Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
     int vector_width = 1;     // lanes of the Vector loop (1: none)
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
-    // Static cost estimates for --explain and the bandwidth report.
-    std::int64_t bytes_read = 0, bytes_written = 0, flops = 0;
 };
 
 struct Program {
     std::vector<Buffer> buffers;  // indexed by buffer id
     std::vector<Kernel> kernels;
+    std::vector<ProgramParam> params;  // ir::param(i) is params[i]; the graph's come first, in order
+    IndexWidth index_width = IndexWidth::I64;
     int input = -1, output = -1;
     const Buffer& buffer(int id) const { return buffers.at(static_cast<std::size_t>(id)); }
-    std::string to_string() const;  // readable dump of buffers and loop nests
+    // Every parameter's declared range, as variable ranges for ir::bounds / simplify.
+    VarRanges param_ranges() const;
+    std::string to_string() const;  // readable dump of parameters, buffers and loop nests
 };
+
+// The element offset of `b` at logical index `idx`: the sum over dims of
+// (idx - origin) * stride, unsimplified. A dim whose stored extent is the constant 1 of a
+// realized buffer contributes nothing (only index `origin` exists there).
+Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx);
 
 }  // namespace toroid::ir

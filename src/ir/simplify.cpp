@@ -217,10 +217,10 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
             return Interval{0, std::max(n->hi, a->hi)};
         }
         case Op::ShiftRight: {
-            const auto a = arg(0);
-            if (!a) return std::nullopt;
-            const I64 s = e->args[1]->ival;
-            return Interval{a->lo >> s, a->hi >> s};
+            const auto a = arg(0), s = arg(1);
+            if (!a || !s || s->lo < 0 || s->hi > 63) return std::nullopt;
+            // Shifting right moves a value toward 0 (or -1): the extremes are at the extreme shifts.
+            return Interval{std::min(a->lo >> s->lo, a->lo >> s->hi), std::max(a->hi >> s->lo, a->hi >> s->hi)};
         }
         case Op::Lt:
         case Op::Le:
@@ -273,16 +273,21 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
             return Interval{std::clamp(a->lo, tr.lo, tr.hi), std::clamp(a->hi, tr.lo, tr.hi)};
         }
         case Op::Sum: {
-            if (e->ival == 0) return Interval{0, 0};
+            const auto n = arg(1);
+            if (!n) return std::nullopt;
+            const I64 most = std::max<I64>(n->hi, 0), least = std::max<I64>(n->lo, 0);
+            if (most == 0) return Interval{0, 0};
             std::optional<Interval> body;
             {
-                ScopedRange scope(an, e->var, Interval{0, e->ival - 1});
+                ScopedRange scope(an, e->var, Interval{0, most - 1});
                 body = arg(0);
             }
             if (!body) return std::nullopt;
-            const auto lo = cmul(body->lo, e->ival), hi = cmul(body->hi, e->ival);
-            if (!lo || !hi) return std::nullopt;
-            return Interval{*lo, *hi};
+            // Between `least` and `most` terms, each within the body's range (and 0 terms: 0).
+            const auto a = cmul(body->lo, least), b = cmul(body->lo, most), c = cmul(body->hi, least),
+                       d = cmul(body->hi, most);
+            if (!a || !b || !c || !d) return std::nullopt;
+            return Interval{std::min({*a, *b, I64{0}}), std::max({*c, *d, I64{0}})};
         }
         case Op::Div:
         case Op::Fma:
@@ -429,12 +434,17 @@ public:
     Expr run_uncached(const Expr& e) {
         Expr n = e;
         if (e->op == Op::Sum) {
+            const Expr extent = run(e->args[1]);
+            const auto nb = bounds_of(extent);
+            if (nb && nb->hi <= 0) return is_float(e->type) ? fconst(0, e->type) : iconst(0, e->type);
             Expr body;
-            {
-                ScopedRange scope(an_, e->var, Interval{0, e->ival - 1});
+            if (nb) {
+                ScopedRange scope(an_, e->var, Interval{0, nb->hi - 1});
+                body = run(e->args[0]);
+            } else {
                 body = run(e->args[0]);
             }
-            if (body != e->args[0]) n = with_args(e, {body});
+            if (body != e->args[0] || extent != e->args[1]) n = with_args(e, {body, extent});
         } else if (!e->args.empty()) {
             std::vector<Expr> args;
             args.reserve(e->args.size());
@@ -601,9 +611,11 @@ bool fits_rec(const Expr& e, Analysis& an) {
             return false;
     }
     if (e->op == Op::Sum) {
-        if (e->ival == 0) return true;  // the body is never evaluated
-        ScopedRange scope(an, e->var, Interval{0, e->ival - 1});
-        return fits_rec(e->args[0], an);
+        const auto n = bounds_rec(e->args[1], an);
+        if (!n) return false;
+        if (n->hi <= 0) return true;  // the body is never evaluated
+        ScopedRange scope(an, e->var, Interval{0, n->hi - 1});
+        return fits_rec(e->args[0], an) && fits_rec(e->args[1], an);
     }
     for (const Expr& a : e->args)
         if (!fits_rec(a, an)) return false;

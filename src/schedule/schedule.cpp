@@ -1,27 +1,26 @@
-// The scheduler's passes (see schedule.h for the list and their order). It knows
-// primitives only: a tensor is cheap or expensive, read once or many times, stored in
-// some layout; never which op made it.
+// The scheduler's target-neutral passes (see schedule.h for the list and their order). It
+// knows primitives only: a tensor is cheap or expensive, read once or many times, stored
+// in some layout; never which op made it. Sizes are expressions of run-time parameters.
 #include "schedule/schedule.h"
 
 #include "core/error.h"
-#include "core/tensor.h"
 #include "ir/simplify.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
-#include <unordered_map>
-#include <unordered_set>
 #include <map>
-#include <numeric>
+#include <unordered_map>
 
 namespace toroid::schedule {
 
 using namespace ir;
 
 namespace {
+
+// What a Sum of unknown extent counts as when estimating how often a tensor is read.
+constexpr std::int64_t kDynamicExtent = 16;
 
 // Loads of `tensor` in `e`, each weighted by the extents of the Sums around it: how
 // many times one evaluation of `e` reads the tensor (saturating; memoized, as
@@ -31,7 +30,7 @@ std::int64_t read_count_rec(const Expr& e, int tensor, std::unordered_map<const 
     constexpr std::int64_t cap = std::int64_t{1} << 40;
     std::int64_t n = e->op == Op::Load && e->buffer == tensor ? 1 : 0;
     for (const auto& a : e->args) n = std::min(cap, n + read_count_rec(a, tensor, memo));
-    if (e->op == Op::Sum) n = std::min(cap, n * std::max<std::int64_t>(e->ival, 1));
+    if (e->op == Op::Sum) n = std::min(cap, n * std::max<std::int64_t>(const_extent(e).value_or(kDynamicExtent), 1));
     memo[e.get()] = n;
     return n;
 }
@@ -47,22 +46,10 @@ bool contains_sum(const Expr& e) {
     return found;
 }
 
-// Ranges of every reduction variable of `e` (from its Sums).
-void add_reduction_ranges(const Expr& e, VarRanges& ranges) {
-    visit(e, [&](const Expr& x) {
-        if (x->op == Op::Sum) ranges[x->var] = Interval{0, x->ival - 1};
-    });
-}
-
-// The value range of an integer constant table, from its data.
-std::optional<Interval> table_range(const GraphTensor& t) {
-    if (t.kind != TensorKind::Constant) return std::nullopt;
-    return data_range(t.type, t.data);
-}
-
-std::vector<std::int64_t> dense_c_strides(const std::vector<std::int64_t>& shape) {
-    std::vector<std::int64_t> s(shape.size(), 1);
-    for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+// Dense C-order strides of a table of `shape`, as expressions.
+Shape dense_c_strides(const Shape& shape) {
+    Shape s(shape.size(), iconst(1));
+    for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = simplify(mul(s[i], shape[i]));
     return s;
 }
 
@@ -93,7 +80,31 @@ struct Scheduler {
     std::vector<Expr> body;                // inlined bodies, by graph id
     std::vector<std::string> log;          // program-level decisions
     std::map<int, std::vector<std::string>> notes;  // per realized tensor
-    std::vector<std::optional<Interval>> table_ranges;
+    std::vector<std::optional<Interval>> table_ranges;  // by buffer id (declared ranges)
+
+    ir::Program run() {
+        choose_realized();
+        inline_tensors();
+        Program prog = lower();
+        dump("inline", prog);
+        simplify_kernels(prog);
+        dump("simplify", prog);
+        infer_bounds(prog);
+        simplify_kernels(prog);  // the region parameters' ranges may prove more clamps idle
+        dump("infer_bounds", prog);
+        choose_layouts(prog);
+        dump("choose_layouts", prog);
+        order_loops(prog);
+        dump("order_loops", prog);
+        if (options.target.kind != TargetKind::Cpu) fail("internal: no axis mapping for target {}", options.target.name());
+        choose_cpu_axes(prog, options.target);
+        dump("choose_axes", prog);
+        return prog;
+    }
+
+    void dump(const char* pass, const Program& prog) {
+        if (dumps) dumps->push_back(PassDump{pass, prog.to_string()});
+    }
 
     LoadBounds load_bounds() const {
         return [this](int buffer) -> std::optional<Interval> {
@@ -159,14 +170,14 @@ struct Scheduler {
         }
     }
 
-    ir::Program run() {
-        table_ranges.resize(g.tensors().size());
-        for (const GraphTensor& t : g.tensors()) table_ranges[static_cast<std::size_t>(t.id)] = table_range(t);
-        choose_realized();
-        inline_tensors();
-
-        // Buffers: the input, the constants still read, and the realized tensors.
+    // Pass 3: buffers (the input, the tables still read, the realized tensors) and one
+    // kernel per realized tensor, in graph order (producers before consumers).
+    Program lower() {
         Program prog;
+        prog.index_width = options.index_width;
+        for (std::size_t i = 0; i < g.params().size(); ++i)
+            prog.params.push_back(ProgramParam{g.params()[i].name, g.params()[i].kind,
+                                               ParamSource{ParamSource::Kind::Graph, static_cast<int>(i), -1, -1}});
         std::map<int, int> buffer_of;  // graph id -> buffer id
         auto reads = [&](int id) {
             for (const GraphTensor& t : g.tensors())
@@ -181,17 +192,19 @@ struct Scheduler {
             if (!keep) continue;
             Buffer b;
             b.id = static_cast<int>(prog.buffers.size());
+            b.tensor = t.id;
             b.name = t.name;
             b.type = t.type;
+            b.logical = t.shape;
             b.shape = t.shape;
-            b.origin.assign(t.shape.size(), 0);
+            b.origin.assign(t.shape.size(), iconst(0));
             if (t.kind == TensorKind::Input) {
                 b.role = BufferRole::Input;
                 b.strides = t.strides;
             } else if (t.kind == TensorKind::Constant) {
                 b.role = BufferRole::Constant;
                 b.strides = dense_c_strides(t.shape);
-                b.data = t.data;
+                b.value_range = t.value_range;
             } else {
                 b.role = t.id == g.output ? BufferRole::Output : BufferRole::Temp;
             }
@@ -200,8 +213,8 @@ struct Scheduler {
         }
         prog.input = buffer_of.at(0);
         prog.output = buffer_of.at(g.output);
+        for (const Buffer& b : prog.buffers) table_ranges.push_back(b.value_range);
 
-        // Kernels in graph order (producers before consumers), loads renamed to buffers.
         for (const GraphTensor& t : g.tensors()) {
             if (t.kind != TensorKind::Compute || !realized[static_cast<std::size_t>(t.id)]) continue;
             Kernel k;
@@ -214,140 +227,108 @@ struct Scheduler {
             k.decisions = notes[t.id];
             k.decisions.insert(k.decisions.begin(), fmt::format("computes {} ({})", t.name, t.origin));
             for (std::size_t d = 0; d < t.shape.size(); ++d)
-                k.loops.push_back(Loop{static_cast<int>(d), 0, t.shape[d], LoopKind::Serial});
+                k.loops.push_back(Loop{static_cast<int>(d), iconst(0), t.shape[d], LoopKind::Serial});
             prog.kernels.push_back(std::move(k));
         }
-        // Table value ranges, now by buffer id.
-        std::vector<std::optional<Interval>> ranges(prog.buffers.size());
-        for (const auto& [gid, bid] : buffer_of) ranges[static_cast<std::size_t>(bid)] = table_ranges[static_cast<std::size_t>(gid)];
-        table_ranges = std::move(ranges);
-        dump("inline", prog);
-
-        simplify_kernels(prog);
-        dump("simplify", prog);
-        infer_bounds(prog);
-        simplify_kernels(prog);  // the smaller ranges may prove more clamps idle
-        dump("infer_bounds", prog);
-        choose_layouts(prog);
-        dump("choose_layouts", prog);
-        order_loops(prog);
-        dump("order_loops", prog);
-        choose_axes(prog);
-        estimate_costs(prog);
-        dump("choose_axes", prog);
         return prog;
     }
 
-    void dump(const char* pass, const Program& prog) {
-        if (dumps) dumps->push_back(PassDump{pass, prog.to_string()});
-    }
-
-    static VarRanges kernel_ranges(const Kernel& k) {
-        VarRanges r;
-        for (const Loop& l : k.loops) r[l.var] = Interval{l.begin, l.begin + l.extent - 1};
-        add_reduction_ranges(k.value, r);
+    // Ranges of a kernel's loop variables, parameters and reduction variables.
+    static VarRanges kernel_ranges(const Program& prog, const Kernel& k, const LoadBounds& lb) {
+        VarRanges r = prog.param_ranges();
+        for (const Loop& l : k.loops) {
+            const auto b = bounds(l.begin, r, lb), e = bounds(l.extent, r, lb);
+            if (b && e && e->hi >= 1) r[l.var] = Interval{b->lo, b->hi + e->hi - 1};
+        }
         return r;
     }
 
-    // Pass 3: simplify every kernel's value under its loop ranges.
+    // Pass 4: simplify every kernel's value under its ranges.
     void simplify_kernels(Program& prog) {
-        for (Kernel& k : prog.kernels) k.value = simplify(k.value, kernel_ranges(k), load_bounds());
+        for (Kernel& k : prog.kernels) k.value = simplify(k.value, kernel_ranges(prog, k, load_bounds()), load_bounds());
     }
 
-    // Pass 4: each realized intermediate is computed only over the region its
-    // consumers read (a crop after a resize computes the cropped rows only).
+    // Pass 5: each realized intermediate is computed only over the region its consumers
+    // read (a crop after a resize computes the cropped columns only). The region depends on
+    // sizes and tables, so it becomes parameters whose values are worked out from the
+    // consumers' index expressions when a graph's values are bound (schedule/bind.h). Dims
+    // of a constant extent (a channel count) keep their whole extent.
     void infer_bounds(Program& prog) {
-        for (std::size_t ki = prog.kernels.size(); ki-- > 0;) {
-            Kernel& producer = prog.kernels[ki];
+        for (Kernel& producer : prog.kernels) {
             Buffer& b = prog.buffers[static_cast<std::size_t>(producer.output)];
-            if (b.role == BufferRole::Output) continue;
-            std::vector<std::optional<Interval>> region(b.shape.size());
-            bool known = true;
-            for (std::size_t kj = ki + 1; kj < prog.kernels.size() && known; ++kj) {
-                const Kernel& consumer = prog.kernels[kj];
-                const VarRanges r = kernel_ranges(consumer);
-                visit(consumer.value, [&](const Expr& e) {
-                    if (!known || e->op != Op::Load || e->buffer != b.id) return;
-                    for (std::size_t d = 0; d < e->args.size(); ++d) {
-                        auto iv = bounds(e->args[d], r, load_bounds());
-                        if (!iv) {
-                            known = false;
-                            return;
-                        }
-                        region[d] = region[d] ? Interval{std::min(region[d]->lo, iv->lo), std::max(region[d]->hi, iv->hi)}
-                                              : *iv;
-                    }
-                });
-            }
-            if (!known) {
-                producer.decisions.push_back("bounds: consumers' reads not provable, computing the whole tensor");
-                continue;
-            }
-            std::vector<std::int64_t> origin(b.shape.size()), shape(b.shape.size());
-            bool shrunk = false;
+            if (b.role != BufferRole::Temp) continue;
+            std::vector<std::string> shrunk;
             for (std::size_t d = 0; d < b.shape.size(); ++d) {
-                Interval iv = region[d].value_or(Interval{0, 0});
-                iv.lo = std::max<std::int64_t>(iv.lo, 0);
-                iv.hi = std::min<std::int64_t>(iv.hi, b.shape[d] - 1);
-                if (iv.hi < iv.lo) iv = Interval{0, 0};
-                origin[d] = iv.lo;
-                shape[d] = iv.hi - iv.lo + 1;
-                shrunk = shrunk || shape[d] != b.shape[d];
+                if (is_const(b.logical[d])) continue;
+                const int dim = static_cast<int>(d);
+                auto add = [&](ParamSource::Kind kind, ParamKind pk, const char* what) {
+                    prog.params.push_back(ProgramParam{fmt::format("{}.region_{}{}", b.name, what, d), pk,
+                                                       ParamSource{kind, -1, b.id, dim}});
+                    return param(static_cast<int>(prog.params.size()) - 1);
+                };
+                b.origin[d] = add(ParamSource::Kind::RegionOrigin, ParamKind::Offset, "origin");
+                b.shape[d] = add(ParamSource::Kind::RegionExtent, ParamKind::Size, "extent");
+                shrunk.push_back(fmt::format("v{}", d));
             }
-            b.origin = origin;
-            b.shape = shape;
             for (Loop& l : producer.loops) {
-                l.begin = origin[static_cast<std::size_t>(l.var)];
-                l.extent = shape[static_cast<std::size_t>(l.var)];
+                l.begin = b.origin[static_cast<std::size_t>(l.var)];
+                l.extent = b.shape[static_cast<std::size_t>(l.var)];
             }
-            if (shrunk)
-                producer.decisions.push_back(fmt::format("bounds: consumers read only [{}] of [{}]",
-                                                         fmt::join(shape, ", "), fmt::join(g.at(0).shape, ", ")));
+            if (!shrunk.empty())
+                producer.decisions.push_back(fmt::format("bounds: computes only the region of {} its consumers read",
+                                                         fmt::join(shrunk, ", ")));
         }
     }
 
-    // Pass 5: realized 4-D buffers take the input's layout; channels-last input keeps
-    // every intermediate and the result channels-last.
+    // Pass 6: realized 4-D buffers take the input's layout; channels-last input keeps
+    // every intermediate and the result channels-last. Intermediates are dense over their
+    // region; the result is written into the caller's memory, whose strides are parameters
+    // (only the dense dim's stride is fixed).
     void choose_layouts(Program& prog) {
-        const GraphTensor& in = g.at(0);
-        TensorSpec spec;
-        for (std::size_t d = 0; d < 4 && d < in.shape.size(); ++d) {
-            spec.shape[d] = in.shape[d];
-            spec.strides[d] = in.strides[d];
-        }
-        const Layout layout = suggested_layout(spec);
-        log.push_back(fmt::format("layout: {} (the input's)", layout_name(layout)));
+        const bool cl = g.channels_last;
+        log.push_back(fmt::format("layout: {} (the input's)", cl ? "channels_last" : "contiguous"));
+        // Dims from the outermost to the innermost in memory.
+        const std::vector<int> order = cl ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{0, 1, 2, 3};
         for (Buffer& b : prog.buffers) {
             if (b.role != BufferRole::Temp && b.role != BufferRole::Output) continue;
-            if (b.shape.size() == 4) {
-                const Dims s{b.shape[0], b.shape[1], b.shape[2], b.shape[3]};
-                const Dims st = dense_strides(s, layout);
-                b.strides.assign(st.begin(), st.end());
-            } else {
-                b.strides = dense_c_strides(b.shape);
+            if (b.shape.size() != 4) fail("internal: realized tensor '{}' is not 4-D", b.name);
+            b.strides.assign(4, iconst(1));
+            b.memory_order.assign(order.begin(), order.end());
+            // The product of the extents inside the current dim, while it is a constant.
+            std::optional<std::int64_t> inner = 1;
+            for (std::size_t k = 4; k-- > 0;) {
+                const auto d = static_cast<std::size_t>(order[k]);
+                if (inner) {
+                    b.strides[d] = iconst(*inner);
+                } else {
+                    const auto kind = b.role == BufferRole::Output ? ParamSource::Kind::OutputStride
+                                                                   : ParamSource::Kind::DenseStride;
+                    prog.params.push_back(ProgramParam{fmt::format("{}.stride{}", b.name, d), ParamKind::Stride,
+                                                       ParamSource{kind, -1, b.id, static_cast<int>(d)}});
+                    b.strides[d] = param(static_cast<int>(prog.params.size()) - 1);
+                }
+                if (inner && is_const(b.shape[d])) *inner *= b.shape[d]->ival;
+                else inner.reset();
             }
         }
-        for (Kernel& k : prog.kernels)
-            k.decisions.push_back(fmt::format("layout: {}", layout_name(layout)));
+        for (Kernel& k : prog.kernels) k.decisions.push_back(fmt::format("layout: {}", cl ? "channels_last" : "contiguous"));
     }
 
-    // Pass 6: loops from the largest stride of the stored buffer to the smallest, so
-    // the innermost loop writes consecutive elements.
+    // Pass 7: loops follow the stored buffer's memory order, so the innermost loop writes
+    // consecutive elements. When a few channels share most of their work (a warp's sample
+    // coordinates), the channel loop moves innermost, to be unrolled.
     void order_loops(Program& prog) {
+        const std::vector<int> order = g.channels_last ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{0, 1, 2, 3};
         for (Kernel& k : prog.kernels) {
-            const Buffer& b = prog.buffer(k.output);
-            std::stable_sort(k.loops.begin(), k.loops.end(), [&](const Loop& a, const Loop& c) {
-                const auto sa = b.shape[static_cast<std::size_t>(a.var)] == 1 ? INT64_MAX : b.strides[static_cast<std::size_t>(a.var)];
-                const auto sc = b.shape[static_cast<std::size_t>(c.var)] == 1 ? INT64_MAX : b.strides[static_cast<std::size_t>(c.var)];
-                return sa > sc;
-            });
+            std::vector<Loop> loops;
+            for (int v : order)
+                for (const Loop& l : k.loops)
+                    if (l.var == v) loops.push_back(l);
+            k.loops = loops;
             std::string why = "memory order of the output";
-            // A few channels whose values share most of their work (the sample
-            // coordinates of a warp, say) are computed together: channels innermost, to be
-            // unrolled, so the shared work is done once per pixel.
             auto c = std::find_if(k.loops.begin(), k.loops.end(), [](const Loop& l) { return l.var == 1; });
-            if (k.loops.size() == 4 && c != k.loops.end() && c + 1 != k.loops.end() && c->extent > 1 &&
-                c->extent <= 4) {
+            if (c != k.loops.end() && c + 1 != k.loops.end() && is_const(c->extent) && c->extent->ival > 1 &&
+                c->extent->ival <= 4) {
                 const auto [shared, per_channel] = channel_work(k.value);
                 if (shared > per_channel) {
                     const Loop moved = *c;
@@ -362,73 +343,6 @@ struct Scheduler {
             k.decisions.push_back(fmt::format("loop order: {} ({})", fmt::join(names, ", "), why));
         }
     }
-
-    // Pass 7: the innermost loop is the vector loop; a tiny innermost loop (channels of
-    // a channels-last image) is unrolled and the loop around it vectorized instead.
-    // Outer loops are parallel until there are enough iterations to share.
-    void choose_axes(Program& prog) {
-        for (Kernel& k : prog.kernels) {
-            const Buffer& b = prog.buffer(k.output);
-            const int lanes = std::max(1, options.vector_bytes / static_cast<int>(ir::type_bytes(b.type)));
-            std::size_t vec = k.loops.size() - 1;
-            if (k.loops.size() >= 2 && k.loops[vec].extent <= 4 && k.loops[vec].extent > 1) {
-                k.loops[vec].kind = LoopKind::Unrolled;
-                k.decisions.push_back(fmt::format("unroll v{}: {} iterations, innermost in memory", k.loops[vec].var,
-                                                  k.loops[vec].extent));
-                --vec;
-            }
-            k.loops[vec].kind = LoopKind::Vector;
-            k.vector_width = lanes;
-            k.decisions.push_back(fmt::format("vector axis v{} ({} lanes of {}): {}", k.loops[vec].var, lanes,
-                                              type_name(b.type),
-                                              k.loops[vec].kind == LoopKind::Vector && vec + 1 < k.loops.size()
-                                                  ? "interleaved with the unrolled loop"
-                                                  : "stride 1 in the output"));
-            std::int64_t iterations = 1;
-            std::vector<std::string> par;
-            for (std::size_t i = 0; i < vec && iterations < 512; ++i) {
-                k.loops[i].kind = LoopKind::Parallel;
-                iterations *= k.loops[i].extent;
-                par.push_back(fmt::format("v{}", k.loops[i].var));
-            }
-            if (!par.empty())
-                k.decisions.push_back(fmt::format("parallel over {} ({} iterations shared by the threads)",
-                                                  fmt::join(par, " x "), iterations));
-            else
-                k.decisions.push_back("no parallel loop: only the vector loop has more than one iteration");
-        }
-    }
-
-    void estimate_costs(Program& prog) {
-        for (Kernel& k : prog.kernels) {
-            const Buffer& out = prog.buffer(k.output);
-            std::int64_t points = 1;
-            for (const Loop& l : k.loops) points *= l.extent;
-            k.bytes_written = points * static_cast<std::int64_t>(ir::type_bytes(out.type));
-            // Per output point, each distinct operation once (the code generator shares
-            // common subexpressions), times the extents of the Sums around it.
-            std::int64_t flops = 0;
-            std::unordered_set<const Node*> walked;
-            std::function<void(const Expr&, std::int64_t)> walk = [&](const Expr& e, std::int64_t m) {
-                if (!walked.insert(e.get()).second) return;
-                if (e->op == Op::Sum) m *= e->ival;
-                if (is_float(e->type) && e->op != Op::Load && e->op != Op::Const && e->op != Op::Cast) flops += m;
-                for (const auto& a : e->args) walk(a, m);
-            };
-            walk(k.value, 1);
-            k.flops = flops * points;
-            // Each element read once at best, at worst once per load: report the distinct bytes.
-            std::int64_t bytes = 0;
-            std::vector<bool> seen(prog.buffers.size(), false);
-            visit(k.value, [&](const Expr& e) {
-                if (e->op != Op::Load || seen[static_cast<std::size_t>(e->buffer)]) return;
-                seen[static_cast<std::size_t>(e->buffer)] = true;
-                const Buffer& b = prog.buffer(e->buffer);
-                bytes += b.numel() * static_cast<std::int64_t>(ir::type_bytes(b.type));
-            });
-            k.bytes_read = bytes;
-        }
-    }
 };
 
 }  // namespace
@@ -436,8 +350,7 @@ struct Scheduler {
 Program schedule(const Graph& g, const Options& options, std::vector<PassDump>* dumps) {
     if (g.output < 0) fail("internal: graph has no output");
     Scheduler s{g, options, dumps, {}, {}, {}, {}, {}};
-    Program p = s.run();
-    return p;
+    return s.run();
 }
 
 }  // namespace toroid::schedule

@@ -1,17 +1,23 @@
-// The scheduler: turns a primitive graph into a loop program. Its passes, in order:
+// The scheduler: turns a primitive graph into a loop program. Its passes, in order
+// (Scheduler::run in schedule.cpp lists them in one place):
 //   1. choose_realized    which computed tensors get a buffer (the rest are inlined)
 //   2. inline_tensors     substitute inlined bodies into their consumers (vertical fusion)
-//   3. simplify           fold index arithmetic with the loops' ranges (drops idle clamps/masks)
-//   4. infer_bounds       shrink realized buffers to the region their consumers read
-//   5. choose_layouts     strides of every realized buffer (the input's layout, so a
+//   3. lower              one kernel per realized tensor, buffers for input, tables, results
+//   4. simplify           fold index arithmetic with the parameters' and loops' ranges
+//   5. infer_bounds       realized intermediates cover only the region their consumers
+//                         read: region parameters, computed when values are bound
+//   6. choose_layouts     strides of every realized buffer (the input's layout, so a
 //                         channels-last pipeline keeps channels-last intermediates)
-//   6. order_loops        loop order follows the stored buffer's memory order
-//   7. choose_axes        vector, unrolled and parallel loops
-// Each pass records what it decided in Kernel::decisions and in the log.
+//   7. order_loops        loop order follows the stored buffer's memory order
+//   8. choose_axes        target-specific: CPU vector, unrolled and parallel loops
+//                         (schedule/cpu_axes.cpp)
+// Each pass records what it decided in Kernel::decisions and in the log. The program is
+// the same for every graph of one structure: no pass reads parameter values or table data.
 #pragma once
 
 #include "ir/graph.h"
 #include "ir/loop.h"
+#include "schedule/target.h"
 
 #include <string>
 #include <vector>
@@ -19,7 +25,8 @@
 namespace toroid::schedule {
 
 struct Options {
-    int vector_bytes = 32;     // SIMD register width the vector loop is sized for
+    Target target = Target::host_cpu();
+    ir::IndexWidth index_width = ir::IndexWidth::I64;
 };
 
 // One snapshot per pass, for debug dumps: the pass name and the program after it.
@@ -31,5 +38,8 @@ struct PassDump {
 // Schedules `g`. The program's input buffer is graph tensor 0, its output the graph's
 // output. `dumps` (optional) receives the program after each pass.
 ir::Program schedule(const ir::Graph& g, const Options& options = {}, std::vector<PassDump>* dumps = nullptr);
+
+// The target-specific pass: marks each kernel's vector, unrolled and parallel loops.
+void choose_cpu_axes(ir::Program& prog, const Target& target);
 
 }  // namespace toroid::schedule

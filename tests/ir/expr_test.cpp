@@ -189,8 +189,16 @@ TEST(ExprBuild, Sum) {
     ASSERT_EQ(s->op, Op::Sum);
     EXPECT_EQ(s->type, Type::I32);
     EXPECT_EQ(s->args[0]->op, Op::Cast);  // the body is cast to the accumulator type
-    EXPECT_EQ(s->ival, 3);
+    EXPECT_EQ(const_extent(s), 3);
     EXPECT_EQ(s->var, 64);
+    // A run-time extent stays a Sum (even of an integer body independent of the variable).
+    const Expr d = sum(64, param(0), var(0), Type::I64);
+    ASSERT_EQ(d->op, Op::Sum);
+    EXPECT_FALSE(const_extent(d).has_value());
+    EXPECT_EQ(to_string(d), "sum<int64_t>(r64 < p0: v0)");
+    EXPECT_EQ(eval_int(d, {{0, 5}, {kFirstParamVar, 3}}), 15);
+    EXPECT_EQ(bounds(d, {{0, {1, 2}}, {kFirstParamVar, {0, 4}}}), (Interval{0, 8}));
+    EXPECT_THROW(sum(64, var(64), var(0), Type::I64), Error);  // the extent uses the reduction variable
     EXPECT_EQ(ival(sum(64, 0, body, Type::I32)), 0);
     EXPECT_EQ(fval(sum(64, 0, fconst(1), Type::F32)), 0.0);
     // One integer term: the body with the reduction variable at 0.
@@ -285,90 +293,117 @@ TEST(ExprEval, Interpreter) {
 
 TEST(GraphTest, BuildsAndChecks) {
     Graph g;
-    const int in = g.add_input("input", Type::U8, {1, 3, 4, 5}, {60, 1, 15, 3});
-    const int w = g.add_constant_values("resize0.w", Type::F32, {5, 2}, std::vector<float>(10, 0.5f));
+    const Expr w_in = g.add_param("input.w", ParamKind::Size, 5);
+    const int in = g.add_input("input", Type::U8, {iconst(1), iconst(3), iconst(4), w_in},
+                               {iconst(60), iconst(1), iconst(15), iconst(3)});
+    const int w = g.add_constant_values("resize0.w", Type::F32, {w_in, iconst(2)}, std::vector<float>(10, 0.5f));
     const int r = g.new_reduction_var();
     EXPECT_EQ(r, kFirstReductionVar);
     const Expr px = cast(Type::F32, load(in, Type::U8, {var(0), var(1), var(2), var(64)}));
     const Expr body = sum(r, 2, mul(px, load(w, Type::F32, {var(3), var(r)})), Type::F32);
-    const int c = g.add_compute("resize0.h", Type::F32, {1, 3, 4, 5}, body, "op 0 (resize)", true);
+    const int c = g.add_compute("resize0.h", Type::F32, {iconst(1), iconst(3), iconst(4), w_in}, body, "op 0 (resize)", true);
     g.output = c;
     EXPECT_EQ(g.tensors().size(), 3u);
     EXPECT_EQ(g.at(c).kind, TensorKind::Compute);
     EXPECT_EQ(g.at(w).data.size(), 40u);
     EXPECT_TRUE(g.at(c).realize);
+    EXPECT_EQ(g.concrete_shape(c), (std::vector<std::int64_t>{1, 3, 4, 5}));
 
     const std::string s = g.to_string();
-    EXPECT_NE(s.find("t0 input 'input' uint8_t[1, 3, 4, 5] strides [60, 1, 15, 3]"), std::string::npos) << s;
-    EXPECT_NE(s.find("t1 constant 'resize0.w' float[5, 2]"), std::string::npos) << s;
-    EXPECT_NE(s.find("t2 compute 'resize0.h' float[1, 3, 4, 5] realize (op 0 (resize)) = sum<float>(r64 < 2: "),
+    EXPECT_NE(s.find("p0 input.w (size) = 5"), std::string::npos) << s;
+    EXPECT_NE(s.find("t0 input 'input' uint8_t[1, 3, 4, p0] strides [60, 1, 15, 3]"), std::string::npos) << s;
+    EXPECT_NE(s.find("t1 table 'resize0.w' float[p0, 2]"), std::string::npos) << s;
+    EXPECT_NE(s.find("t2 compute 'resize0.h' float[1, 3, 4, p0] realize (op 0 (resize)) = sum<float>(r64 < 2: "),
               std::string::npos)
         << s;
     EXPECT_NE(s.find("output t2"), std::string::npos) << s;
 
-    EXPECT_THROW(g.add_input("input", Type::U8, {1}, {1}), Error);                  // duplicate name
-    EXPECT_THROW(g.add_input("x", Type::U8, {1, 2}, {1}), Error);                   // strides
-    EXPECT_THROW(g.add_constant("k", Type::F32, {3}, std::vector<std::uint8_t>(8)), Error);  // data size
-    EXPECT_THROW(g.add_compute("a", Type::U8, {2}, fconst(1), ""), Error);          // body type
-    EXPECT_THROW(g.add_compute("b", Type::F32, {2}, load(9, Type::F32, {var(0)}), ""), Error);  // unknown tensor
-    EXPECT_THROW(g.add_compute("c", Type::F32, {2}, load(w, Type::F32, {var(0)}), ""), Error);  // rank
-    EXPECT_THROW(g.add_compute("d", Type::U8, {2, 2}, load(w, Type::U8, {var(0), var(1)}), ""), Error);  // type
-    EXPECT_THROW(g.add_compute("e", Type::I64, {2}, var(1), ""), Error);            // free var
-    EXPECT_EQ(g.add_compute("f", Type::I64, {2, 2}, var(1), ""), 3);
+    EXPECT_THROW(g.add_input("input", Type::U8, {iconst(1)}, {iconst(1)}), Error);  // duplicate name
+    EXPECT_THROW(g.add_input("x", Type::U8, {iconst(1), iconst(2)}, {iconst(1)}), Error);  // strides
+    EXPECT_THROW(g.add_constant("k", Type::F32, {iconst(3)}, std::vector<std::uint8_t>(8)), Error);  // data size
+    EXPECT_THROW(g.add_compute("a", Type::U8, {iconst(2)}, fconst(1), ""), Error);  // body type
+    EXPECT_THROW(g.add_compute("b", Type::F32, {iconst(2)}, load(9, Type::F32, {var(0)}), ""), Error);  // unknown tensor
+    EXPECT_THROW(g.add_compute("c", Type::F32, {iconst(2)}, load(w, Type::F32, {var(0)}), ""), Error);  // rank
+    EXPECT_THROW(g.add_compute("d", Type::U8, {iconst(2), iconst(2)}, load(w, Type::U8, {var(0), var(1)}), ""),
+                 Error);  // type
+    EXPECT_THROW(g.add_compute("e", Type::I64, {iconst(2)}, var(1), ""), Error);  // free var
+    EXPECT_THROW(g.add_compute("e2", Type::I64, {iconst(2)}, param(7), ""), Error);  // unknown parameter
+    EXPECT_THROW(g.add_constant_values("i", Type::I32, {iconst(2)}, std::vector<std::int32_t>{0, 9}, Interval{0, 5}),
+                 Error);  // outside its declared range
+    EXPECT_EQ(g.add_compute("f", Type::I64, {iconst(2), iconst(2)}, add(var(1), w_in), ""), 3);
+}
+
+TEST(GraphTest, StructureIgnoresValues) {
+    auto make = [](std::int64_t width, float weight) {
+        Graph g;
+        const Expr w = g.add_param("input.w", ParamKind::Size, width);
+        const int in = g.add_input("input", Type::F32, {iconst(1), iconst(1), iconst(1), w},
+                                   {iconst(1), iconst(1), w, iconst(1)});
+        const int t = g.add_constant_values("k", Type::F32, {w}, std::vector<float>(static_cast<std::size_t>(width), weight));
+        g.output = g.add_compute("out", Type::F32, {iconst(1), iconst(1), iconst(1), w},
+                                 mul(load(in, Type::F32, {var(0), var(1), var(2), var(3)}), load(t, Type::F32, {var(3)})),
+                                 "op 0");
+        return g;
+    };
+    // Another size and other table data: the same structure, one compiled program.
+    EXPECT_EQ(make(5, 0.5f).structure(), make(700, 2.0f).structure());
+    Graph other = make(5, 0.5f);
+    other.add_param("extra", ParamKind::Offset, 1);
+    EXPECT_NE(make(5, 0.5f).structure(), other.structure());
+    EXPECT_EQ(make(5, 0.5f).value_of(add(param(0), iconst(1))), 6);
 }
 
 TEST(ProgramTest, BuffersAndDump) {
     EXPECT_EQ(buffer_role_name(BufferRole::Temp), "temp");
     EXPECT_EQ(loop_kind_name(LoopKind::Vector), "vector");
     Program p;
+    p.params = {ProgramParam{"input.w", ParamKind::Size, ParamSource{ParamSource::Kind::Graph, 0, -1, -1}},
+                ProgramParam{"out.stride2", ParamKind::Stride, ParamSource{ParamSource::Kind::OutputStride, -1, 1, 2}}};
     Buffer in{};
     in.id = 0;
     in.name = "input";
     in.role = BufferRole::Input;
     in.type = Type::U8;
-    in.shape = {1, 3, 4, 64};
-    in.strides = {768, 1, 192, 3};
+    in.shape = {iconst(1), iconst(3), iconst(4), param(0)};
+    in.strides = {iconst(768), iconst(1), iconst(192), iconst(3)};
+    in.origin = {iconst(0), iconst(0), iconst(0), iconst(0)};
     Buffer out{};
     out.id = 1;
     out.name = "out";
     out.role = BufferRole::Output;
     out.type = Type::F32;
-    out.shape = {1, 3, 4, 64};
-    out.strides = {768, 256, 64, 1};
-    out.origin = {0, 0, 2, 0};
-    EXPECT_EQ(in.numel(), 768);
-    EXPECT_EQ(in.span(), 768);
-    Buffer view = in;
-    view.shape = {1, 3, 2, 10};
-    EXPECT_EQ(view.span(), 1 + 2 * 1 + 1 * 192 + 9 * 3);
-    view.shape = {1, 0, 2, 10};
-    EXPECT_EQ(view.numel(), 0);
-    EXPECT_EQ(view.span(), 0);
+    out.shape = {iconst(1), iconst(3), iconst(4), param(0)};
+    out.strides = {iconst(768), iconst(256), param(1), iconst(1)};
+    out.origin = {iconst(0), iconst(0), iconst(2), iconst(0)};
+    // Offsets: (index - origin) * stride over the dims, parameters included.
+    EXPECT_EQ(to_string(simplify(offset_expr(out, {var(0), var(1), var(2), var(3)}))), "v1 * 256 + v3 + (v2 - 2) * p1");
     p.buffers = {in, out};
     p.input = 0;
     p.output = 1;
     Kernel k;
     k.name = "convert";
     k.output = 1;
-    k.loops = {{0, 0, 1, LoopKind::Parallel}, {2, 2, 4, LoopKind::Parallel}, {1, 0, 3, LoopKind::Serial},
-               {3, 0, 64, LoopKind::Vector}};
+    k.loops = {{0, iconst(0), iconst(1), LoopKind::Parallel}, {2, iconst(2), iconst(4), LoopKind::Parallel},
+               {1, iconst(0), iconst(3), LoopKind::Serial}, {3, iconst(0), param(0), LoopKind::Vector}};
     k.vector_width = 16;
     k.value = mul(cast(Type::F32, load(0, Type::U8, {var(0), var(1), var(2), var(3)})), fconst(0.5));
     k.decisions = {"vectorize v3: stride 1 in the output"};
-    k.bytes_read = 768;
     p.kernels = {k};
     const std::string s = p.to_string();
-    EXPECT_NE(s.find("buffer t0 input 'input' uint8_t[1, 3, 4, 64] strides [768, 1, 192, 3]"), std::string::npos) << s;
-    EXPECT_NE(s.find("buffer t1 output 'out' float[1, 3, 4, 64] strides [768, 256, 64, 1] origin [0, 0, 2, 0]"),
+    EXPECT_NE(s.find("param p0 input.w (size, graph)"), std::string::npos) << s;
+    EXPECT_NE(s.find("param p1 out.stride2 (stride, output stride of t1 dim 2)"), std::string::npos) << s;
+    EXPECT_NE(s.find("buffer t0 input 'input' uint8_t[1, 3, 4, p0] strides [768, 1, 192, 3]"), std::string::npos) << s;
+    EXPECT_NE(s.find("buffer t1 output 'out' float[1, 3, 4, p0] strides [768, 256, p1, 1] origin [0, 0, 2, 0]"),
               std::string::npos)
         << s;
-    EXPECT_NE(s.find("kernel 0 'convert' -> t1\n  parallel for v0 in 0..1\n    parallel for v2 in 2..6\n"
-                     "      for v1 in 0..3\n        vector(16) for v3 in 0..64\n"
+    EXPECT_NE(s.find("kernel 0 'convert' -> t1\n  parallel for v0 in 0 + [0, 1)\n    parallel for v2 in 2 + [0, 4)\n"
+                     "      for v1 in 0 + [0, 3)\n        vector(16) for v3 in 0 + [0, p0)\n"
                      "          t1[v0, v1, v2, v3] = cast<float>(load(t0, [v0, v1, v2, v3])) * 0.5f\n"),
               std::string::npos)
         << s;
     EXPECT_NE(s.find("  # vectorize v3: stride 1 in the output"), std::string::npos) << s;
-    EXPECT_NE(s.find("cost: 768 bytes read"), std::string::npos) << s;
+    const VarRanges r = p.param_ranges();
+    EXPECT_EQ(r.at(kFirstParamVar).lo, 0);
 }
 
 }  // namespace

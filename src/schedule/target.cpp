@@ -1,0 +1,31 @@
+// Target descriptions: the host CPU's vector width, read once.
+#include "schedule/target.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace toroid::schedule {
+
+int Target::lanes(ir::Type t) const {
+    if (kind != TargetKind::Cpu) return 1;
+    return std::max(1, vector_bytes / static_cast<int>(ir::type_bytes(t)));
+}
+
+std::string Target::name() const {
+    if (kind == TargetKind::Cuda) return "cuda";
+    return fmt::format("cpu ({}-byte vectors)", vector_bytes);
+}
+
+Target Target::host_cpu() {
+    Target t;
+    t.kind = TargetKind::Cpu;
+    t.vector_bytes = 32;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
+#endif
+    return t;
+}
+
+}  // namespace toroid::schedule

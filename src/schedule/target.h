@@ -1,0 +1,28 @@
+// What the scheduler and the code generators know of the machine a program is compiled
+// for: one description read by both, so that what --explain reports is what is generated.
+#pragma once
+
+#include "ir/expr.h"
+
+#include <string>
+
+namespace toroid::schedule {
+
+enum class TargetKind : std::uint8_t { Cpu, Cuda };
+
+struct Target {
+    TargetKind kind = TargetKind::Cpu;
+    // CPU: bytes of one SIMD register the vector loops are written for (32: AVX2, 64: AVX-512).
+    int vector_bytes = 32;
+
+    // Elements of type t in one vector loop iteration (CPU); 1 where there are no vector loops.
+    int lanes(ir::Type t) const;
+    // Lanes of every explicit vector in a kernel: kernels are written for one lane count.
+    int kernel_lanes() const { return kind == TargetKind::Cpu ? vector_bytes / 4 : 1; }
+    std::string name() const;  // e.g. "cpu (64-byte vectors)"
+
+    // The CPU this process runs on.
+    static Target host_cpu();
+};
+
+}  // namespace toroid::schedule
