@@ -17,6 +17,7 @@
 #include <functional>
 #include <cstring>
 #include <limits>
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <unordered_map>
@@ -322,14 +323,77 @@ private:
         std::function<void(const Expr&)> walk = [&](const Expr& x) {
             if (!seen.insert(x.get()).second || x->op == Op::Const || x->op == Op::Var) return;
             if (x->op == Op::Sum || depends_on_var(x, r)) {
-                if (x->op != Op::Sum)
-                    for (const auto& a : x->args) walk(a);
+                if (x->op == Op::Sum) return;
+                for (const auto& a : x->args) walk(a);
+                // A load's address is computed from its indices: the parts of that sum that
+                // do not move with the tap (the row's base) are computed once.
+                if (x->op == Op::Load) {
+                    const Expr off = offset_expr(prog_.buffer(x->buffer), x->args);
+                    pinned_.push_back(off);
+                    walk(off);
+                }
                 return;
             }
             if (vector) emitv(x);
             else emit(x);
         };
         walk(body);
+    }
+
+    // Sums of the unrolled copies of a body (a pixel's channels) that run over the same
+    // taps: one loop computes them all, so the tap's index math and weights are shared.
+    // Each accumulates its own terms in tap order, as a loop of its own would.
+    void emit_fused_sums(const std::vector<Expr>& sums, bool vector) {
+        const Expr& first = sums.front();
+        const int r = first->var;
+        const std::string n = emit(sum_extent(first));
+        std::vector<std::string> accs;
+        std::vector<std::string> elems;
+        for (const Expr& e : sums) {
+            const bool vec = vector && varying(e);
+            const std::string el = vec ? velem(e) : expr_ctype(e);
+            const std::string acc = fmt::format("t{}", next_temp_++);
+            line(vec ? fmt::format("vec<{}> {} = {{}};", el, acc) : fmt::format("{} {} = 0;", el, acc));
+            accs.push_back(acc);
+            elems.push_back(vec ? el : std::string());
+        }
+        for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
+        line("#pragma GCC unroll 4");
+        line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const Expr& body = sums[i]->args[0];
+            if (!elems[i].empty()) {
+                const VName v = emitv(body);
+                line(fmt::format("{} += to_v<vec<{}>>({});", accs[i], elems[i], v.name));
+            } else {
+                line(fmt::format("{} += {};", accs[i], emit(body)));
+            }
+        }
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            pinned_.push_back(sums[i]);
+            if (!elems[i].empty()) scopes_.back().vby_node[sums[i].get()] = VName{accs[i], true, elems[i]};
+            else scopes_.back().by_node[sums[i].get()] = accs[i];
+        }
+    }
+
+    // The outermost Sums of e that become loops (run-time or long extents).
+    static void loop_sums(const Expr& e, std::vector<Expr>& out) {
+        std::unordered_set<const Node*> seen;
+        std::function<void(const Expr&)> walk = [&](const Expr& x) {
+            if (!seen.insert(x.get()).second) return;
+            if (x->op == Op::Sum) {
+                const auto n = const_extent(x);
+                if (!n || *n > 8) out.push_back(x);
+                return;
+            }
+            for (const auto& a : x->args) walk(a);
+        };
+        walk(e);
     }
 
     // Ranges of the reduction variables of every Sum in e (extents may be parameters).
@@ -378,7 +442,13 @@ private:
 
     void line(const std::string& s) { text_ << std::string(static_cast<std::size_t>(indent_) * 4, ' ') << s << '\n'; }
 
-    void emit_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed, const Buffer& out) {
+    struct UnrolledCopy {
+        std::vector<std::pair<int, std::int64_t>> fixed;
+        Expr value;
+    };
+
+    void collect_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed,
+                          std::vector<UnrolledCopy>& copies) {
         if (depth == k_.loops.size()) {
             std::vector<std::pair<int, Expr>> sub;
             VarRanges r = ranges_;
@@ -386,18 +456,42 @@ private:
                 sub.emplace_back(v, iconst(val));
                 r[v] = Interval{val, val};
             }
-            const VarRanges saved = ranges_;
-            ranges_ = r;
-            emit_store(simplify(substitute(k_.value, sub), ranges_, lb_), out, &fixed);
-            ranges_ = saved;
+            copies.push_back(UnrolledCopy{fixed, simplify(substitute(k_.value, sub), r, lb_)});
             return;
         }
         const Loop& l = k_.loops[depth];
         if (!is_const(l.begin) || !is_const(l.extent)) fail("internal: unrolled loop v{} has a run-time extent", l.var);
         for (std::int64_t i = l.begin->ival; i < l.begin->ival + l.extent->ival; ++i) {
             fixed.emplace_back(l.var, i);
-            emit_unrolled(depth + 1, fixed, out);
+            collect_unrolled(depth + 1, fixed, copies);
             fixed.pop_back();
+        }
+    }
+
+    void emit_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed, const Buffer& out) {
+        std::vector<UnrolledCopy> copies;
+        collect_unrolled(depth, fixed, copies);
+        // Tap loops of the copies with the same reduction variable and extent run as one.
+        std::vector<std::vector<Expr>> groups;
+        for (const UnrolledCopy& c : copies) {
+            pinned_.push_back(c.value);
+            std::vector<Expr> sums;
+            loop_sums(c.value, sums);
+            for (const Expr& e : sums) {
+                auto g = std::find_if(groups.begin(), groups.end(), [&](const std::vector<Expr>& grp) {
+                    return grp.front()->var == e->var && structurally_equal(sum_extent(grp.front()), sum_extent(e));
+                });
+                if (g == groups.end()) groups.push_back({e});
+                else g->push_back(e);
+            }
+        }
+        for (const auto& grp : groups)
+            if (grp.size() > 1) emit_fused_sums(grp, vector_var_ >= 0);
+        for (const UnrolledCopy& c : copies) {
+            const VarRanges saved = ranges_;
+            for (auto [v, val] : c.fixed) ranges_[v] = Interval{val, val};
+            emit_store(c.value, out, &c.fixed);
+            ranges_ = saved;
         }
     }
 
@@ -526,7 +620,8 @@ private:
             } else {
                 const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);
-                line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
+                line("#pragma GCC unroll 4");
+        line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                 ++indent_;
                 scopes_.emplace_back();
                 const VName v = emitv(e->args[0]);
@@ -750,7 +845,8 @@ private:
         } else {
             const std::string n = emit(sum_extent(e));
             hoist_invariants(e->args[0], r, /*vector=*/false);
-            line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
+            line("#pragma GCC unroll 4");
+        line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
             ++indent_;
             scopes_.emplace_back();
             const std::string v = emit(e->args[0]);

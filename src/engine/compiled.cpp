@@ -214,13 +214,13 @@ private:
 class CompiledEngine final : public Engine {
 public:
     explicit CompiledEngine(EngineOptions o) : options_(std::move(o)) {}
-    std::string_view name() const override { return "compiled"; }
+    std::string_view name() const override { return options_.specialize ? "specialized" : "compiled"; }
 
     std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
         const auto start = std::chrono::steady_clock::now();
         infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
         PrepareStats stats;
-        const std::string key = pipeline_key(p, in);
+        const std::string key = (options_.specialize ? "specialized\n" : "") + pipeline_key(p, in);
         const bool debug = !options_.debug_dir.empty();
         std::shared_ptr<const Instance> inst = debug ? nullptr : cache().find_instance(key);
         if (inst) {
@@ -228,6 +228,7 @@ public:
         } else {
             auto made = std::make_shared<Instance>();
             made->graph = decomp::decompose(p, in);
+            if (options_.specialize) made->graph = made->graph.specialized();
             const ir::IndexWidth width =
                 schedule::fits_index32(made->graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
             const std::string structure = fmt::format("{}\nint{}\n{}", host_target().name(),

@@ -42,13 +42,18 @@ private:
 
 }  // namespace
 
-std::vector<std::string> engine_names() { return {"reference", "compiled"}; }
+std::vector<std::string> engine_names() { return {"reference", "compiled", "specialized"}; }
 
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options) {
     if (options.threads < 1) fail("--threads must be at least 1 (got {})", options.threads);
     if (name == "reference") return std::make_unique<ReferenceEngine>(options);
     if (name == "compiled") return make_compiled_engine(options);
-    fail("unknown engine '{}' (available: reference, compiled)", name);
+    if (name == "specialized") {
+        EngineOptions o = options;
+        o.specialize = true;
+        return make_compiled_engine(o);
+    }
+    fail("unknown engine '{}' (available: reference, compiled, specialized)", name);
 }
 
 }  // namespace toroid

@@ -19,6 +19,9 @@ struct EngineOptions {
     // after every scheduling pass, the decisions, the generated C++ and the compiler
     // command and output into this folder.
     std::string debug_dir;
+    // Compiled engine: bake every size and parameter into the code (one compile per input
+    // size; the `specialized` engine) instead of sharing one program across sizes.
+    bool specialize = false;
 };
 
 // What preparing cost, for `--stats`.

@@ -220,6 +220,25 @@ int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::st
     return push(tensors_, std::move(g));
 }
 
+Graph Graph::specialized() const {
+    std::vector<std::pair<int, Expr>> values;
+    for (std::size_t i = 0; i < params_.size(); ++i)
+        values.emplace_back(kFirstParamVar + static_cast<int>(i), iconst(params_[i].value));
+    auto fix = [&](const Expr& e) { return e ? substitute(e, values) : e; };
+    Graph g;
+    g.output = output;
+    g.channels_last = channels_last;
+    g.next_reduction_var_ = next_reduction_var_;
+    for (GraphTensor t : tensors_) {
+        for (Expr& d : t.shape) d = fix(d);
+        for (Expr& d : t.strides) d = fix(d);
+        t.body = fix(t.body);
+        if (t.kind == TensorKind::Constant && !is_float(t.type)) t.value_range = data_range(t.type, t.data);
+        g.tensors_.push_back(std::move(t));
+    }
+    return g;
+}
+
 std::string Graph::structure() const {
     std::string out = channels_last ? "channels_last\n" : "contiguous\n";
     for (std::size_t i = 0; i < params_.size(); ++i)

@@ -100,6 +100,11 @@ public:
     // two graphs exactly when one compiled program serves both.
     std::string structure() const;
 
+    // This graph with every parameter replaced by its value and every integer table's
+    // declared range narrowed to its data: code compiled from it serves only this instance,
+    // and range analysis sees exact sizes (the `specialized` engine, for comparison).
+    Graph specialized() const;
+
     // Multi-line readable dump: parameters with their values, then one tensor per line.
     std::string to_string() const;
 

@@ -390,12 +390,20 @@ Linear linearize(const Expr& e) {
 
 Expr build(Linear l) {
     l.prune();
-    // Canonical order: vars by id (outer loops first), then other terms by a structural
-    // hash (the same in every run, so generated code and its cache key are stable).
+    // Canonical order, from the terms that vary least to those that vary most: run-time
+    // parameters, then other terms by a structural hash (the same in every run, so generated
+    // code and its cache key are stable), then loop vars by id (outer loops first), then
+    // reduction vars. Every prefix of the sum is then a subexpression that code generation
+    // can compute once outside the loops that do not change it (a tap loop's base address).
     std::vector<std::pair<std::string, std::size_t>> keys;
     for (std::size_t i = 0; i < l.terms.size(); ++i) {
         const Expr& a = l.terms[i].first;
-        keys.emplace_back(a->op == Op::Var ? fmt::format("0{:010}", a->var) : fmt::format("1{:016x}", structural_hash(a)), i);
+        std::string key;
+        if (a->op != Op::Var) key = fmt::format("1{:016x}", structural_hash(a));
+        else if (is_param_var(a->var)) key = fmt::format("0{:010}", a->var);
+        else if (a->var < kFirstReductionVar) key = fmt::format("2{:010}", a->var);
+        else key = fmt::format("3{:010}", a->var);
+        keys.emplace_back(std::move(key), i);
     }
     std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     auto scaled = [](const Expr& atom, I64 c) { return c == 1 ? atom : mul(atom, iconst(c)); };

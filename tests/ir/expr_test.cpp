@@ -376,7 +376,7 @@ TEST(ProgramTest, BuffersAndDump) {
     out.strides = {iconst(768), iconst(256), param(1), iconst(1)};
     out.origin = {iconst(0), iconst(0), iconst(2), iconst(0)};
     // Offsets: (index - origin) * stride over the dims, parameters included.
-    EXPECT_EQ(to_string(simplify(offset_expr(out, {var(0), var(1), var(2), var(3)}))), "v1 * 256 + v3 + (v2 - 2) * p1");
+    EXPECT_EQ(to_string(simplify(offset_expr(out, {var(0), var(1), var(2), var(3)}))), "(v2 - 2) * p1 + v1 * 256 + v3");
     p.buffers = {in, out};
     p.input = 0;
     p.output = 1;
