@@ -42,7 +42,8 @@ Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in) {
 Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
     const Dims& s = in.spec.shape;
     const Dims out{s[0], s[1], op.height, op.width};
-    const Expr top = ctx.param("top", ParamKind::Offset, op.top), left = ctx.param("left", ParamKind::Offset, op.left);
+    const auto [top_value, left_value] = crop_origin(op, s[2], s[3]);
+    const Expr top = ctx.param("top", ParamKind::Offset, top_value), left = ctx.param("left", ParamKind::Offset, left_value);
     const Shape shape = with_hw(in.shape, ctx.param("height", ParamKind::Size, op.height),
                                 ctx.param("width", ParamKind::Size, op.width));
     Index4 i = output_index();
@@ -51,7 +52,7 @@ Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
     // A region inside the image (the usual case: a center or random crop of a larger image)
     // is a plain shifted read; that it is inside is part of the structure, so such crops
     // share one program and never pay for the masks below.
-    if (op.top >= 0 && op.left >= 0 && op.top + op.height <= s[2] && op.left + op.width <= s[3]) {
+    if (top_value >= 0 && left_value >= 0 && top_value + op.height <= s[2] && left_value + op.width <= s[3]) {
         const Expr v = load4(ctx.graph, in.tensor, {i[0], i[1], ih, iw});
         return {add_compute(ctx, "crop", in.spec.dtype, shape, v), result_spec(in.spec, in.spec.dtype, out), shape};
     }

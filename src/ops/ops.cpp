@@ -40,7 +40,22 @@ std::string_view padding_mode_name(PaddingMode m) {
 std::string_view op_name(const Op& op) {
     static constexpr std::string_view names[] = {"resize", "affine", "grid_sample", "flip",
                                                  "crop",   "convert", "normalize"};
+    if (const auto* c = std::get_if<CropOp>(&op); c && c->center) return "center_crop";
     return names[op.index()];
+}
+
+std::array<std::int64_t, 2> crop_origin(const CropOp& op, std::int64_t in_h, std::int64_t in_w) {
+    if (!op.center) return {op.top, op.left};
+    // Per axis: a crop larger than the image pads it (the leading half of the padding,
+    // rounded down, comes first) and takes it whole; a smaller one starts at
+    // round((size - crop) / 2), Python's round: half to even.
+    auto origin = [](std::int64_t crop, std::int64_t size) -> std::int64_t {
+        if (crop > size) return -((crop - size) / 2);
+        const std::int64_t margin = size - crop;
+        const std::int64_t half = margin / 2;
+        return margin % 2 == 0 ? half : (half % 2 == 0 ? half : half + 1);
+    };
+    return {origin(op.height, in_h), origin(op.width, in_w)};
 }
 
 namespace {

@@ -23,11 +23,18 @@ std::string_view resize_mode_name(ResizeMode m);
 std::string_view grid_mode_name(GridMode m);
 std::string_view padding_mode_name(PaddingMode m);
 
-// F.interpolate on (N, C, H, W). Exactly one of size / scale_factor is set.
+// F.interpolate on (N, C, H, W). Exactly one way of sizing is set: `size`, `scale_factor`,
+// or torchvision's aspect-preserving rule (`smaller_edge` and/or `max_size`: the smaller
+// edge becomes smaller_edge, the other in proportion, truncated; then if the longer edge
+// exceeds max_size, it becomes max_size and the shorter one shrinks in proportion. With
+// max_size alone the longer edge becomes max_size). The output size then depends on the
+// input's, and one compiled pipeline serves every input size.
 struct ResizeOp {
     ResizeMode mode = ResizeMode::Nearest;
     std::optional<std::array<std::int64_t, 2>> size;   // (h, w)
     std::optional<std::array<double, 2>> scale_factor;  // (sh, sw)
+    std::optional<std::int64_t> smaller_edge;
+    std::optional<std::int64_t> max_size;
     bool align_corners = false;           // bilinear / bicubic only
     bool antialias = false;               // bilinear / bicubic only
     bool recompute_scale_factor = false;  // only with scale_factor
@@ -57,10 +64,17 @@ struct FlipOp {
 };
 
 // torchvision.transforms.v2.functional.crop: region may extend past the image, where
-// it is filled with zeros.
+// it is filled with zeros. With `center` it is center_crop: top and left are worked out
+// from the input's size (crop_origin), padding with zeros where the image is smaller.
 struct CropOp {
     std::int64_t top = 0, left = 0, height = 0, width = 0;
+    bool center = false;
 };
+
+// The (top, left) of `op`'s region in an input of in_h x in_w: torchvision's center_crop
+// anchor (round half to even of the margin / 2, or minus the leading padding) when
+// op.center, else (op.top, op.left).
+std::array<std::int64_t, 2> crop_origin(const CropOp& op, std::int64_t in_h, std::int64_t in_w);
 
 // torchvision.transforms.v2.functional.to_dtype(x, dtype, scale).
 struct ConvertOp {

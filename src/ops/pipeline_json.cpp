@@ -199,8 +199,14 @@ ResizeOp parse_resize(OpReader& r) {
         if (!(d > 0)) fail("{}: 'scale_factor' must be positive, got {}", r.where(), d);
         return d;
     });
-    if (op.size && op.scale_factor) fail("{}: give either 'size' or 'scale_factor', not both", r.where());
-    if (!op.size && !op.scale_factor) fail("{}: needs 'size' or 'scale_factor'", r.where());
+    if (r.has("smaller_edge")) op.smaller_edge = positive_size(r, *r.get("smaller_edge"), "smaller_edge");
+    if (r.has("max_size")) op.max_size = positive_size(r, *r.get("max_size"), "max_size");
+    const int ways = (op.size ? 1 : 0) + (op.scale_factor ? 1 : 0) + (op.smaller_edge || op.max_size ? 1 : 0);
+    if (ways > 1)
+        fail("{}: give one of 'size', 'scale_factor' or 'smaller_edge'/'max_size', not several", r.where());
+    if (ways == 0) fail("{}: needs 'size', 'scale_factor' or 'smaller_edge'/'max_size'", r.where());
+    if (op.smaller_edge && op.max_size && *op.max_size <= *op.smaller_edge)
+        fail("{}: 'max_size' ({}) must be larger than 'smaller_edge' ({})", r.where(), *op.max_size, *op.smaller_edge);
     bool nearest = op.mode == ResizeMode::Nearest || op.mode == ResizeMode::NearestExact;
     if (nearest && r.has("align_corners"))
         fail("{}: 'align_corners' can only be set with bilinear or bicubic mode", r.where());
@@ -209,8 +215,8 @@ ResizeOp parse_resize(OpReader& r) {
     if (nearest && op.antialias)
         fail("{}: 'antialias' can only be used with bilinear or bicubic mode", r.where());
     op.recompute_scale_factor = r.boolean("recompute_scale_factor", false);
-    if (op.recompute_scale_factor && op.size)
-        fail("{}: 'recompute_scale_factor' needs 'scale_factor', not 'size'", r.where());
+    if (op.recompute_scale_factor && !op.scale_factor)
+        fail("{}: 'recompute_scale_factor' needs 'scale_factor'", r.where());
     return op;
 }
 
@@ -282,6 +288,16 @@ CropOp parse_crop(OpReader& r) {
     return op;
 }
 
+CropOp parse_center_crop(OpReader& r) {
+    CropOp op;
+    op.center = true;
+    const auto size = r.pair<std::int64_t>("size", [&](const json& v, const char* k) { return positive_size(r, v, k); });
+    if (!size) fail("{}: missing field 'size' ([h, w], or one number for a square)", r.where());
+    op.height = (*size)[0];
+    op.width = (*size)[1];
+    return op;
+}
+
 ConvertOp parse_convert(OpReader& r) {
     ConvertOp op;
     op.dtype = parse_enum(r, "dtype", kDTypes, std::optional<DType>());
@@ -311,10 +327,12 @@ Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& bas
     else if (name == "grid_sample") op = parse_grid_sample(r, base_dir);
     else if (name == "flip") op = parse_flip(r);
     else if (name == "crop") op = parse_crop(r);
+    else if (name == "center_crop") op = parse_center_crop(r);
     else if (name == "convert") op = parse_convert(r);
     else if (name == "normalize") op = parse_normalize(r);
     else
-        fail("op {}: unknown op '{}' (expected resize, affine, grid_sample, flip, crop, convert or normalize)",
+        fail("op {}: unknown op '{}' (expected resize, affine, grid_sample, flip, crop, center_crop, convert or "
+             "normalize)",
              index, printable(name, 40));
     r.reject_unknown_fields();
     return op;
@@ -376,6 +394,8 @@ std::string pipeline_to_json(const Pipeline& p) {
                     j["mode"] = std::string(resize_mode_name(o.mode));
                     if (o.size) j["size"] = {(*o.size)[0], (*o.size)[1]};
                     if (o.scale_factor) j["scale_factor"] = {(*o.scale_factor)[0], (*o.scale_factor)[1]};
+                    if (o.smaller_edge) j["smaller_edge"] = *o.smaller_edge;
+                    if (o.max_size) j["max_size"] = *o.max_size;
                     if (o.mode == ResizeMode::Bilinear || o.mode == ResizeMode::Bicubic) {
                         j["align_corners"] = o.align_corners;
                         j["antialias"] = o.antialias;
@@ -396,6 +416,10 @@ std::string pipeline_to_json(const Pipeline& p) {
                 } else if constexpr (std::is_same_v<T, FlipOp>) {
                     j["dims"] = o.dims;
                 } else if constexpr (std::is_same_v<T, CropOp>) {
+                    if (o.center) {
+                        j["size"] = {o.height, o.width};
+                        return;
+                    }
                     j["top"] = o.top;
                     j["left"] = o.left;
                     j["height"] = o.height;

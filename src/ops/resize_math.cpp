@@ -14,6 +14,31 @@ namespace toroid {
 std::array<std::int64_t, 2> resize_output_size(const ResizeOp& op, std::int64_t in_h, std::int64_t in_w) {
     std::array<std::int64_t, 2> out{};
     const std::int64_t in[2] = {in_h, in_w};
+    if (op.smaller_edge || op.max_size) {
+        // torchvision's _compute_resized_output_size; Python's int(a * b / c) is the
+        // correctly rounded quotient truncated, as is the division of exact doubles here.
+        const bool tall = in_w <= in_h;
+        const std::int64_t shorter = tall ? in_w : in_h, longer = tall ? in_h : in_w;
+        auto scaled = [](std::int64_t a, std::int64_t b, std::int64_t c) {
+            return static_cast<std::int64_t>(static_cast<double>(a) * static_cast<double>(b) / static_cast<double>(c));
+        };
+        std::int64_t new_short = 0, new_long = 0;
+        if (op.smaller_edge) {
+            new_short = *op.smaller_edge;
+            new_long = scaled(new_short, longer, shorter);
+            if (op.max_size && new_long > *op.max_size) {
+                new_short = scaled(*op.max_size, new_short, new_long);
+                new_long = *op.max_size;
+            }
+        } else {
+            new_short = scaled(*op.max_size, shorter, longer);
+            new_long = *op.max_size;
+        }
+        out = tall ? std::array<std::int64_t, 2>{new_long, new_short} : std::array<std::int64_t, 2>{new_short, new_long};
+        if (out[0] <= 0 || out[1] <= 0)
+            fail("resize: output size ({}, {}) from input ({}, {}) has a dimension <= 0", out[0], out[1], in_h, in_w);
+        return out;
+    }
     for (int a = 0; a < 2; ++a) {
         if (op.size) {
             out[a] = (*op.size)[a];

@@ -55,16 +55,17 @@ Tensor crop(const CropOp& op, const Tensor& in, int threads) {
         fail("crop: height and width must be positive, got {} x {}", op.height, op.width);
     const Dims& s = in.shape();
     const Dims out_shape{s[0], s[1], op.height, op.width};
+    const auto [top, left] = crop_origin(op, s[2], s[3]);
     Tensor out = Tensor::empty(in.dtype(), out_shape, in.suggested_layout());
     dispatch_dtype(in.dtype(), [&](auto tag) {
         using T = decltype(tag);
         for_each_row(out_shape, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
             // The region may start above/left of the image or end past it; pixels
             // outside the image are zero.
-            const std::int64_t ih = op.top + h;
+            const std::int64_t ih = top + h;
             const bool row_in = ih >= 0 && ih < s[2];
             for (std::int64_t w = 0; w < op.width; ++w) {
-                const std::int64_t iw = op.left + w;
+                const std::int64_t iw = left + w;
                 out.at<T>(n, c, h, w) = row_in && iw >= 0 && iw < s[3] ? in.at<T>(n, c, ih, iw) : T{0};
             }
         });
