@@ -139,6 +139,25 @@ TOROID_API toroid_status toroid_function_explain(const toroid_function* fn, cons
 TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
+/* ---- batches of images of any sizes ------------------------------------------------- */
+
+/* The result's dtype, shape (of the input's ndim) and dense strides (channels-last for a
+ * channels-last input) for an input described by `input`, without compiling anything. */
+TOROID_API toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                                            toroid_tensor_desc* out);
+/* Runs the pipeline on `count` images, each of its own size (and dtype and strides), into
+ * outputs[i] (caller memory of the result's dtype and shape, toroid_output_desc; any
+ * non-overlapping strides: views of one stacked tensor work). Images of any size share the
+ * compiled code of their pipeline; the batch runs as one parallel loop over the images on
+ * options->threads threads. A bad image does not stop the others: item_status[i] (optional,
+ * `count` entries) gets its status, and when `messages` is given, messages + i *
+ * message_size holds its one-line message (NUL-terminated, cut to message_size - 1
+ * bytes). Returns TOROID_OK when every image succeeded, else the first failing image's
+ * status (toroid_last_error() holds its message). */
+TOROID_API toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                                          const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                                          int32_t* item_status, char* messages, size_t message_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@ import threading
 from . import _core
 from ._capi import Error
 
-__all__ = ["interpolate", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
+__all__ = ["interpolate", "resize", "center_crop", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
            "compile"]
 
 
@@ -161,6 +161,51 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
     return _apply(x, op)
 
 
+def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True):
+    """torchvision.transforms.v2.functional.resize: `size` an int (the smaller edge; the other
+    in proportion, with `max_size` capping the longer one), [h, w], or None with max_size
+    (the longer edge). interpolation: nearest, nearest-exact, bilinear, bicubic (or
+    torchvision's InterpolationMode). The output size follows each image's size without
+    compiling again."""
+    mode = _interpolation_name(interpolation)
+    op = {"op": "resize", "mode": mode}
+    if isinstance(size, (list, tuple)) and len(size) == 1:
+        size = size[0]
+    if size is None:
+        if max_size is None:
+            raise Error("resize needs size or max_size")
+        op["max_size"] = _scalar(max_size, "max_size", int)
+    elif isinstance(size, (list, tuple)) or hasattr(size, "tolist"):
+        if max_size is not None:
+            raise Error("max_size is only allowed with an int size (the smaller edge), got size %r" % (size,))
+        op["size"] = _pair(size, "size", int)
+    else:
+        op["smaller_edge"] = _scalar(size, "size", int)
+        if max_size is not None:
+            op["max_size"] = _scalar(max_size, "max_size", int)
+    if mode in ("bilinear", "bicubic") and antialias:
+        op["antialias"] = True
+    return _apply(x, op)
+
+
+def center_crop(x, size):
+    """torchvision.transforms.v2.functional.center_crop: an int or [h, w]; zeros where the
+    image is smaller than the crop."""
+    if isinstance(size, (list, tuple)) and len(size) == 1:
+        size = size[0]
+    return _apply(x, {"op": "center_crop", "size": _pair(size, "size", int)})
+
+
+def _interpolation_name(mode):
+    name = getattr(mode, "value", mode)
+    if not isinstance(name, str):
+        raise Error("interpolation must be a name or an InterpolationMode, got %r" % (mode,))
+    name = name.lower().replace("_", "-")
+    if name not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        raise Error("interpolation %r is not supported (nearest, nearest-exact, bilinear, bicubic)" % (mode,))
+    return name
+
+
 def affine(x, theta, size=None, mode="bilinear", padding_mode="zeros", align_corners=False):
     """F.affine_grid(theta, (N, C, h, w), align_corners) then F.grid_sample; `size` is (h, w)
     or affine_grid's (N, C, h, w) (default: the input's)."""
@@ -233,6 +278,8 @@ class Pipeline:
         self._handle = _core.PipelineHandle(ops, base_dir)
 
     def __call__(self, x):
+        if isinstance(x, (list, tuple)):  # a batch of images of any sizes
+            return self._handle.run_batch(x, self.engine, self.threads)
         if isinstance(x, Traced):  # inside toroid.compile: record the ops
             ops = json.loads(self.ops) if isinstance(self.ops, str) else self.ops
             for op in ops:
@@ -242,6 +289,11 @@ class Pipeline:
                 x = x._record(op)
             return x
         return self._handle(x, self.engine, self.threads)
+
+    def run_batch(self, xs, errors="raise"):
+        """A list of images of any sizes in one call: stacked results when they all have one
+        shape, else a list; errors="skip" returns (results, {index: message})."""
+        return self._handle.run_batch(xs, self.engine, self.threads, errors)
 
     def to_json(self):
         """The canonical JSON (grids given as arrays print as "<array>")."""

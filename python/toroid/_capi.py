@@ -99,6 +99,9 @@ _declare("toroid_function_output_desc", _status, _P, ctypes.POINTER(TensorDesc))
 _declare("toroid_function_explain", _status, _P, ctypes.POINTER(ctypes.c_char_p))
 _declare("toroid_run", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor))
 _declare("toroid_function_free", None, _P)
+_declare("toroid_output_desc", _status, _P, ctypes.POINTER(TensorDesc), ctypes.POINTER(TensorDesc))
+_declare("toroid_run_batch", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_size_t,
+         ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, ctypes.c_size_t)
 
 if lib.toroid_abi_version() != ABI_VERSION:
     raise ImportError("toroid: %s has ABI version %d, this package needs %d" %

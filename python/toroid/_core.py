@@ -68,6 +68,8 @@ def get_num_threads():
 
 # ---- tensors --------------------------------------------------------------------------
 
+_DTYPE_SIZES = {_capi.UINT8: 1, _capi.FLOAT32: 4, _capi.FLOAT16: 2, _capi.BFLOAT16: 2, _capi.FLOAT64: 8}
+
 _NUMPY_DTYPES = {"uint8": _capi.UINT8, "float32": _capi.FLOAT32, "float16": _capi.FLOAT16,
                  "float64": _capi.FLOAT64}
 _DTYPE_NAMES = {_capi.UINT8: "uint8", _capi.FLOAT32: "float32", _capi.FLOAT16: "float16",
@@ -347,6 +349,78 @@ class PipelineHandle:
     def __call__(self, x, engine=None, threads=None):
         arg = adapt(x)
         return self.function(arg, engine, threads).run(arg)
+
+    def run_batch(self, xs, engine=None, threads=None, errors="raise"):
+        """Runs on a list of arrays/tensors of any sizes in one call (one parallel loop over
+        the images; every size shares the compiled code). When every result has the same
+        dtype and shape, they come back stacked in one array (3-D inputs stacked along a new
+        first dim, 4-D ones concatenated along N); otherwise as a list. errors="raise" raises
+        toroid.Error naming the first bad image after the others ran; errors="skip" returns
+        (results, {index: message}) with None in the list (or no stacking) for bad images."""
+        engine = engine or _settings["engine"]
+        threads = _settings["threads"] if threads is None else int(threads)
+        xs = list(xs)
+        args, descs, failed = [], [], {}
+        for i, x in enumerate(xs):
+            try:
+                a = adapt(x, "image %d" % i)
+                d = _capi.TensorDesc()
+                _capi.check(_capi.lib.toroid_output_desc(self._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
+            except Error as e:
+                if errors != "skip":
+                    raise
+                failed[i] = str(e)
+                a, d = None, None
+            args.append(a)
+            descs.append(d)
+        good = [i for i in range(len(xs)) if args[i] is not None]
+        outs = [None] * len(xs)
+        keys = {(args[i].kind, descs[i].dtype, descs[i].dims()[0], descs[i].ndim) for i in good}
+        stacked = None
+        n = len(good)
+        in_t = _capi.Tensor * n
+        inputs, outputs = in_t(), in_t()
+        if len(keys) == 1 and n > 0 and not failed:
+            # One result shape: one stacked array; each image writes its view of it.
+            first = descs[good[0]]
+            shape, strides = first.dims()
+            # Each result is dense: the next image starts numel elements later.
+            step = 1
+            for k in shape:
+                step *= k
+            if len(shape) == 4:
+                stacked_shape, stacked_strides = (shape[0] * n,) + tuple(shape[1:]), tuple(strides)
+            else:
+                stacked_shape, stacked_strides = (n,) + tuple(shape), (step,) + tuple(strides)
+            plan = OutputPlan(make_desc(first.dtype, stacked_shape, stacked_strides))
+            stacked, base = plan.allocate(args[good[0]].kind, args[good[0]].obj)
+            item = _DTYPE_SIZES[first.dtype]
+            for k, i in enumerate(good):
+                inputs[k] = _capi.Tensor(args[i].ptr, args[i].desc())
+                outputs[k] = _capi.Tensor(base + k * step * item, first)
+        else:
+            for k, i in enumerate(good):
+                plan = OutputPlan(descs[i])
+                outs[i], ptr = plan.allocate(args[i].kind, args[i].obj)
+                inputs[k] = _capi.Tensor(args[i].ptr, args[i].desc())
+                outputs[k] = _capi.Tensor(ptr, descs[i])
+        options = _capi.Options()
+        _capi.lib.toroid_options_init(ctypes.byref(options))
+        options.engine = engine.encode()
+        options.threads = threads
+        status = (ctypes.c_int32 * max(n, 1))()
+        size = 256
+        messages = ctypes.create_string_buffer(size * max(n, 1))
+        _capi.lib.toroid_run_batch(self._handle, inputs, outputs, n, ctypes.byref(options), status, messages, size)
+        for k, i in enumerate(good):
+            if status[k] != _capi.OK:
+                failed[i] = messages.raw[k * size:(k + 1) * size].split(b"\0", 1)[0].decode("utf-8", "replace")
+                outs[i] = None
+        if failed and errors != "skip":
+            i = min(failed)
+            raise Error(failed[i])
+        result = stacked if stacked is not None else outs
+        return (result, failed) if errors == "skip" else result
 
 
 # Pipelines of the op functions (toroid.interpolate and friends), by their JSON and grids.

@@ -424,4 +424,94 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
 
 void toroid_function_free(toroid_function* fn) { delete fn; }
 
+toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                                 toroid_tensor_desc* out) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(input, "input");
+        require(out, "out");
+        const TensorSpec in = spec_of(*input, "input");
+        const ShapeInfo o = infer_shape(pipeline->pipeline, ShapeInfo{in.dtype, in.shape});
+        *out = desc_of(o.dtype, o.shape, dense_strides(o.shape, suggested_layout(in)), input->ndim);
+    });
+}
+
+toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                               const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                               int32_t* item_status, char* messages, size_t message_size) {
+    std::vector<BatchItem> items;
+    std::vector<toroid_status> status(count, TOROID_OK);
+    std::vector<std::string> text(count);
+    const toroid_status whole = guard([&] {
+        require(pipeline, "pipeline");
+        if (count > 0) {
+            require(inputs, "inputs");
+            require(outputs, "outputs");
+        }
+        for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
+            if (pipeline->grid_missing[i])
+                bad(fmt::format("op {} (grid_sample): no grid given (set one with toroid_pipeline_set_grid)", i));
+        int threads = 0;
+        const char* engine = nullptr;
+        if (options) {
+            threads = options->threads;
+            engine = options->engine;
+        }
+        if (threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", threads));
+        // Each item is checked on its own: a bad one is reported and skipped.
+        items.resize(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            status[i] = guard([&] {
+                const std::string what = fmt::format("image {}", i);
+                const TensorSpec is = spec_of(inputs[i].desc, what.c_str());
+                check_data(inputs[i].data, is, what.c_str());
+                const TensorSpec os = spec_of(outputs[i].desc, (what + " output").c_str());
+                check_data(outputs[i].data, os, (what + " output").c_str());
+                if (!non_overlapping(os)) bad(fmt::format("image {}: output strides make elements overlap", i));
+                items[i].input = Tensor::borrow(inputs[i].data, is.dtype, is.shape, is.strides);
+                items[i].output = Tensor::borrow(outputs[i].data, os.dtype, os.shape, os.strides);
+            });
+            if (status[i] != TOROID_OK) text[i] = g_last_error;
+        }
+        EngineOptions eo;
+        eo.threads = threads == 0 ? default_threads() : threads;
+        std::vector<std::size_t> runnable;
+        std::vector<BatchItem> run_items;
+        for (std::size_t i = 0; i < count; ++i)
+            if (status[i] == TOROID_OK) {
+                runnable.push_back(i);
+                run_items.push_back(items[i]);
+            }
+        run_batch(pipeline->pipeline, run_items, engine ? engine : "compiled", eo);
+        for (std::size_t k = 0; k < runnable.size(); ++k)
+            if (!run_items[k].ok) {
+                status[runnable[k]] = TOROID_ERROR_INVALID_ARGUMENT;
+                text[runnable[k]] = fmt::format("image {}: {}", runnable[k], run_items[k].error);
+            }
+    });
+    if (whole != TOROID_OK) {
+        for (std::size_t i = 0; i < count; ++i) {
+            status[i] = whole;
+            text[i] = g_last_error;
+        }
+    }
+    toroid_status first = whole;
+    std::string first_text;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (item_status) item_status[i] = status[i];
+        if (messages && message_size > 0) {
+            char* m = messages + i * message_size;
+            const std::size_t n = std::min(text[i].size(), message_size - 1);
+            std::memcpy(m, text[i].data(), n);
+            m[n] = '\0';
+        }
+        if (first == TOROID_OK && status[i] != TOROID_OK) {
+            first = status[i];
+            first_text = text[i];
+        }
+    }
+    if (first != TOROID_OK && whole == TOROID_OK) g_last_error = first_text;
+    return first;
+}
+
 }  // extern "C"

@@ -3,7 +3,13 @@
 
 #include "core/error.h"
 #include "engine/compiled.h"
+#include "core/parallel.h"
 #include "reference/reference.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <map>
 
 namespace toroid {
 namespace {
@@ -41,6 +47,48 @@ private:
 };
 
 }  // namespace
+
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine,
+               const EngineOptions& options) {
+    EngineOptions one = options;
+    one.threads = 1;
+    auto e = make_engine(engine, one);
+    // Prepared once per input spec (a compile only for a new structure).
+    std::map<std::string, std::shared_ptr<PreparedPipeline>> by_spec;
+    std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        BatchItem& it = items[i];
+        try {
+            const TensorSpec s = it.input.spec();
+            const std::string key = fmt::format("{} {} {}", dtype_name(s.dtype), fmt::join(s.shape, ","),
+                                                fmt::join(s.strides, ","));
+            auto& slot = by_spec[key];
+            if (!slot) slot = e->prepare(p, s);
+            const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
+            if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
+                fail("output is {} ({}, {}, {}, {}), the result is {} ({}, {}, {}, {})", dtype_name(it.output.dtype()),
+                     it.output.shape()[0], it.output.shape()[1], it.output.shape()[2], it.output.shape()[3],
+                     dtype_name(out.dtype), out.shape[0], out.shape[1], out.shape[2], out.shape[3]);
+            prepared[i] = slot;
+        } catch (const Error& err) {
+            it.error = err.what();
+        }
+    }
+    // One loop over the items; each worker takes the next item (sizes differ).
+    std::atomic<std::size_t> next{0};
+    const int workers = std::max(1, std::min<int>(options.threads, static_cast<int>(items.size())));
+    parallel_for(0, workers, workers, [&](std::int64_t) {
+        for (std::size_t i = next++; i < items.size(); i = next++) {
+            if (!prepared[i]) continue;
+            try {
+                prepared[i]->run_into(items[i].input, items[i].output);
+                items[i].ok = true;
+            } catch (const std::exception& err) {
+                items[i].error = err.what();
+            }
+        }
+    });
+}
 
 std::vector<std::string> engine_names() { return {"reference", "compiled", "specialized"}; }
 

@@ -56,6 +56,22 @@ public:
     virtual std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) = 0;
 };
 
+// One image of a batch: its input (any size, dtype and strides), where its result goes
+// (caller memory of the result's dtype and shape, any non-overlapping strides; a view of a
+// stacked tensor, say), and what went wrong with it, if anything.
+struct BatchItem {
+    Tensor input;
+    Tensor output;
+    bool ok = false;
+    std::string error;  // one line when !ok
+};
+
+// Runs `p` on every item: inputs of different sizes share the compiled programs of their
+// structure (one per structure, not per size). Items are prepared first, then run in one
+// parallel loop over the items on options.threads workers, each item on one thread. A
+// failing item gets its message and is skipped; the others go on.
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine, const EngineOptions& options);
+
 // Engines by name ("reference", "compiled"); throws toroid::Error for unknown names.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options);
 std::vector<std::string> engine_names();
