@@ -249,6 +249,19 @@ TEST_F(CudaTest, CompilesForEverySupportedArchitecture) {
     }
 }
 
+TEST_F(CudaTest, SampleKernelCompiles) {
+    REQUIRE_NVRTC();
+    // The sample that scripts/check-cuda-source.sh compiles with clang: NVRTC must accept
+    // the same text, so that the clang check speaks for NVRTC.
+    // $TOROID_SOURCE_DIR names the checkout where the tests run away from their build.
+    const char* source_dir = std::getenv("TOROID_SOURCE_DIR");
+    const fs::path sample = source_dir != nullptr ? fs::path(source_dir) / "tests" / "runtime" / "data" / "sample_kernel.cu"
+                                                  : fs::path(TOROID_TEST_DATA) / ".." / "runtime" / "data" / "sample_kernel.cu";
+    if (!fs::exists(sample)) GTEST_SKIP() << "no source tree here: " << sample.string();
+    auto out = Compiler(cache_).compile(read_file_bytes(sample), some_arch());
+    EXPECT_EQ(out.cubin.substr(0, 4), std::string("\x7f" "ELF"));
+}
+
 // ---- where a GPU is present -------------------------------------------------------------------
 
 TEST_F(CudaTest, DeviceProperties) {
@@ -269,7 +282,7 @@ TEST_F(CudaTest, DeviceProperties) {
         EXPECT_NE(line.find(d.name()), std::string::npos) << line;
         EXPECT_NE(line.find(d.arch()), std::string::npos) << line;
         EXPECT_EQ(line.find('\n'), std::string::npos) << line;
-        std::cout << "device: " << line << "\n";
+        std::cout << "device: " << line << "\nNVRTC: " << nvrtc_path() << "\n";
     }
 }
 
