@@ -11,15 +11,12 @@
 
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <unordered_map>
 #include <utility>
