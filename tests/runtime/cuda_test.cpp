@@ -249,6 +249,20 @@ TEST_F(CudaTest, CompilesForEverySupportedArchitecture) {
     }
 }
 
+TEST_F(CudaTest, UnsupportedArchitectureIsAClearError) {
+    REQUIRE_NVRTC();
+    Compiler compiler(cache_);
+    try {
+        compiler.compile(kKernels, "sm_10");
+        FAIL() << "no exception";
+    } catch (const Error& e) {
+        std::string message = e.what();
+        EXPECT_NE(message.find("cannot compile for sm_10"), std::string::npos) << message;
+        EXPECT_NE(message.find("TOROID_NVRTC"), std::string::npos) << message;
+    }
+    EXPECT_FALSE(fs::exists(cache_));  // nothing written
+}
+
 TEST_F(CudaTest, SampleKernelCompiles) {
     REQUIRE_NVRTC();
     // The sample that scripts/check-cuda-source.sh compiles with clang: NVRTC must accept

@@ -277,6 +277,15 @@ std::string Compiler::key(const std::string& source, const std::string& arch) co
 
 CompiledCubin Compiler::compile(const std::string& source, const std::string& arch) {
     const NvrtcApi& api = nvrtc();
+    // A device newer than this NVRTC (or a mistyped architecture) gets a clear error before
+    // anything is written, rather than NVRTC's "invalid option".
+    if (arch.rfind("sm_", 0) == 0 && arch.size() > 3 &&
+        arch.find_first_not_of("0123456789", 3) == std::string::npos) {
+        const auto archs = nvrtc_supported_archs();
+        if (!archs.empty() && std::find(archs.begin(), archs.end(), std::stoi(arch.substr(3))) == archs.end())
+            fail("NVRTC {} ({}) cannot compile for {}: it supports sm_{} to sm_{} (set TOROID_NVRTC to another libnvrtc)",
+                 nvrtc_version(), printable(nvrtc_path(), 200), arch, archs.front(), archs.back());
+    }
     const std::vector<std::string> opts = options(arch);
     CompiledCubin out;
     out.key = key(source, arch);
