@@ -1,25 +1,22 @@
-// The JIT runtime declared in jit.h: runs the system C++ compiler without a shell, keeps
-// the results in a content-addressed disk cache that several processes share (entries
-// appear by atomic rename only) and in a per-JitCompiler memory cache.
+// The C++ toolchain declared in jit.h: runs the system C++ compiler without a shell, keeps
+// the results in the shared disk cache (runtime/disk_cache.h) and in a per-JitCompiler
+// memory cache, and dlopens them.
 #include "runtime/jit.h"
 
 #include "core/error.h"
-#include "runtime/sha256.h"
+#include "runtime/disk_cache.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <unordered_map>
 #include <utility>
@@ -71,39 +68,6 @@ std::vector<std::string> split_whitespace(const std::string& text) {
     std::vector<std::string> out;
     for (std::string word; in >> word;) out.push_back(word);
     return out;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail("cannot read {}: {}", path.string(), std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string read_text_or_empty(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (in) text << in.rdbuf();
-    return text.str();
-}
-
-void write_text(const fs::path& path, std::string_view text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) fail("cannot write {}: {}", path.string(), std::strerror(errno));
-}
-
-// Folder names for private work; collisions between processes are what the randomness
-// (not the pid alone, which containers reuse) rules out.
-std::string random_hex() {
-    thread_local std::mt19937_64 engine{[] {
-        std::random_device device;
-        std::seed_seq seed{device(), device(), device(), device(), static_cast<unsigned>(::getpid())};
-        return std::mt19937_64(seed);
-    }()};
-    return fmt::format("{:016x}", engine());
 }
 
 struct Spawned {
@@ -213,23 +177,6 @@ std::string first_error_line(const std::string& output) {
     return first_nonblank.empty() ? std::string("(no compiler output)") : one_line(first_nonblank);
 }
 
-// A private folder removed on scope exit unless released (moved into the cache).
-class TempDir {
-public:
-    explicit TempDir(fs::path path) : path_(std::move(path)) {}
-    TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-    TempDir& operator=(TempDir&&) = delete;
-    ~TempDir() {
-        std::error_code ec;
-        if (!path_.empty()) fs::remove_all(path_, ec);
-    }
-    const fs::path& path() const { return path_; }
-    void release() { path_.clear(); }
-
-private:
-    fs::path path_;
-};
-
 using ModuleFuture = std::shared_future<std::shared_ptr<CompiledModule>>;
 
 }  // namespace
@@ -242,10 +189,7 @@ CompilerConfig CompilerConfig::from_environment() {
     // Set but empty is honoured: it is how a user asks for the compiler's own defaults.
     if (auto flags = env_value("TOROID_CXXFLAGS")) config.optimization_flags = split_whitespace(*flags);
     else config.optimization_flags = {"-O3", "-march=native"};
-    if (auto dir = env_nonempty("TOROID_CACHE_DIR")) config.cache_dir = *dir;
-    else if (auto xdg = env_nonempty("XDG_CACHE_HOME")) config.cache_dir = fs::path(*xdg) / "toroid";
-    else if (auto home = env_nonempty("HOME")) config.cache_dir = fs::path(*home) / ".cache" / "toroid";
-    else fail("no folder for the JIT cache: set TOROID_CACHE_DIR, XDG_CACHE_HOME or HOME");
+    config.cache_dir = default_cache_dir();
     return config;
 }
 
@@ -279,7 +223,7 @@ void* CompiledModule::symbol(const std::string& name) const {
 
 struct JitCompiler::State {
     CompilerConfig config;
-    fs::path root;  // config.cache_dir made absolute: the compiler runs elsewhere
+    DiskCache cache;  // under config.cache_dir made absolute: the compiler runs elsewhere
     std::vector<std::string> command;
     std::string command_line;
 
@@ -290,171 +234,83 @@ struct JitCompiler::State {
     // building it and others wait for that result instead of compiling again.
     std::unordered_map<std::string, ModuleFuture> modules;
 
+    explicit State(const fs::path& root) : cache(root) {}
+
     template <typename F>
     void count(F&& update) {
         std::lock_guard lock(mutex);
         update(stats);
     }
 
-    std::shared_ptr<CompiledModule> make_module(const std::string& key, const fs::path& dir) const {
-        return std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, command});
-    }
-
-    // The entry's module when it is intact; nullptr with *corrupt set when it is there but
-    // broken, nullptr alone when it is not there (perhaps removed by another process).
-    std::shared_ptr<CompiledModule> open_entry(const std::string& key, const fs::path& dir, bool* corrupt) const {
-        *corrupt = false;
-        std::error_code ec;
-        if (!fs::exists(dir, ec)) return nullptr;
-        const fs::path so = dir / "kernel.so";
-        try {
-            auto manifest = nlohmann::json::parse(read_text(dir / "manifest.json"));
-            const auto& library = manifest.at("kernel_so");
-            if (manifest.at("key").get<std::string>() != key ||
-                library.at("size").get<std::uintmax_t>() != fs::file_size(so) ||
-                library.at("sha256").get<std::string>() != sha256_file_hex(so)) {
-                *corrupt = true;
-                return nullptr;
-            }
-            return make_module(key, dir);
-        } catch (const std::exception&) {
-            *corrupt = fs::exists(dir, ec);
-            return nullptr;
-        }
-    }
-
-    // Moves a broken entry aside before deleting it, so that no reader ever sees it half
-    // deleted. False when it was already gone. Two processes may race here and one may
-    // move a fresh good entry aside; the cost is one extra compile, and modules already
-    // loaded from it stay mapped.
-    bool discard(const fs::path& dir) const {
-        const fs::path trash = root / (".trash-" + random_hex());
-        std::error_code ec;
-        fs::rename(dir, trash, ec);
-        if (ec) return false;
-        fs::remove_all(trash, ec);
-        return true;
-    }
-
-    // Moves a build that cannot be used to failed/<key>/ (replacing the last failure of
-    // that key) with the command beside it; returns where the files ended up.
-    fs::path keep_failure(const std::string& key, const fs::path& from) const {
-        std::error_code ec;
-        write_text(from / "command.txt", command_line + "\n");
-        const fs::path failed = root / "failed" / key;
-        fs::create_directories(failed.parent_path(), ec);
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            fs::remove_all(failed, ec);
-            fs::rename(from, failed, ec);
-            if (!ec) return failed;
-        }
-        return from;  // another process keeps replacing it; ours stays where it is
-    }
-
-    // Compiles `source` in a private folder and writes its manifest.
-    TempDir build(const std::string& key, const std::string& source) {
-        fs::create_directories(root);
-        std::optional<TempDir> tmp;
-        for (int attempt = 0; !tmp; ++attempt) {
-            fs::path path = root / (".tmp-" + random_hex());
-            if (fs::create_directory(path)) tmp.emplace(path);
-            else if (attempt > 100) fail("cannot make a private folder in {}", root.string());
-        }
-        const fs::path& dir = tmp->path();
-        write_text(dir / "kernel.cpp", source);
-
+    // Compiles kernel.cpp into kernel.so inside the cache's private folder `dir`.
+    nlohmann::json build(const fs::path& dir, const std::string& source) const {
+        write_file_bytes(dir / "kernel.cpp", source);
+        write_file_bytes(dir / "command.txt", command_line + "\n");
         const fs::path output = dir / "compiler_output.txt";
-        const auto start = std::chrono::steady_clock::now();
         Spawned child = spawn(command, dir, output, -1);
         std::string problem;
         if (child.error != 0) {
             problem = fmt::format("cannot run '{}': {}", one_line(command[0]), std::strerror(child.error));
-            write_text(output, problem + "\n");
+            write_file_bytes(output, problem + "\n");
         } else if (auto status = wait_for(child.pid); !succeeded(status)) {
             problem = describe(status);
         } else if (!fs::exists(dir / "kernel.so")) {
             problem = "it wrote no kernel.so";
         }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        count([&](JitStats& s) { s.compile_seconds += seconds; });
-
         if (!problem.empty()) {
             std::error_code ec;
             fs::remove(dir / "kernel.so", ec);
-            const std::string text = read_text_or_empty(output);
-            const fs::path kept = keep_failure(key, dir);
-            tmp->release();  // the files are named in the message, so they must stay
-            fail("C++ compiler failed ({}); kernel.cpp, command.txt and compiler_output.txt are in {}/: {}",
-                 problem, one_line(kept.string()), first_error_line(text));
+            std::string quoted = first_error_line(read_file_or_empty(output));
+            throw BuildFailure{[problem, quoted](const fs::path& kept) {
+                return fmt::format(
+                    "C++ compiler failed ({}); kernel.cpp, command.txt and compiler_output.txt are in {}/: {}",
+                    problem, one_line(kept.string()), quoted);
+            }};
         }
-        count([](JitStats& s) { ++s.compiled; });
-
-        const fs::path so = dir / "kernel.so";
         const std::string identity = compiler_identity(config.cxx);
-        nlohmann::json manifest = {
-            {"key", key},
-            {"kernel_so", {{"size", fs::file_size(so)}, {"sha256", sha256_file_hex(so)}}},
-            {"command", command},
-            {"compiler", identity.substr(0, identity.find('\n'))},
-            {"toroid_version", TOROID_VERSION},
-        };
-        write_text(dir / "manifest.json", manifest.dump(2) + "\n");
-        return std::move(*tmp);
-    }
-
-    // Renames a finished build into place and loads it; when another process got there
-    // first, its entry is loaded instead and ours deleted.
-    std::shared_ptr<CompiledModule> install(const std::string& key, TempDir tmp) {
-        const fs::path dir = root / key;
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            std::error_code ec;
-            fs::rename(tmp.path(), dir, ec);
-            if (!ec) {
-                tmp.release();
-                try {
-                    return make_module(key, dir);
-                } catch (const Error& e) {
-                    // A fresh build that does not load (e.g. an unresolved symbol under
-                    // RTLD_NOW) would fail the same way for every reader, so it is kept
-                    // with the failed builds rather than left as a cache entry.
-                    fs::path kept = keep_failure(key, dir);
-                    fail("{}; kernel.cpp, kernel.so, command.txt and compiler_output.txt are in {}/", e.what(),
-                         one_line(kept.string()));
-                }
-            }
-            if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists)
-                fail("cannot install JIT module into {}: {}", one_line(dir.string()), ec.message());
-            bool corrupt = false;
-            if (auto module = open_entry(key, dir, &corrupt)) return module;
-            if (corrupt && discard(dir)) count([](JitStats& s) { ++s.corrupt_entries; });
-        }
-        fail("cannot install JIT module into {}: another process keeps replacing it", one_line(dir.string()));
+        return {{"command", command}, {"compiler", identity.substr(0, identity.find('\n'))}};
     }
 
     std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source) {
-        const fs::path dir = root / key;
-        bool corrupt = false;
-        if (auto module = open_entry(key, dir, &corrupt)) {
-            count([](JitStats& s) { ++s.disk_hits; });
-            return module;
+        std::shared_ptr<CompiledModule> module;
+        DiskCache::Recipe recipe;
+        recipe.key = key;
+        recipe.checked_files = {"kernel.so"};
+        recipe.build = [&](const fs::path& dir) { return build(dir, source); };
+        // dlopen is the last check: an entry that passes its manifest but does not load
+        // is as broken as one that fails it.
+        recipe.open = [&](const fs::path& dir) {
+            module = std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, command});
+        };
+        DiskCache::Result result;
+        try {
+            result = cache.get(recipe);
+        } catch (...) {
+            count([&](JitStats& s) { s.compile_seconds += result.build_seconds; });
+            throw;
         }
-        if (corrupt && discard(dir)) count([](JitStats& s) { ++s.corrupt_entries; });
-        return install(key, build(key, source));
+        count([&](JitStats& s) {
+            s.corrupt_entries += result.corrupt_entries;
+            s.compile_seconds += result.build_seconds;
+            if (result.built) ++s.compiled;
+            else ++s.disk_hits;
+        });
+        return module;
     }
 
     // Best effort: the compiler's error matters more than a failed debug dump.
     void write_failure_debug(const LoadOptions& options, const std::string& key, const std::string& source) const {
         if (options.debug_dir.empty()) return;
         try {
-            write_debug(options.debug_dir, root / "failed" / key, source);
+            write_debug(options.debug_dir, cache.failed(key), source);
         } catch (const std::exception&) {
         }
     }
 
     void write_debug(const fs::path& debug_dir, const fs::path& from, const std::string& source) const {
         fs::create_directories(debug_dir);
-        write_text(debug_dir / "kernel.cpp", source);
-        write_text(debug_dir / "command.txt", command_line + "\n");
+        write_file_bytes(debug_dir / "kernel.cpp", source);
+        write_file_bytes(debug_dir / "command.txt", command_line + "\n");
         for (const char* name : {"compiler_output.txt", "manifest.json"}) {
             std::error_code ec;
             if (fs::exists(from / name, ec))
@@ -465,11 +321,11 @@ struct JitCompiler::State {
 
 JitCompiler::JitCompiler() : JitCompiler(CompilerConfig::from_environment()) {}
 
-JitCompiler::JitCompiler(CompilerConfig config) : state_(std::make_unique<State>()) {
+JitCompiler::JitCompiler(CompilerConfig config) {
     if (config.cxx.empty()) fail("JIT compiler configuration: no C++ compiler named");
     if (config.cache_dir.empty()) fail("JIT compiler configuration: no cache folder named");
+    state_ = std::make_unique<State>(config.cache_dir);
     State& s = *state_;
-    s.root = fs::absolute(config.cache_dir);
     s.command.push_back(config.cxx);
     for (const auto& f : required_compiler_flags()) s.command.push_back(f);
     for (const auto& f : config.optimization_flags) s.command.push_back(f);
@@ -484,16 +340,9 @@ JitCompiler::JitCompiler(JitCompiler&&) noexcept = default;
 JitCompiler& JitCompiler::operator=(JitCompiler&&) noexcept = default;
 
 std::string JitCompiler::key(const std::string& source) {
-    // Each part is length-prefixed so that no two different inputs hash the same text.
-    std::string material = "toroid-jit-key-v1";
-    auto add = [&](std::string_view part) {
-        material += fmt::format("\n{}:", part.size());
-        material += part;
-    };
-    add(source);
-    add(compiler_identity(state_->config.cxx));
-    for (const auto& arg : state_->command) add(arg);
-    return sha256_hex(material).substr(0, 32);
+    std::vector<std::string> parts = {source, compiler_identity(state_->config.cxx)};
+    for (const auto& arg : state_->command) parts.push_back(arg);
+    return cache_key("toroid-jit-key-v1", parts);
 }
 
 std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, const std::string& entry,
@@ -526,7 +375,7 @@ std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, con
                 throw;
             } catch (const std::exception& e) {
                 // filesystem_error and the like: still one line, still toroid::Error.
-                fail("JIT cache {}: {}", one_line(s.root.string()), one_line(e.what()));
+                fail("JIT cache {}: {}", one_line(s.cache.root().string()), one_line(e.what()));
             }
         } catch (...) {
             {

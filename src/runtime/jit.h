@@ -92,15 +92,16 @@ struct LoadOptions {
 // Compiles and loads generated translation units. load() may be called from several
 // threads; concurrent loads of one source compile it once.
 //
-// Disk layout under cache_dir:
-//   <key>/kernel.cpp, kernel.so, compiler_output.txt, manifest.json   an installed entry
+// Disk layout under cache_dir (runtime/disk_cache.h, shared with the CUDA toolchain):
+//   <key>/kernel.cpp, kernel.so, command.txt, compiler_output.txt, manifest.json   an entry
+//   <key>.lock                                                          builders' lock
 //   failed/<key>/kernel.cpp, compiler_output.txt, command.txt          the last failed build
 //                (plus kernel.so and manifest.json when it built but would not dlopen)
 //   .tmp-*, .trash-*                                                   in-flight work
 // An entry is built in a private .tmp folder and renamed into place, so readers only
-// ever see complete entries; when another process installs the same key first, its
-// entry is used and ours is deleted. An entry whose .so does not match its manifest's
-// size and SHA-256, or that fails to dlopen, is removed and rebuilt.
+// ever see complete entries; processes that miss the same key at once compile it once
+// (the others wait on the lock, then load the installed entry). An entry whose .so does
+// not match its manifest's size and SHA-256, or that fails to dlopen, is removed and rebuilt.
 class JitCompiler {
 public:
     JitCompiler();  // CompilerConfig::from_environment()

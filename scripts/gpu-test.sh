@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs toroid's CUDA runtime tests on a machine with an NVIDIA GPU and prints a summary.
+# There a skipped GPU test is a failure: it means the driver, the device or NVRTC was not
+# found. Usage: scripts/gpu-test.sh [BUILD_DIR]; toroid_tests is taken from
+# BUILD_DIR/tests/ when given, else from PATH (a folder packed by device-pack, after
+# `source .device/env.sh`).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export TOROID_SOURCE_DIR=${TOROID_SOURCE_DIR:-$root}
+if [ $# -gt 0 ]; then tests=$1/tests/toroid_tests; else tests=$(command -v toroid_tests || true); fi
+[ -n "$tests" ] && [ -x "$tests" ] || { echo "gpu-test: no toroid_tests (build it, or source .device/env.sh)" >&2; exit 2; }
+export TOROID_CACHE_DIR=${TOROID_CACHE_DIR:-$(mktemp -d)}
+
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+log=$(mktemp)
+filter='Cuda*:DiskCache*:-CudaLoaderChild.*'
+"$tests" --gtest_filter="$filter" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+# The launch tests again with a synchronize after each launch (faults surface at the launch).
+TOROID_CUDA_SYNC=1 "$tests" --gtest_filter='CudaTest.FillAndVectorAddEveryElement:CudaTest.MissingKernelAndBadLaunchAreErrors' \
+  >"$log.sync" 2>&1
+sync_status=$?
+
+# gtest's closing lines (the last PASSED line: a test runs a child test binary too).
+passed=$(grep '^\[  PASSED  \] [0-9]' "$log" | tail -n 1 | sed 's/^\[  PASSED  \] //')
+failed=$(grep '^\[  FAILED  \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u)
+skipped=$(grep '^\[  SKIPPED \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u)
+echo
+echo "==== gpu-test summary ===="
+grep -E '^(device|NVRTC): ' "$log" | sort -u
+echo "passed: $passed"
+[ -n "$skipped" ] && { echo "skipped (a failure on a GPU machine):"; echo "$skipped" | sed 's/^\[  SKIPPED \] /  /'; }
+[ -n "$failed" ] && { echo "failed:"; echo "$failed" | sed 's/^\[  FAILED  \] /  /'; }
+if [ "$sync_status" -eq 0 ]; then echo "with TOROID_CUDA_SYNC=1: ok"; else echo "with TOROID_CUDA_SYNC=1: FAILED"; tail -n 20 "$log.sync"; fi
+rm -f "$log" "$log.sync"
+if [ "$status" -ne 0 ] || [ -n "$skipped" ] || [ "$sync_status" -ne 0 ]; then echo "RESULT: FAIL"; exit 1; fi
+echo "RESULT: PASS"

@@ -1,0 +1,259 @@
+// Loading the CUDA driver and NVRTC declared in cuda_api.h: dlopen of libcuda.so.1 and of
+// the first NVRTC found, dlsym of each function, and one-line errors that say what is
+// missing. Both are loaded at most once per process; failures are remembered as well.
+#include "runtime/cuda/cuda_api.h"
+
+#include "core/error.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <optional>
+
+#include <dlfcn.h>
+#include <glob.h>
+
+namespace toroid::cuda {
+
+namespace {
+
+std::string dl_error() {
+    const char* why = ::dlerror();
+    return why ? std::string(why) : std::string("unknown dlopen error");
+}
+
+// The symbol `name` of `handle` as the pointer type of `slot`; false when absent.
+template <typename Fn>
+bool bind(void* handle, Fn*& slot, const char* name) {
+    slot = reinterpret_cast<Fn*>(::dlsym(handle, name));
+    return slot != nullptr;
+}
+
+// A value computed once; a failure is kept and thrown again on every later call, so
+// that a process without a GPU does not retry the loader on each use.
+template <typename T>
+class Once {
+public:
+    const T& get(const std::function<T()>& make) {
+        std::call_once(flag_, [&] {
+            try {
+                value_ = make();
+            } catch (const Error& e) {
+                error_ = e.what();
+            }
+        });
+        if (!value_) throw Error(error_);
+        return *value_;
+    }
+
+private:
+    std::once_flag flag_;
+    std::optional<T> value_;
+    std::string error_;
+};
+
+DriverApi load_driver() {
+    ::dlerror();
+    void* handle = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+        fail("CUDA is not available: cannot load libcuda.so.1 (the NVIDIA driver): {}", printable(dl_error(), 300));
+    // Kept loaded for the life of the process: modules and buffers may outlive any owner.
+    DriverApi api{};
+    std::string missing;
+    auto need = [&](auto*& slot, const char* name) {
+        if (!bind(handle, slot, name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    };
+    need(api.cuInit, "cuInit");
+    need(api.cuDriverGetVersion, "cuDriverGetVersion");
+    need(api.cuGetErrorName, "cuGetErrorName");
+    need(api.cuGetErrorString, "cuGetErrorString");
+    need(api.cuDeviceGetCount, "cuDeviceGetCount");
+    need(api.cuDeviceGet, "cuDeviceGet");
+    need(api.cuDeviceGetName, "cuDeviceGetName");
+    need(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    need(api.cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+    need(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    need(api.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+    need(api.cuCtxSetCurrent, "cuCtxSetCurrent");
+    need(api.cuCtxSynchronize, "cuCtxSynchronize");
+    need(api.cuModuleLoadData, "cuModuleLoadData");
+    need(api.cuModuleUnload, "cuModuleUnload");
+    need(api.cuModuleGetFunction, "cuModuleGetFunction");
+    need(api.cuLaunchKernel, "cuLaunchKernel");
+    need(api.cuMemAlloc, "cuMemAlloc_v2");
+    need(api.cuMemFree, "cuMemFree_v2");
+    need(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+    need(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+    need(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+    need(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    need(api.cuMemsetD8, "cuMemsetD8_v2");
+    need(api.cuMemsetD8Async, "cuMemsetD8Async");
+    need(api.cuStreamCreate, "cuStreamCreate");
+    need(api.cuStreamDestroy, "cuStreamDestroy_v2");
+    need(api.cuStreamSynchronize, "cuStreamSynchronize");
+    need(api.cuEventCreate, "cuEventCreate");
+    need(api.cuEventDestroy, "cuEventDestroy_v2");
+    need(api.cuEventRecord, "cuEventRecord");
+    need(api.cuEventSynchronize, "cuEventSynchronize");
+    if (!bind(handle, api.cuEventElapsedTime, "cuEventElapsedTime_v2")) need(api.cuEventElapsedTime, "cuEventElapsedTime");
+    if (!missing.empty())
+        fail("CUDA is not available: the NVIDIA driver (libcuda.so.1) is too old, it lacks {}", missing);
+
+    CUresult rc = api.cuInit(0);
+    if (rc == CUDA_ERROR_NO_DEVICE) fail("no CUDA device found");
+    if (rc != CUDA_SUCCESS) {
+        const char* name = nullptr;
+        api.cuGetErrorName(rc, &name);
+        fail("CUDA is not available: cuInit failed: {} ({})", name ? name : "unknown error", rc);
+    }
+    int count = 0;
+    if (api.cuDeviceGetCount(&count) != CUDA_SUCCESS || count <= 0) fail("no CUDA device found");
+    return api;
+}
+
+std::vector<std::string> glob_files(const std::string& pattern) {
+    std::vector<std::string> out;
+    glob_t found{};
+    if (::glob(pattern.c_str(), 0, nullptr, &found) == 0) {
+        for (std::size_t i = 0; i < found.gl_pathc; ++i) out.emplace_back(found.gl_pathv[i]);
+    }
+    ::globfree(&found);
+    // Newest first: glob sorts libnvrtc.so.12 before libnvrtc.so.13.
+    return {out.rbegin(), out.rend()};
+}
+
+// The search folders as one phrase for the error message.
+const char* const kSearchSummary =
+    "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so on the loader's path, /usr/local/cuda/lib64, "
+    "and nvidia/*/lib of Python wheels under /usr/local/lib/python3*, /usr/lib/python3, /opt/*/.venv, "
+    "/opt/*/lib, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local";
+
+NvrtcApi bind_nvrtc(void* handle, std::string* missing) {
+    NvrtcApi api{};
+    auto need = [&](auto*& slot, const char* name) {
+        if (!bind(handle, slot, name)) *missing += (missing->empty() ? "" : ", ") + std::string(name);
+    };
+    need(api.nvrtcGetErrorString, "nvrtcGetErrorString");
+    need(api.nvrtcVersion, "nvrtcVersion");
+    need(api.nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
+    need(api.nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs");
+    need(api.nvrtcCreateProgram, "nvrtcCreateProgram");
+    need(api.nvrtcDestroyProgram, "nvrtcDestroyProgram");
+    need(api.nvrtcCompileProgram, "nvrtcCompileProgram");
+    need(api.nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
+    need(api.nvrtcGetProgramLog, "nvrtcGetProgramLog");
+    need(api.nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
+    need(api.nvrtcGetCUBIN, "nvrtcGetCUBIN");
+    need(api.nvrtcGetPTXSize, "nvrtcGetPTXSize");
+    need(api.nvrtcGetPTX, "nvrtcGetPTX");
+    return api;
+}
+
+// NVRTC 12 and 13 dlopen their builtins library (libnvrtc-builtins.so.13.0) by name, which
+// the loader finds only on its search path, not beside libnvrtc. When libnvrtc is taken
+// from a folder (a Python wheel, TOROID_NVRTC), the builtins beside it are loaded first:
+// a later dlopen by name then finds the already loaded library by its soname.
+void preload_builtins(const std::string& nvrtc_file) {
+    const auto slash = nvrtc_file.rfind('/');
+    if (slash == std::string::npos) return;
+    for (const auto& builtins : glob_files(nvrtc_file.substr(0, slash) + "/libnvrtc-builtins.so.*")) {
+        if (::dlopen(builtins.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr) return;
+    }
+}
+
+struct LoadedNvrtc {
+    NvrtcApi api;
+    std::string path;
+};
+
+LoadedNvrtc load_nvrtc() {
+    const char* forced = std::getenv("TOROID_NVRTC");
+    const bool is_forced = forced != nullptr && *forced != '\0';
+    std::string errors;
+    for (const auto& candidate : nvrtc_candidates()) {
+        preload_builtins(candidate);
+        ::dlerror();
+        void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            if (is_forced) errors = dl_error();
+            continue;
+        }
+        std::string missing;
+        NvrtcApi api = bind_nvrtc(handle, &missing);
+        if (!missing.empty()) {
+            // Too old (CUBIN output came with CUDA 11.1): keep looking for a newer one.
+            errors += fmt::format("{}{} lacks {}", errors.empty() ? "" : "; ", candidate, missing);
+            ::dlclose(handle);
+            continue;
+        }
+        Dl_info info{};
+        std::string path = candidate;
+        if (::dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) != 0 && info.dli_fname != nullptr)
+            path = info.dli_fname;
+        return {api, path};
+    }
+    if (is_forced)
+        fail("cannot load NVRTC from TOROID_NVRTC={}: {}", printable(forced, 300), printable(errors, 300));
+    fail("cannot load NVRTC (set TOROID_NVRTC to libnvrtc.so): tried {}{}{}", kSearchSummary,
+         errors.empty() ? "" : "; ", printable(errors, 300));
+}
+
+Once<DriverApi>& driver_once() {
+    static Once<DriverApi> once;
+    return once;
+}
+
+Once<LoadedNvrtc>& nvrtc_once() {
+    static Once<LoadedNvrtc> once;
+    return once;
+}
+
+}  // namespace
+
+const DriverApi& driver() { return driver_once().get(load_driver); }
+
+const NvrtcApi& nvrtc() { return nvrtc_once().get(load_nvrtc).api; }
+
+std::string nvrtc_path() { return nvrtc_once().get(load_nvrtc).path; }
+
+std::vector<std::string> nvrtc_candidates() {
+    const char* forced = std::getenv("TOROID_NVRTC");
+    if (forced != nullptr && *forced != '\0') return {forced};
+
+    std::vector<std::string> out = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+    std::vector<std::string> patterns = {"/usr/local/cuda/lib64/libnvrtc.so*", "/usr/local/cuda/lib/libnvrtc.so*"};
+    // Python wheels (nvidia-cuda-nvrtc, as PyTorch's CUDA builds depend on) put the library
+    // in site-packages/nvidia/<part>/lib/: cuda_nvrtc for CUDA 12, cu13 for CUDA 13.
+    std::vector<std::string> roots = {"/usr/local/lib/python3*/dist-packages", "/usr/local/lib/python3*/site-packages",
+                                      "/usr/lib/python3/dist-packages", "/opt/*/.venv/lib/python3*/site-packages",
+                                      "/opt/*/lib/python3*/site-packages"};
+    if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv)
+        roots.insert(roots.begin(), std::string(venv) + "/lib/python3*/site-packages");
+    if (const char* conda = std::getenv("CONDA_PREFIX"); conda && *conda) {
+        patterns.push_back(std::string(conda) + "/lib/libnvrtc.so*");
+        roots.push_back(std::string(conda) + "/lib/python3*/site-packages");
+    }
+    if (const char* home = std::getenv("HOME"); home && *home)
+        roots.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
+    for (const auto& root : roots) patterns.push_back(root + "/nvidia/*/lib/libnvrtc.so*");
+    for (const auto& pattern : patterns)
+        for (auto& file : glob_files(pattern)) out.push_back(std::move(file));
+    return out;
+}
+
+std::string driver_error_text(CUresult result) {
+    const DriverApi& api = driver();
+    const char* name = nullptr;
+    const char* text = nullptr;
+    api.cuGetErrorName(result, &name);
+    api.cuGetErrorString(result, &text);
+    return fmt::format("{} ({})", name ? name : fmt::format("CUresult {}", result), text ? text : "no description");
+}
+
+void check(CUresult result, const char* what) {
+    if (result != CUDA_SUCCESS) fail("CUDA: {} failed: {}", what, driver_error_text(result));
+}
+
+}  // namespace toroid::cuda

@@ -1,0 +1,130 @@
+// The part of the CUDA driver API and of NVRTC that toroid uses, declared here (types,
+// enum values, function signatures as in CUDA 13's cuda.h and nvrtc.h) and loaded at run
+// time with dlopen/dlsym, so that building toroid needs no CUDA SDK and CPU use needs no GPU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace toroid::cuda {
+
+// ---- driver API (libcuda.so.1) ------------------------------------------------------
+
+using CUresult = int;  // an enum in cuda.h; values below
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;  // CUdeviceptr_v2 on 64-bit hosts
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
+inline constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
+inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+inline constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
+
+// CUdevice_attribute values used by Device.
+enum CUdevice_attribute : int {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+inline constexpr unsigned CU_EVENT_DEFAULT = 0x0;
+
+// Each member is loaded by dlsym under the symbol that cuda.h maps the plain name to
+// (cuMemAlloc -> cuMemAlloc_v2 and so on), written beside it.
+struct DriverApi {
+    CUresult (*cuInit)(unsigned flags);                                              // cuInit
+    CUresult (*cuDriverGetVersion)(int* version);                                    // cuDriverGetVersion
+    CUresult (*cuGetErrorName)(CUresult error, const char** name);                   // cuGetErrorName
+    CUresult (*cuGetErrorString)(CUresult error, const char** text);                 // cuGetErrorString
+    CUresult (*cuDeviceGetCount)(int* count);                                        // cuDeviceGetCount
+    CUresult (*cuDeviceGet)(CUdevice* device, int ordinal);                          // cuDeviceGet
+    CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device);            // cuDeviceGetName
+    CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice device);    // cuDeviceGetAttribute
+    CUresult (*cuDeviceTotalMem)(std::size_t* bytes, CUdevice device);               // cuDeviceTotalMem_v2
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device);       // cuDevicePrimaryCtxRetain
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);                          // cuDevicePrimaryCtxRelease_v2
+    CUresult (*cuCtxSetCurrent)(CUcontext context);                                  // cuCtxSetCurrent
+    CUresult (*cuCtxSynchronize)();                                                  // cuCtxSynchronize
+    CUresult (*cuModuleLoadData)(CUmodule* module, const void* image);               // cuModuleLoadData
+    CUresult (*cuModuleUnload)(CUmodule module);                                     // cuModuleUnload
+    CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name);  // cuModuleGetFunction
+    CUresult (*cuLaunchKernel)(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
+                               unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream,
+                               void** params, void** extra);                         // cuLaunchKernel
+    CUresult (*cuMemAlloc)(CUdeviceptr* pointer, std::size_t bytes);                 // cuMemAlloc_v2
+    CUresult (*cuMemFree)(CUdeviceptr pointer);                                      // cuMemFree_v2
+    CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void* src, std::size_t bytes);   // cuMemcpyHtoD_v2
+    CUresult (*cuMemcpyDtoH)(void* dst, CUdeviceptr src, std::size_t bytes);         // cuMemcpyDtoH_v2
+    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // cuMemcpyHtoDAsync_v2
+    CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // cuMemcpyDtoHAsync_v2
+    CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, std::size_t count);                    // cuMemsetD8_v2
+    CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream);  // cuMemsetD8Async
+    CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);                    // cuStreamCreate
+    CUresult (*cuStreamDestroy)(CUstream stream);                                    // cuStreamDestroy_v2
+    CUresult (*cuStreamSynchronize)(CUstream stream);                                // cuStreamSynchronize
+    CUresult (*cuEventCreate)(CUevent* event, unsigned flags);                       // cuEventCreate
+    CUresult (*cuEventDestroy)(CUevent event);                                       // cuEventDestroy_v2
+    CUresult (*cuEventRecord)(CUevent event, CUstream stream);                       // cuEventRecord
+    CUresult (*cuEventSynchronize)(CUevent event);                                   // cuEventSynchronize
+    // cuEventElapsedTime_v2 (CUDA 12.8+, same signature), else the older cuEventElapsedTime.
+    CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end);
+};
+
+// ---- NVRTC (libnvrtc.so) ---------------------------------------------------------------
+
+using nvrtcResult = int;  // an enum in nvrtc.h
+using nvrtcProgram = struct _nvrtcProgram*;
+inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
+inline constexpr nvrtcResult NVRTC_ERROR_COMPILATION = 6;
+
+struct NvrtcApi {
+    const char* (*nvrtcGetErrorString)(nvrtcResult result);
+    nvrtcResult (*nvrtcVersion)(int* major, int* minor);
+    nvrtcResult (*nvrtcGetNumSupportedArchs)(int* count);
+    nvrtcResult (*nvrtcGetSupportedArchs)(int* archs);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram* program, const char* source, const char* name, int header_count,
+                                      const char* const* headers, const char* const* include_names);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram* program);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram program, int option_count, const char* const* options);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram program, std::size_t* size);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram program, char* log);
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram program, std::size_t* size);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram program, char* cubin);
+    nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram program, std::size_t* size);
+    nvrtcResult (*nvrtcGetPTX)(nvrtcProgram program, char* ptx);
+};
+
+// The driver, loaded and initialized (cuInit) once per process; later calls return the
+// same table or throw the same toroid::Error, e.g. "CUDA is not available: cannot load
+// libcuda.so.1 (the NVIDIA driver): ..." or "no CUDA device found".
+const DriverApi& driver();
+
+// NVRTC, loaded once per process from the first of nvrtc_candidates() that loads; throws
+// toroid::Error "cannot load NVRTC (set TOROID_NVRTC to libnvrtc.so): tried ..." otherwise.
+const NvrtcApi& nvrtc();
+// The file NVRTC was loaded from (as dlinfo reports it), after nvrtc() succeeded.
+std::string nvrtc_path();
+
+// Where NVRTC is looked for, in order: $TOROID_NVRTC alone when set; else the loader's
+// search path (libnvrtc.so.13, .so.12, .so), /usr/local/cuda/lib64, and the nvidia/*/lib
+// folders of Python wheels (PyTorch's) under the usual site-packages roots.
+std::vector<std::string> nvrtc_candidates();
+
+// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a driver result.
+std::string driver_error_text(CUresult result);
+
+// Throws toroid::Error "CUDA: <what> failed: <driver_error_text>" unless result is success.
+void check(CUresult result, const char* what);
+
+}  // namespace toroid::cuda
