@@ -1,0 +1,450 @@
+// The C-like printer shared by the code generators: one kernel's scalar code from the loop
+// IR. Every distinct subexpression becomes one named temporary (structural sharing, so the
+// unrolled channels of a pixel or the taps of a sample share their coordinates), small sums
+// are unrolled and larger ones become loops (the loops of a pixel's channels run as one,
+// their tap-invariant parts computed before them), integer index arithmetic is int32
+// wherever range analysis proves it fits, and offsets are int32 in int32 programs. The
+// C++ printer adds explicit vectors and OpenMP loops, the CUDA printer a thread mapping;
+// the spelling that differs (type names, the unroll pragma) is a hook.
+#pragma once
+
+#include "core/error.h"
+#include "ir/loop.h"
+#include "ir/simplify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace toroid::codegen {
+
+using namespace ir;
+
+inline std::string std_ctype(Type t) {
+    switch (t) {
+        case Type::Bool: return "bool";
+        case Type::U8: return "std::uint8_t";
+        case Type::I16: return "std::int16_t";
+        case Type::I32: return "std::int32_t";
+        case Type::I64: return "std::int64_t";
+        case Type::F32: return "float";
+        case Type::F64: return "double";
+    }
+    return "?";
+}
+
+inline bool fits_i32(const std::optional<Interval>& iv) {
+    return iv && iv->lo >= std::numeric_limits<std::int32_t>::min() && iv->hi <= std::numeric_limits<std::int32_t>::max();
+}
+
+inline std::string float_literal(double v, Type t) {
+    if (std::isnan(v)) return t == Type::F32 ? "NAN" : "static_cast<double>(NAN)";
+    if (std::isinf(v)) return v > 0 ? (t == Type::F32 ? "INFINITY" : "static_cast<double>(INFINITY)")
+                                    : (t == Type::F32 ? "(-INFINITY)" : "(-static_cast<double>(INFINITY))");
+    // Hexadecimal literals are exact.
+    char buf[64];
+    if (t == Type::F32) std::snprintf(buf, sizeof buf, "%af", static_cast<double>(static_cast<float>(v)));
+    else std::snprintf(buf, sizeof buf, "%a", v);
+    return buf;
+}
+
+struct VName {
+    std::string name;
+    bool vector;
+    std::string elem;  // C++ element type (for masks: the mask's integer type)
+};
+
+
+class CPrinter {
+public:
+    CPrinter(const Program& p, const Kernel& k, LoadBounds lb) : prog_(p), k_(k), lb_(std::move(lb)) {
+        ranges_ = p.param_ranges();
+        for (const Loop& l : k.loops) {
+            const auto b = bounds(l.begin, ranges_, lb_), e = bounds(l.extent, ranges_, lb_);
+            if (b && e) ranges_[l.var] = Interval{b->lo, b->hi + std::max<std::int64_t>(e->hi, 1) - 1};
+        }
+        add_sum_ranges(k.value);
+    }
+    virtual ~CPrinter() = default;
+    CPrinter(const CPrinter&) = delete;
+    CPrinter& operator=(const CPrinter&) = delete;
+
+protected:
+    // Spelling hooks.
+    virtual std::string ctype(Type t) const { return std_ctype(t); }
+    virtual std::string unroll_pragma() const { return "#pragma GCC unroll 4"; }
+
+    // Before a summation loop: computes the parts of its body that do not depend on the
+    // tap index (table loads and index math of the output position), so that the loop
+    // body keeps only the per-tap work. Later uses find them by node.
+    void hoist_invariants(const Expr& body, int r, bool vector) {
+        std::unordered_set<const Node*> seen;
+        std::function<void(const Expr&)> walk = [&](const Expr& x) {
+            if (!seen.insert(x.get()).second || x->op == Op::Const || x->op == Op::Var) return;
+            if (x->op == Op::Sum || depends_on_var(x, r)) {
+                if (x->op == Op::Sum) return;
+                for (const auto& a : x->args) walk(a);
+                // A load's address is computed from its indices: the parts of that sum that
+                // do not move with the tap (the row's base) are computed once.
+                if (x->op == Op::Load) {
+                    const Expr off = offset_expr(prog_.buffer(x->buffer), x->args);
+                    pinned_.push_back(off);
+                    walk(off);
+                }
+                return;
+            }
+            if (vector) emitv(x);
+            else emit(x);
+        };
+        walk(body);
+    }
+
+    // Sums of the unrolled copies of a body (a pixel's channels) that run over the same
+    // taps: one loop computes them all, so the tap's index math and weights are shared.
+    // Each accumulates its own terms in tap order, as a loop of its own would.
+    void emit_fused_sums(const std::vector<Expr>& sums, bool vector) {
+        const Expr& first = sums.front();
+        const int r = first->var;
+        const std::string n = emit(sum_extent(first));
+        std::vector<std::string> accs;
+        std::vector<std::string> elems;
+        for (const Expr& e : sums) {
+            const bool vec = vector && varying(e);
+            const std::string el = vec ? velem(e) : expr_ctype(e);
+            const std::string acc = fmt::format("t{}", next_temp_++);
+            line(vec ? fmt::format("vec<{}> {} = {{}};", el, acc) : fmt::format("{} {} = 0;", el, acc));
+            accs.push_back(acc);
+            elems.push_back(vec ? el : std::string());
+        }
+        for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
+        line(unroll_pragma());
+        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const Expr& body = sums[i]->args[0];
+            if (!elems[i].empty()) {
+                const VName v = emitv(body);
+                line(fmt::format("{} += to_v<vec<{}>>({});", accs[i], elems[i], v.name));
+            } else {
+                line(fmt::format("{} += {};", accs[i], emit(body)));
+            }
+        }
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            pinned_.push_back(sums[i]);
+            if (!elems[i].empty()) scopes_.back().vby_node[sums[i].get()] = VName{accs[i], true, elems[i]};
+            else scopes_.back().by_node[sums[i].get()] = accs[i];
+        }
+    }
+
+    // The outermost Sums of e that become loops (run-time or long extents).
+    static void loop_sums(const Expr& e, std::vector<Expr>& out) {
+        std::unordered_set<const Node*> seen;
+        std::function<void(const Expr&)> walk = [&](const Expr& x) {
+            if (!seen.insert(x.get()).second) return;
+            if (x->op == Op::Sum) {
+                const auto n = const_extent(x);
+                if (!n || *n > 8) out.push_back(x);
+                return;
+            }
+            for (const auto& a : x->args) walk(a);
+        };
+        walk(e);
+    }
+
+    // Ranges of the reduction variables of every Sum in e (extents may be parameters).
+    void add_sum_ranges(const Expr& e) {
+        visit(e, [&](const Expr& x) {
+            if (x->op != Op::Sum) return;
+            const auto n = bounds(sum_extent(x), ranges_, lb_);
+            if (n && n->hi >= 1) ranges_[x->var] = Interval{0, n->hi - 1};
+        });
+    }
+
+    // The body at loop depth `depth` (the loops from there on are unrolled).
+    void emit_body(std::size_t depth, const Buffer& out) {
+        scopes_.emplace_back();
+        if (depth < k_.loops.size()) {
+            // The unrolled loops: one copy of the body per iteration, sharing temporaries.
+            std::vector<std::pair<int, std::int64_t>> fixed;
+            emit_unrolled(depth, fixed, out);
+        } else {
+            emit_store(k_.value, out);
+        }
+        scopes_.pop_back();
+    }
+
+    const Program& prog_;
+    const Kernel& k_;
+    LoadBounds lb_;
+    int vector_var_ = -1;  // the loop var a vector body spans several values of, or -1
+    std::vector<Expr> pinned_;
+    std::unordered_set<const Node*> offset_nodes_;  // I64 nodes of offsets (int32 programs)
+    VarRanges ranges_;
+    std::ostringstream text_;
+    int indent_ = 0;
+    int next_temp_ = 0;
+    // Temporaries visible at this point, innermost scope last: by node identity and by
+    // structure (operator and operand names), so equal subtrees share one temporary.
+    struct Scope {
+        std::unordered_map<const Node*, std::string> by_node;
+        std::unordered_map<std::string, std::string> by_key;
+        std::vector<Expr> pinned;  // keeps by_node's keys alive, so no address is reused
+        std::unordered_map<const Node*, VName> vby_node;  // vector values in the vector body
+    };
+    std::vector<Scope> scopes_;
+
+    void line(const std::string& s) { text_ << std::string(static_cast<std::size_t>(indent_) * 4, ' ') << s << '\n'; }
+
+    struct UnrolledCopy {
+        std::vector<std::pair<int, std::int64_t>> fixed;
+        Expr value;
+    };
+
+    void collect_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed,
+                          std::vector<UnrolledCopy>& copies) {
+        if (depth == k_.loops.size()) {
+            std::vector<std::pair<int, Expr>> sub;
+            VarRanges r = ranges_;
+            for (auto [v, val] : fixed) {
+                sub.emplace_back(v, iconst(val));
+                r[v] = Interval{val, val};
+            }
+            copies.push_back(UnrolledCopy{fixed, simplify(substitute(k_.value, sub), r, lb_)});
+            return;
+        }
+        const Loop& l = k_.loops[depth];
+        if (!is_const(l.begin) || !is_const(l.extent)) fail("internal: unrolled loop v{} has a run-time extent", l.var);
+        for (std::int64_t i = l.begin->ival; i < l.begin->ival + l.extent->ival; ++i) {
+            fixed.emplace_back(l.var, i);
+            collect_unrolled(depth + 1, fixed, copies);
+            fixed.pop_back();
+        }
+    }
+
+    void emit_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed, const Buffer& out) {
+        std::vector<UnrolledCopy> copies;
+        collect_unrolled(depth, fixed, copies);
+        // Tap loops of the copies with the same reduction variable and extent run as one.
+        std::vector<std::vector<Expr>> groups;
+        for (const UnrolledCopy& c : copies) {
+            pinned_.push_back(c.value);
+            std::vector<Expr> sums;
+            loop_sums(c.value, sums);
+            for (const Expr& e : sums) {
+                auto g = std::find_if(groups.begin(), groups.end(), [&](const std::vector<Expr>& grp) {
+                    return grp.front()->var == e->var && structurally_equal(sum_extent(grp.front()), sum_extent(e));
+                });
+                if (g == groups.end()) groups.push_back({e});
+                else g->push_back(e);
+            }
+        }
+        for (const auto& grp : groups)
+            if (grp.size() > 1) emit_fused_sums(grp, vector_var_ >= 0);
+        for (const UnrolledCopy& c : copies) {
+            const VarRanges saved = ranges_;
+            for (auto [v, val] : c.fixed) ranges_[v] = Interval{val, val};
+            emit_store(c.value, out, &c.fixed);
+            ranges_ = saved;
+        }
+    }
+
+    // The element offset of a load or store: sum over dims of (index - origin) * stride.
+    // Programs with int32 indices compute every offset in int32: binding checked that each
+    // buffer's span, and so each partial sum of an in-bounds offset, fits.
+    Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
+        const Expr off = simplify(ir::offset_expr(b, idx), ranges_, lb_);
+        if (prog_.index_width == IndexWidth::I32) {
+            visit(off, [&](const Expr& x) {
+                if (x->type == Type::I64 && offset_nodes_.insert(x.get()).second) pinned_.push_back(x);
+            });
+        }
+        return off;
+    }
+
+    // Stores the value at the output element `fixed` (the unrolled loops' values) or the
+    // loop variables name. Targets with vector bodies override it.
+    virtual void emit_store(const Expr& value, const Buffer& out,
+                            const std::vector<std::pair<int, std::int64_t>>* fixed = nullptr) {
+        const Expr off_e = offset_expr(out, store_index(out, fixed));
+        const std::string off = emit(off_e);
+        const std::string val = emit(value);
+        line(fmt::format("b{}[{}] = {};", out.id, off, val));
+    }
+
+    std::vector<Expr> store_index(const Buffer& out, const std::vector<std::pair<int, std::int64_t>>* fixed) const {
+        std::vector<Expr> idx;
+        for (std::size_t d = 0; d < out.shape.size(); ++d) {
+            Expr v = var(static_cast<int>(d));
+            if (fixed)
+                for (auto [fv, val] : *fixed)
+                    if (fv == static_cast<int>(d)) v = iconst(val);
+            idx.push_back(v);
+        }
+        return idx;
+    }
+
+    // Vector bodies (targets that have them): whether e differs across lanes, and its value.
+    virtual bool varying(const Expr&) { return false; }
+    virtual VName emitv(const Expr& e) { fail("internal: no vector code for {} on this target", op_name(e->op)); }
+    std::string velem(const Expr& e) { return expr_ctype(e); }
+
+    std::string lookup_node(const Node* n) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            auto f = it->by_node.find(n);
+            if (f != it->by_node.end()) return f->second;
+        }
+        return {};
+    }
+    std::string lookup_key(const std::string& k) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            auto f = it->by_key.find(k);
+            if (f != it->by_key.end()) return f->second;
+        }
+        return {};
+    }
+
+    // The C++ type an expression is computed in: its IR type, with I64 narrowed to
+    // int32 where its range fits.
+    std::string expr_ctype(const Expr& e) {
+        if (e->type == Type::I64 && (offset_nodes_.count(e.get()) || fits_i32(bounds(e, ranges_, lb_))))
+            return ctype(Type::I32);
+        return ctype(e->type);
+    }
+
+    // Returns a C++ expression (a temporary's name or a literal) with the value of e.
+    std::string emit(const Expr& e) {
+        if (auto found = lookup_node(e.get()); !found.empty()) return found;
+        std::string result;
+        switch (e->op) {
+            case Op::Const:
+                if (is_float(e->type)) result = float_literal(e->fval, e->type);
+                else if (e->type == Type::Bool) result = e->ival ? "true" : "false";
+                else if (e->type == Type::I64 && (e->ival > INT32_MAX || e->ival < INT32_MIN))
+                    result = fmt::format("{}{{{}}}", ctype(Type::I64), e->ival);
+                else result = fmt::format("{}", e->ival);
+                break;
+            case Op::Var:
+                if (is_param_var(e->var)) result = fmt::format("p{}", e->var - kFirstParamVar);
+                else result = fmt::format("{}{}", e->var >= kFirstReductionVar ? "r" : "v", e->var);
+                break;
+            default: result = emit_compound(e); break;
+        }
+        scopes_.back().by_node[e.get()] = result;
+        scopes_.back().pinned.push_back(e);
+        return result;
+    }
+
+    std::string temp(const std::string& type, const std::string& code) {
+        const std::string key = type + "|" + code;
+        if (auto found = lookup_key(key); !found.empty()) return found;
+        const std::string name = fmt::format("t{}", next_temp_++);
+        line(fmt::format("const {} {} = {};", type, name, code));
+        scopes_.back().by_key[key] = name;
+        return name;
+    }
+
+    // Operands keep the C++ types they were computed in; the usual arithmetic
+    // conversions widen mixed int32/int64 operands, and a temporary narrowed to int32
+    // only ever receives a value range analysis proved to fit.
+    std::string emit_compound(const Expr& e) {
+        const std::string ty = expr_ctype(e);
+        auto a = [&](std::size_t i) { return emit(e->args[i]); };
+        switch (e->op) {
+            case Op::Load: {
+                const Buffer& b = prog_.buffer(e->buffer);
+                const std::string off = emit(offset_expr(b, e->args));
+                return temp(ty, fmt::format("b{}[{}]", b.id, off));
+            }
+            case Op::Add: return temp(ty, fmt::format("{} + {}", a(0), a(1)));
+            case Op::Sub: return temp(ty, fmt::format("{} - {}", a(0), a(1)));
+            case Op::Mul: return temp(ty, fmt::format("{} * {}", a(0), a(1)));
+            case Op::Div: return temp(ty, fmt::format("{} / {}", a(0), a(1)));
+            case Op::FloorDiv:
+            case Op::Mod: {
+                const auto lhs = bounds(e->args[0], ranges_, lb_);
+                const bool plain = lhs && lhs->lo >= 0;
+                const char* sym = e->op == Op::FloorDiv ? "/" : "%";
+                const char* fn = e->op == Op::FloorDiv ? "t_floordiv" : "t_mod";
+                if (plain) return temp(ty, fmt::format("{} {} {}", a(0), sym, a(1)));
+                return temp(ty, fmt::format("{}<{}>({}, {})", fn, ctype(Type::I64), a(0), a(1)));
+            }
+            case Op::Min: return temp(ty, fmt::format("t_min<{}>({}, {})", ty, a(0), a(1)));
+            case Op::Max: return temp(ty, fmt::format("t_max<{}>({}, {})", ty, a(0), a(1)));
+            case Op::Neg: return temp(ty, fmt::format("-{}", a(0)));
+            case Op::Fma: return temp(ty, fmt::format("t_fma({}, {}, {})", a(0), a(1), a(2)));
+            case Op::Floor: return temp(ty, fmt::format("t_floor({})", a(0)));
+            case Op::RoundEven: return temp(ty, fmt::format("t_round_even({})", a(0)));
+            case Op::Abs:
+                return temp(ty, is_float(e->type) ? fmt::format("t_fabs({})", a(0))
+                                                  : fmt::format("({0} < 0 ? -{0} : {0})", a(0)));
+            case Op::ShiftRight: return temp(ty, fmt::format("{} >> {}", a(0), a(1)));
+            case Op::Lt: return temp("bool", fmt::format("{} < {}", a(0), a(1)));
+            case Op::Le: return temp("bool", fmt::format("{} <= {}", a(0), a(1)));
+            case Op::Eq: return temp("bool", fmt::format("{} == {}", a(0), a(1)));
+            case Op::Ne: return temp("bool", fmt::format("{} != {}", a(0), a(1)));
+            case Op::And: return temp("bool", fmt::format("{} && {}", a(0), a(1)));
+            case Op::Or: return temp("bool", fmt::format("{} || {}", a(0), a(1)));
+            case Op::Not: return temp("bool", fmt::format("!{}", a(0)));
+            case Op::Select: return temp(ty, fmt::format("{} ? {} : {}", a(0), a(1), a(2)));
+            case Op::Cast: return temp(ty, fmt::format("static_cast<{}>({})", ty, a(0)));
+            case Op::SatCast:
+                switch (e->type) {
+                    case Type::U8: return temp(ty, fmt::format("sat_u8({})", a(0)));
+                    case Type::I16: return temp(ty, fmt::format("sat_i16({})", a(0)));
+                    case Type::I32: return temp(ty, fmt::format("sat_i32({})", a(0)));
+                    default: return temp(ty, fmt::format("static_cast<{}>({})", ty, a(0)));
+                }
+            case Op::Sum: return emit_sum(e, ty);
+            default: break;
+        }
+        fail("internal: codegen cannot print op {}", op_name(e->op));
+    }
+
+    // Small sums are unrolled (each term simplified with its tap index); larger ones
+    // become a loop. Both accumulate from zero in term order.
+    std::string emit_sum(const Expr& e, const std::string& ty) {
+        const int r = e->var;
+        const auto fixed = const_extent(e);
+        const std::string acc = fmt::format("t{}", next_temp_++);
+        line(fmt::format("{} {} = 0;", ty, acc));
+        if (fixed && *fixed <= 8) {
+            for (std::int64_t j = 0; j < *fixed; ++j) {
+                const VarRanges saved = ranges_;
+                ranges_[r] = Interval{j, j};
+                const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
+                const std::string v = emit(term);
+                ranges_ = saved;
+                line(fmt::format("{} = {} + {};", acc, acc, v));
+            }
+        } else {
+            const std::string n = emit(sum_extent(e));
+            hoist_invariants(e->args[0], r, /*vector=*/false);
+            line(unroll_pragma());
+        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
+            ++indent_;
+            scopes_.emplace_back();
+            const std::string v = emit(e->args[0]);
+            line(fmt::format("{} += {};", acc, v));
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        }
+        return acc;
+    }
+};
+
+}  // namespace toroid::codegen
