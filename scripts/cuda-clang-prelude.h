@@ -15,6 +15,7 @@
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ __inline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #include <__clang_cuda_builtin_vars.h>
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>

@@ -6,9 +6,10 @@
 // any size share one), bound instances per (pipeline, input spec).
 #include "engine/compiled.h"
 
+#include "engine/driver.h"
+
 #include "codegen/cpp.h"
 #include "core/error.h"
-#include "decomp/decompose.h"
 #include "ops/pipeline_json.h"
 #include "runtime/jit.h"
 #include "runtime/sha256.h"
@@ -21,7 +22,6 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
-#include <list>
 #include <map>
 #include <mutex>
 
@@ -70,25 +70,8 @@ const schedule::Target& host_target() {
     return t;
 }
 
-std::string spec_key(const TensorSpec& s) {
-    return fmt::format("{} [{}] [{}]", dtype_name(s.dtype), fmt::join(s.shape, ","), fmt::join(s.strides, ","));
-}
-
-std::string pipeline_key(const Pipeline& p, const TensorSpec& in) {
-    std::string key = pipeline_to_json(p) + "\n" + spec_key(in);
-    for (const Op& op : p.ops)
-        if (const auto* g = std::get_if<GridSampleOp>(&op)) {
-            const Tensor dense = g->grid.to_layout(Layout::Contiguous);
-            key += "\ngrid " + sha256_hex(std::string_view(static_cast<const char*>(dense.data()), dense.nbytes()));
-        }
-    return key;
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    if (!f) fail("cannot write debug file '{}'", path.string());
-}
+using driver::spec_key;
+using driver::write_text;
 
 std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth width, const EngineOptions& options,
                                         PrepareStats& stats) {
@@ -220,31 +203,22 @@ public:
         const auto start = std::chrono::steady_clock::now();
         infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
         PrepareStats stats;
-        const std::string key = (options_.specialize ? "specialized\n" : "") + pipeline_key(p, in);
+        const std::string key = (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
         const bool debug = !options_.debug_dir.empty();
         std::shared_ptr<const Instance> inst = debug ? nullptr : cache().find_instance(key);
         if (inst) {
             stats.memory_hits = 1;
         } else {
             auto made = std::make_shared<Instance>();
-            made->graph = decomp::decompose(p, in);
-            if (options_.specialize) made->graph = made->graph.specialized();
-            const ir::IndexWidth width =
-                schedule::fits_index32(made->graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
-            const std::string structure = fmt::format("{}\nint{}\n{}", host_target().name(),
-                                                      width == ir::IndexWidth::I32 ? 32 : 64, made->graph.structure());
-            if (debug) {
-                const std::filesystem::path dir = options_.debug_dir;
-                std::filesystem::create_directories(dir);
-                write_text(dir / "pipeline.json", pipeline_to_json(p));
-                write_text(dir / "0_primitive_graph.txt", made->graph.to_string());
-            }
+            driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
+            made->graph = std::move(d.graph);
+            const std::string& structure = d.structure;
             made->art = debug ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;
-            else made->art = compile(made->graph, width, options_, stats);
+            else made->art = compile(made->graph, d.width, options_, stats);
             made->binding = schedule::bind(made->art->program, made->graph);
             inst = made;
-            cache().add(key, structure, inst);
+            cache().add(key, structure, made->art, inst);
             if (debug) {
                 CompiledPrepared tmp(inst, in, options_.threads, stats);
                 write_text(std::filesystem::path(options_.debug_dir) / "explain.txt", tmp.explain());
@@ -255,43 +229,8 @@ public:
     }
 
 private:
-    // Process-wide: compiled programs by structure (few, kept), bound instances by pipeline
-    // and input spec (many: the most recently used are kept).
-    class Cache {
-    public:
-        std::shared_ptr<const Instance> find_instance(const std::string& key) {
-            std::lock_guard lock(mutex_);
-            const auto it = instances_.find(key);
-            if (it == instances_.end()) return nullptr;
-            order_.splice(order_.begin(), order_, it->second.second);
-            return it->second.first;
-        }
-        std::shared_ptr<const Artifact> find_artifact(const std::string& structure) {
-            std::lock_guard lock(mutex_);
-            const auto it = artifacts_.find(structure);
-            return it == artifacts_.end() ? nullptr : it->second;
-        }
-        void add(const std::string& key, const std::string& structure, std::shared_ptr<const Instance> inst) {
-            std::lock_guard lock(mutex_);
-            artifacts_.emplace(structure, inst->art);
-            if (instances_.count(key)) return;
-            order_.push_front(key);
-            instances_[key] = {std::move(inst), order_.begin()};
-            while (instances_.size() > kMaxInstances) {
-                instances_.erase(order_.back());
-                order_.pop_back();
-            }
-        }
-
-    private:
-        static constexpr std::size_t kMaxInstances = 512;
-        std::mutex mutex_;
-        std::map<std::string, std::shared_ptr<const Artifact>> artifacts_;
-        std::list<std::string> order_;  // most recently used first
-        std::map<std::string, std::pair<std::shared_ptr<const Instance>, std::list<std::string>::iterator>> instances_;
-    };
-    static Cache& cache() {
-        static Cache c;
+    static driver::ProgramCache<Artifact, Instance>& cache() {
+        static driver::ProgramCache<Artifact, Instance> c;
         return c;
     }
     EngineOptions options_;

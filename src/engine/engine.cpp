@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "engine/compiled.h"
+#include "engine/cuda_engine.h"
 #include "core/parallel.h"
 #include "reference/reference.h"
 
@@ -90,7 +91,7 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
     });
 }
 
-std::vector<std::string> engine_names() { return {"reference", "compiled", "specialized"}; }
+std::vector<std::string> engine_names() { return {"reference", "compiled", "specialized", "cuda"}; }
 
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options) {
     if (options.threads < 1) fail("--threads must be at least 1 (got {})", options.threads);
@@ -101,7 +102,8 @@ std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& 
         o.specialize = true;
         return make_compiled_engine(o);
     }
-    fail("unknown engine '{}' (available: reference, compiled, specialized)", name);
+    if (name == "cuda") return make_cuda_engine(options);
+    fail("unknown engine '{}' (available: reference, compiled, specialized, cuda)", name);
 }
 
 }  // namespace toroid

@@ -25,6 +25,9 @@ std::string_view loop_kind_name(LoopKind k) {
         case LoopKind::Parallel: return "parallel";
         case LoopKind::Vector: return "vector";
         case LoopKind::Unrolled: return "unrolled";
+        case LoopKind::GridX: return "grid x";
+        case LoopKind::GridY: return "grid y";
+        case LoopKind::GridZ: return "grid z";
     }
     return "?";
 }
@@ -90,6 +93,9 @@ std::string Program::to_string() const {
                 case LoopKind::Parallel: kind = "parallel "; break;
                 case LoopKind::Vector: kind = fmt::format("vector({}) ", k.vector_width); break;
                 case LoopKind::Unrolled: kind = "unrolled "; break;
+                case LoopKind::GridX:
+                case LoopKind::GridY:
+                case LoopKind::GridZ: kind = std::string(loop_kind_name(l.kind)) + " "; break;
             }
             out += fmt::format("{}{}for v{} in {} + [0, {})\n", indent, kind, l.var, ir::to_string(l.begin),
                                ir::to_string(l.extent));

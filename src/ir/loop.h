@@ -61,8 +61,10 @@ struct ProgramParam {
 // Serial: a plain loop. Parallel: iterations split over threads (adjacent Parallel
 // loops are collapsed into one iteration space). Vector: the SIMD loop. Unrolled: a
 // small static loop (e.g. 3 channels) written out, so that the loop around it
-// vectorizes over interleaved elements.
-enum class LoopKind : std::uint8_t { Serial, Parallel, Vector, Unrolled };
+// vectorizes over interleaved elements. GridX / GridY / GridZ (GPU targets): the loop's
+// iterations are the threads along that grid dimension (X: consecutive threads of a block,
+// for coalesced accesses; several GridZ loops are collapsed into one dimension).
+enum class LoopKind : std::uint8_t { Serial, Parallel, Vector, Unrolled, GridX, GridY, GridZ };
 std::string_view loop_kind_name(LoopKind k);
 
 struct Loop {

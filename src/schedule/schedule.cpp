@@ -96,8 +96,8 @@ struct Scheduler {
         dump("choose_layouts", prog);
         order_loops(prog);
         dump("order_loops", prog);
-        if (options.target.kind != TargetKind::Cpu) fail("internal: no axis mapping for target {}", options.target.name());
-        choose_cpu_axes(prog, options.target);
+        if (options.target.kind == TargetKind::Cpu) choose_cpu_axes(prog, options.target);
+        else choose_gpu_axes(prog, options.target);
         dump("choose_axes", prog);
         return prog;
     }

@@ -10,7 +10,7 @@
 //                         channels-last pipeline keeps channels-last intermediates)
 //   7. order_loops        loop order follows the stored buffer's memory order
 //   8. choose_axes        target-specific: CPU vector, unrolled and parallel loops
-//                         (schedule/cpu_axes.cpp)
+//                         (schedule/cpu_axes.cpp); GPU grid mapping (schedule/gpu_axes.cpp)
 // Each pass records what it decided in Kernel::decisions and in the log. The program is
 // the same for every graph of one structure: no pass reads parameter values or table data.
 #pragma once
@@ -39,7 +39,9 @@ struct PassDump {
 // output. `dumps` (optional) receives the program after each pass.
 ir::Program schedule(const ir::Graph& g, const Options& options = {}, std::vector<PassDump>* dumps = nullptr);
 
-// The target-specific pass: marks each kernel's vector, unrolled and parallel loops.
+// The target-specific passes: each kernel's vector, unrolled and parallel loops (CPU,
+// schedule/cpu_axes.cpp), or its grid mapping (GPU, schedule/gpu_axes.cpp).
 void choose_cpu_axes(ir::Program& prog, const Target& target);
+void choose_gpu_axes(ir::Program& prog, const Target& target);
 
 }  // namespace toroid::schedule

@@ -13,8 +13,16 @@ int Target::lanes(ir::Type t) const {
 }
 
 std::string Target::name() const {
-    if (kind == TargetKind::Cuda) return "cuda";
+    if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
     return fmt::format("cpu ({}-byte vectors)", vector_bytes);
+}
+
+Target Target::cuda(const std::string& arch) {
+    Target t;
+    t.kind = TargetKind::Cuda;
+    t.vector_bytes = 4;
+    t.arch = arch;
+    return t;
 }
 
 Target Target::host_cpu() {

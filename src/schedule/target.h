@@ -14,6 +14,9 @@ struct Target {
     TargetKind kind = TargetKind::Cpu;
     // CPU: bytes of one SIMD register the vector loops are written for (32: AVX2, 64: AVX-512).
     int vector_bytes = 32;
+    // GPU: threads of a block (along grid x) and the architecture the code is built for.
+    int block_threads = 128;
+    std::string arch;  // "sm_90"; part of the compiled code's key
 
     // Elements of type t in one vector loop iteration (CPU); 1 where there are no vector loops.
     int lanes(ir::Type t) const;
@@ -23,6 +26,7 @@ struct Target {
 
     // The CPU this process runs on.
     static Target host_cpu();
+    static Target cuda(const std::string& arch);
 };
 
 }  // namespace toroid::schedule

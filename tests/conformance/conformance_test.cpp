@@ -1,7 +1,9 @@
 // Runs every case of tests/data/conformance (made by PyTorch 2.11) through each engine,
 // with the input placed in the layout the case names, and checks the tolerance of the
 // case's README: uint8 equal in every element, float32 within 1e-4.
+#include "core/error.h"
 #include "engine/engine.h"
+#include "runtime/cuda/cuda.h"
 #include "io/npy.h"
 #include "ops/pipeline_json.h"
 
@@ -28,7 +30,9 @@ std::vector<Case> load_cases() {
     std::ifstream f(data_dir() / "cases.json");
     auto doc = nlohmann::json::parse(f);
     std::vector<Case> out;
-    for (const std::string engine : {"reference", "compiled"}) {
+    // "cuda" runs where a GPU is (the GPU machine's scripts/gpu-test.sh); elsewhere those
+    // cases are skipped with the reason.
+    for (const std::string engine : {"reference", "compiled", "cuda"}) {
         for (const auto& c : doc["cases"]) {
             std::string label;
             for (const auto& op : c["pipeline"]) {
@@ -48,6 +52,21 @@ std::vector<Case> load_cases() {
 // Test logs name the case instead of dumping its bytes.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.engine << " " << c.name << c.label; }
 
+// Whether a CUDA device can be opened here, and if not why (asked once).
+std::string& cuda_error() {
+    static std::string e = [] {
+        try {
+            cuda::Device::get(0);
+            return std::string();
+        } catch (const Error& err) {
+            return std::string(err.what());
+        }
+    }();
+    return e;
+}
+bool cuda_usable() { return cuda_error().empty(); }
+std::string cuda_unusable_reason() { return "no CUDA device: " + cuda_error(); }
+
 class EngineConformance : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EngineConformance, MatchesPyTorch) {
@@ -58,6 +77,7 @@ TEST_P(EngineConformance, MatchesPyTorch) {
     ASSERT_TRUE(input.is_dense(c.layout));
     Tensor expected = io::read_npy_image(dir / "expected.npy");
 
+    if (c.engine == "cuda" && !cuda_usable()) GTEST_SKIP() << cuda_unusable_reason();
     auto engine = make_engine(c.engine, EngineOptions{});
     auto prepared = engine->prepare(pipeline, input.spec());
     Tensor got = prepared->run(input);

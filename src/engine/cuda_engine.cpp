@@ -1,0 +1,286 @@
+// The CUDA engine (see cuda_engine.h): decompose and bind as the compiled engine does,
+// schedule for a GPU target, print CUDA, compile with NVRTC (runtime/cuda), and launch one
+// kernel per scheduled kernel with every buffer pointer and parameter passed by value.
+// Tables are copied to the device once per bound instance; intermediates live in a
+// per-device workspace that grows as needed (runs are ordered on their stream; concurrent
+// runs on two streams of one device would share it, so they are serialized by a lock and
+// the workspace only grows after the device is idle).
+#include "engine/cuda_engine.h"
+
+#include "codegen/cuda.h"
+#include "core/error.h"
+#include "engine/driver.h"
+#include "runtime/cuda/cuda.h"
+#include "schedule/bind.h"
+#include "schedule/schedule.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace toroid {
+namespace {
+
+constexpr int kBlockThreads = 128;
+
+struct CudaArtifact {
+    ir::Program program;
+    std::shared_ptr<cuda::Module> module;
+    std::vector<cuda::Function> kernels;
+    Layout output_layout = Layout::Contiguous;
+    std::string source;
+};
+
+struct CudaInstance {
+    std::shared_ptr<const CudaArtifact> art;
+    ir::Graph graph;
+    schedule::Binding binding;
+    std::vector<cuda::DeviceBuffer> tables;           // by buffer id (empty where not a table)
+    std::vector<std::size_t> temp_offsets;            // by buffer id: offset in the workspace
+    std::size_t workspace_bytes = 0;
+};
+
+cuda::Compiler& nvrtc_compiler() {
+    static cuda::Compiler c;
+    return c;
+}
+
+schedule::Target target_for(const cuda::Device& d) {
+    schedule::Target t = schedule::Target::cuda(d.arch());
+    t.block_threads = kBlockThreads;
+    return t;
+}
+
+ir::Program schedule_for_cuda(const ir::Graph& g, ir::IndexWidth width, const schedule::Target& target,
+                              std::vector<schedule::PassDump>* dumps) {
+    schedule::Options so;
+    so.target = target;
+    so.index_width = width;
+    return schedule::schedule(g, so, dumps);
+}
+
+// The device's workspace for intermediates.
+struct Workspace {
+    std::mutex mutex;
+    cuda::DeviceBuffer buffer;
+};
+
+Workspace& workspace(const cuda::Device& d) {
+    static std::mutex m;
+    static std::map<int, std::unique_ptr<Workspace>> all;
+    std::lock_guard lock(m);
+    auto& w = all[d.ordinal()];
+    if (!w) w = std::make_unique<Workspace>();
+    return *w;
+}
+
+class CudaPrepared final : public CudaPipeline {
+public:
+    CudaPrepared(std::shared_ptr<const CudaInstance> inst, TensorSpec spec, int device, PrepareStats stats)
+        : inst_(std::move(inst)), spec_(spec), device_(device), stats_(stats) {
+        const auto& s = inst_->binding.shapes[static_cast<std::size_t>(inst_->art->program.output)];
+        output_ = ShapeInfo{inst_->art->program.buffer(inst_->art->program.output).type == ir::Type::U8 ? DType::UInt8
+                                                                                                      : DType::Float32,
+                            Dims{s[0], s[1], s[2], s[3]}};
+    }
+
+    bool output_strides_supported(const Dims& st) const override {
+        return schedule::output_strides_match(inst_->art->program, inst_->binding, {st[0], st[1], st[2], st[3]});
+    }
+
+    void run_device(const void* in, void* out, const Dims& out_strides, void* stream) override {
+        const ir::Program& p = inst_->art->program;
+        const cuda::Device& dev = cuda::Device::get(device_);
+        dev.make_current();
+        schedule::Binding b = inst_->binding;
+        schedule::bind_output_strides(p, b, {out_strides[0], out_strides[1], out_strides[2], out_strides[3]});
+        Workspace& ws = workspace(dev);
+        std::lock_guard lock(ws.mutex);
+        if (ws.buffer.size() < inst_->workspace_bytes) {
+            // Earlier launches may still use the old buffer: wait for the device before freeing it.
+            cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
+            ws.buffer = cuda::DeviceBuffer(dev, std::max<std::size_t>(inst_->workspace_bytes, ws.buffer.size() * 2));
+        }
+        // toroid_args: every buffer's pointer, then every parameter (codegen/cuda.h).
+        const std::size_t nb = std::max<std::size_t>(p.buffers.size(), 1), np = std::max<std::size_t>(p.params.size(), 1);
+        std::vector<std::uint64_t> args(nb + np, 0);
+        for (const ir::Buffer& buf : p.buffers) {
+            const auto i = static_cast<std::size_t>(buf.id);
+            std::uint64_t ptr = 0;
+            switch (buf.role) {
+                case ir::BufferRole::Input: ptr = reinterpret_cast<std::uint64_t>(in); break;
+                case ir::BufferRole::Output: ptr = reinterpret_cast<std::uint64_t>(out); break;
+                case ir::BufferRole::Constant: ptr = inst_->tables[i].pointer(); break;
+                case ir::BufferRole::Temp: ptr = ws.buffer.pointer() + inst_->temp_offsets[i]; break;
+            }
+            args[i] = ptr;
+        }
+        for (std::size_t i = 0; i < p.params.size(); ++i) std::memcpy(&args[nb + i], &b.params[i], sizeof(std::int64_t));
+        void* blob = args.data();
+        void* kernel_args[] = {blob};
+        for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+            const auto dims = codegen::cuda_launch_dims(p, p.kernels[k], b.params, kBlockThreads);
+            if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) continue;  // nothing to compute
+            cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
+                         cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, static_cast<cuda::CUstream>(stream),
+                         kernel_args);
+        }
+    }
+
+    ShapeInfo output() const override { return output_; }
+    Layout output_layout() const override { return inst_->art->output_layout; }
+    int device() const override { return device_; }
+    std::string explain() const override {
+        schedule::Binding b = inst_->binding;
+        const Dims d = dense_strides(output_.shape, inst_->art->output_layout);
+        schedule::bind_output_strides(inst_->art->program, b, {d[0], d[1], d[2], d[3]});
+        return schedule::explain(inst_->art->program, b);
+    }
+    PrepareStats stats() const override { return stats_; }
+
+private:
+    std::shared_ptr<const CudaInstance> inst_;
+    TensorSpec spec_;
+    int device_;
+    PrepareStats stats_;
+    ShapeInfo output_;
+};
+
+driver::ProgramCache<CudaArtifact, CudaInstance>& cuda_cache() {
+    static driver::ProgramCache<CudaArtifact, CudaInstance> c;
+    return c;
+}
+
+std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWidth width, const cuda::Device& dev,
+                                                 const EngineOptions& options, PrepareStats& stats) {
+    auto art = std::make_shared<CudaArtifact>();
+    const std::filesystem::path debug = options.debug_dir;
+    std::vector<schedule::PassDump> dumps;
+    const schedule::Target target = target_for(dev);
+    art->program = schedule_for_cuda(g, width, target, debug.empty() ? nullptr : &dumps);
+    art->output_layout = g.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
+    art->source = codegen::generate_cuda(art->program, target.block_threads);
+    if (!debug.empty()) {
+        int i = 1;
+        for (const auto& d : dumps) driver::write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
+        driver::write_text(debug / "kernel.cu", art->source);
+    }
+    const cuda::CompilerStats before = nvrtc_compiler().stats();
+    art->module = nvrtc_compiler().load(dev, art->source);
+    const cuda::CompilerStats after = nvrtc_compiler().stats();
+    stats.compiled += after.compiled - before.compiled;
+    stats.disk_hits += after.disk_hits - before.disk_hits;
+    stats.memory_hits += after.memory_hits - before.memory_hits;
+    for (std::size_t k = 0; k < art->program.kernels.size(); ++k)
+        art->kernels.push_back(art->module->function(codegen::cuda_kernel_name(art->program, k)));
+    return art;
+}
+
+}  // namespace
+
+std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
+                                           int device) {
+    const auto start = std::chrono::steady_clock::now();
+    infer_shape(p, ShapeInfo{in.dtype, in.shape});
+    const cuda::Device& dev = cuda::Device::get(device);
+    PrepareStats stats;
+    const std::string key = fmt::format("cuda {}\n{}{}", device, options.specialize ? "specialized\n" : "",
+                                        driver::pipeline_key(p, in));
+    const bool debug = !options.debug_dir.empty();
+    std::shared_ptr<const CudaInstance> inst = debug ? nullptr : cuda_cache().find_instance(key);
+    if (inst) {
+        stats.memory_hits = 1;
+    } else {
+        auto made = std::make_shared<CudaInstance>();
+        const schedule::Target target = target_for(dev);
+        driver::Decomposed d = driver::decompose_for(p, in, options.specialize, target.name(), options.debug_dir);
+        made->graph = std::move(d.graph);
+        made->art = debug ? nullptr : cuda_cache().find_artifact(d.structure);
+        if (made->art) stats.memory_hits = 1;
+        else made->art = compile_cuda(made->graph, d.width, dev, options, stats);
+        made->binding = schedule::bind(made->art->program, made->graph);
+        const ir::Program& prog = made->art->program;
+        made->tables.resize(prog.buffers.size());
+        made->temp_offsets.assign(prog.buffers.size(), 0);
+        for (const ir::Buffer& buf : prog.buffers) {
+            const auto i = static_cast<std::size_t>(buf.id);
+            if (buf.role == ir::BufferRole::Constant) {
+                const auto& data = made->graph.at(buf.tensor).data;
+                made->tables[i] = cuda::DeviceBuffer(dev, std::max<std::size_t>(data.size(), 1));
+                if (!data.empty()) made->tables[i].copy_from_host(data.data(), data.size());
+            } else if (buf.role == ir::BufferRole::Temp) {
+                made->temp_offsets[i] = made->workspace_bytes;
+                const auto bytes = static_cast<std::size_t>(made->binding.temp_bytes[i]);
+                made->workspace_bytes += (bytes + 255) / 256 * 256;
+            }
+        }
+        inst = made;
+        cuda_cache().add(key, d.structure, made->art, inst);
+    }
+    stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::make_unique<CudaPrepared>(std::move(inst), in, device, stats);
+}
+
+std::string cuda_source(const Pipeline& p, const TensorSpec& in, const std::string& arch) {
+    infer_shape(p, ShapeInfo{in.dtype, in.shape});
+    schedule::Target target = schedule::Target::cuda(arch);
+    target.block_threads = kBlockThreads;
+    driver::Decomposed d = driver::decompose_for(p, in, false, target.name(), {});
+    return codegen::generate_cuda(schedule_for_cuda(d.graph, d.width, target, nullptr), target.block_threads);
+}
+
+namespace {
+
+// Host tensors through a CudaPipeline: the input copied to the device (dense, as given),
+// the result copied back.
+class CudaHostPrepared final : public PreparedPipeline {
+public:
+    CudaHostPrepared(std::unique_ptr<CudaPipeline> p, TensorSpec spec) : p_(std::move(p)), spec_(spec) {}
+
+    Tensor run(const Tensor& in) override {
+        if (in.spec() != spec_) fail("input does not match the spec the pipeline was prepared for");
+        const cuda::Device& dev = cuda::Device::get(p_->device());
+        // The input goes over as it is laid out (its span, strides kept).
+        std::int64_t span = 1;
+        for (std::size_t d = 0; d < 4; ++d) span += (in.shape()[d] - 1) * in.strides()[d];
+        const std::size_t in_bytes = static_cast<std::size_t>(span) * dtype_size(in.dtype());
+        cuda::DeviceBuffer din(dev, std::max<std::size_t>(in_bytes, 1));
+        if (in.numel() > 0) din.copy_from_host(in.data(), in_bytes);
+        const ShapeInfo o = p_->output();
+        Tensor out = Tensor::empty(o.dtype, o.shape, p_->output_layout());
+        cuda::DeviceBuffer dout(dev, std::max<std::size_t>(out.nbytes(), 1));
+        cuda::Stream stream(dev);
+        p_->run_device(reinterpret_cast<const void*>(din.pointer()), reinterpret_cast<void*>(dout.pointer()),
+                       out.strides(), stream.handle());
+        stream.synchronize();
+        if (out.nbytes() > 0) dout.copy_to_host(out.data(), out.nbytes());
+        return out;
+    }
+    std::string explain() const override { return p_->explain(); }
+    PrepareStats stats() const override { return p_->stats(); }
+
+private:
+    std::unique_ptr<CudaPipeline> p_;
+    TensorSpec spec_;
+};
+
+class CudaEngine final : public Engine {
+public:
+    explicit CudaEngine(EngineOptions o) : options_(std::move(o)) {}
+    std::string_view name() const override { return "cuda"; }
+    std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
+        return std::make_unique<CudaHostPrepared>(prepare_cuda(p, in, options_, 0), in);
+    }
+
+private:
+    EngineOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& options) { return std::make_unique<CudaEngine>(options); }
+
+}  // namespace toroid

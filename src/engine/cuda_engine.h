@@ -1,0 +1,44 @@
+// The CUDA engine: the same decompose -> schedule -> generate -> load driver as the
+// compiled engine, for a GPU target (schedule/gpu_axes.cpp, codegen/cuda.h, NVRTC through
+// runtime/cuda). A CudaPipeline runs on device memory on a caller's stream (C API, Python);
+// the "cuda" Engine wraps it for host tensors (copies in and out: CLI, tests).
+#pragma once
+
+#include "engine/engine.h"
+
+#include <memory>
+#include <string>
+
+namespace toroid {
+
+class CudaPipeline {
+public:
+    virtual ~CudaPipeline() = default;
+    // Runs on device memory: `in` holds an input of the prepared spec, `out` receives the
+    // result (its dtype and shape, these strides in elements, non-overlapping; the dense dim
+    // must be the one the program writes densely: output_strides_supported). Enqueued on
+    // `stream` (a CUstream; nullptr: the legacy default stream); returns without waiting.
+    virtual void run_device(const void* in, void* out, const Dims& out_strides, void* stream) = 0;
+    virtual bool output_strides_supported(const Dims& out_strides) const = 0;
+    virtual ShapeInfo output() const = 0;
+    virtual Layout output_layout() const = 0;
+    virtual int device() const = 0;
+    virtual std::string explain() const = 0;
+    virtual PrepareStats stats() const = 0;
+};
+
+// Prepares `p` for inputs of spec `in` on CUDA device `device` (compiles once per
+// structure, binds per size). Throws toroid::Error naming what is missing (no driver, no
+// GPU, no NVRTC).
+std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
+                                           int device = 0);
+
+// The generated CUDA source for (p, in), for architecture `arch` (e.g. "sm_90"), without a
+// GPU or NVRTC: debug dumps and the SDK-free source check.
+std::string cuda_source(const Pipeline& p, const TensorSpec& in, const std::string& arch);
+
+// The "cuda" engine for host tensors: each run copies the input to the device, runs, and
+// copies the result back.
+std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& options);
+
+}  // namespace toroid

@@ -1,0 +1,52 @@
+// The shared first steps of the compiling engines (see driver.h).
+#include "engine/driver.h"
+
+#include "core/error.h"
+#include "decomp/decompose.h"
+#include "ops/pipeline_json.h"
+#include "runtime/sha256.h"
+#include "schedule/bind.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace toroid::driver {
+
+std::string spec_key(const TensorSpec& s) {
+    return fmt::format("{} [{}] [{}]", dtype_name(s.dtype), fmt::join(s.shape, ","), fmt::join(s.strides, ","));
+}
+
+std::string pipeline_key(const Pipeline& p, const TensorSpec& in) {
+    std::string key = pipeline_to_json(p) + "\n" + spec_key(in);
+    for (const Op& op : p.ops)
+        if (const auto* g = std::get_if<GridSampleOp>(&op)) {
+            const Tensor dense = g->grid.to_layout(Layout::Contiguous);
+            key += "\ngrid " + sha256_hex(std::string_view(static_cast<const char*>(dense.data()), dense.nbytes()));
+        }
+    return key;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f) fail("cannot write debug file '{}'", path.string());
+}
+
+Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specialize, const std::string& target,
+                         const std::string& debug_dir) {
+    Decomposed d;
+    d.graph = decomp::decompose(p, in);
+    if (specialize) d.graph = d.graph.specialized();
+    d.width = schedule::fits_index32(d.graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
+    d.structure = fmt::format("{}\nint{}\n{}", target, d.width == ir::IndexWidth::I32 ? 32 : 64, d.graph.structure());
+    if (!debug_dir.empty()) {
+        const std::filesystem::path dir = debug_dir;
+        std::filesystem::create_directories(dir);
+        write_text(dir / "pipeline.json", pipeline_to_json(p));
+        write_text(dir / "0_primitive_graph.txt", d.graph.to_string());
+    }
+    return d;
+}
+
+}  // namespace toroid::driver

@@ -1,0 +1,75 @@
+// What the compiling engines (CPU and CUDA) share: the cache keys, the first steps of the
+// driver — decompose the pipeline for one input and name the structure the compiled code
+// depends on — and the process-wide cache of programs (by structure) and of bound instances
+// (by pipeline and input spec). Internal to engine/.
+#pragma once
+
+#include "core/tensor.h"
+#include "ir/graph.h"
+#include "ops/ops.h"
+
+#include <filesystem>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace toroid::driver {
+
+std::string spec_key(const TensorSpec& s);
+// The pipeline (canonical JSON, grid data) and the input spec: one bound instance.
+std::string pipeline_key(const Pipeline& p, const TensorSpec& in);
+void write_text(const std::filesystem::path& path, const std::string& text);
+
+struct Decomposed {
+    ir::Graph graph;
+    ir::IndexWidth width = ir::IndexWidth::I64;
+    std::string structure;  // the target, the index width and the graph's structure
+};
+
+// decompose(p, in), specialized (sizes baked in) when asked, with the index width its values
+// allow and the key of the code it needs on `target`. Writes pipeline.json and the primitive
+// graph into debug_dir when set.
+Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specialize, const std::string& target,
+                         const std::string& debug_dir);
+
+// Programs by structure (few, kept) and bound instances by pipeline and input spec (many:
+// the most recently used are kept).
+template <typename Artifact, typename Instance>
+class ProgramCache {
+public:
+    std::shared_ptr<const Instance> find_instance(const std::string& key) {
+        std::lock_guard lock(mutex_);
+        const auto it = instances_.find(key);
+        if (it == instances_.end()) return nullptr;
+        order_.splice(order_.begin(), order_, it->second.second);
+        return it->second.first;
+    }
+    std::shared_ptr<const Artifact> find_artifact(const std::string& structure) {
+        std::lock_guard lock(mutex_);
+        const auto it = artifacts_.find(structure);
+        return it == artifacts_.end() ? nullptr : it->second;
+    }
+    void add(const std::string& key, const std::string& structure, std::shared_ptr<const Artifact> art,
+             std::shared_ptr<const Instance> inst) {
+        std::lock_guard lock(mutex_);
+        artifacts_.emplace(structure, std::move(art));
+        if (instances_.count(key)) return;
+        order_.push_front(key);
+        instances_[key] = {std::move(inst), order_.begin()};
+        while (instances_.size() > kMaxInstances) {
+            instances_.erase(order_.back());
+            order_.pop_back();
+        }
+    }
+
+private:
+    static constexpr std::size_t kMaxInstances = 512;
+    std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<const Artifact>> artifacts_;
+    std::list<std::string> order_;  // most recently used first
+    std::map<std::string, std::pair<std::shared_ptr<const Instance>, std::list<std::string>::iterator>> instances_;
+};
+
+}  // namespace toroid::driver
