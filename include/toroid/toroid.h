@@ -58,7 +58,7 @@ typedef enum toroid_dtype {
 
 typedef enum toroid_device {
     TOROID_CPU = 0,
-    TOROID_CUDA = 1 /* reserved: "not supported yet" */
+    TOROID_CUDA = 1 /* device memory of CUDA device `device_index` (its primary context) */
 } toroid_device;
 
 #define TOROID_MAX_DIMS 4
@@ -119,8 +119,9 @@ TOROID_API void toroid_options_init(toroid_options* options);
 
 typedef struct toroid_function toroid_function;
 
-/* Prepares `pipeline` for inputs described by `input` (dtype, shape and strides are
- * specialized on; data is not read). The compiled engine compiles here (or loads its
+/* Prepares `pipeline` for inputs described by `input` (dtype, shape and strides; data is
+ * not read). An input on TOROID_CUDA compiles CUDA kernels (NVRTC, loaded at run time)
+ * for that device; the function then runs on device memory only. The compiled engine compiles here (or loads its
  * cache). `options` may be NULL. The function keeps its own copy of the pipeline. */
 TOROID_API toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                         const toroid_options* options, toroid_function** out);
@@ -137,6 +138,13 @@ TOROID_API toroid_status toroid_function_explain(const toroid_function* fn, cons
  * dtype and shape, any non-negative strides under which no two elements share memory. `out` must not
  * overlap `in`. Safe to call from several threads at once on one function. */
 TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out);
+/* toroid_run on a CUDA stream (a CUstream, e.g. PyTorch's current stream; NULL: the legacy
+ * default stream): the kernels are enqueued there and the call returns without waiting.
+ * For a CUDA function the output must be dense in the layout of toroid_function_output_desc
+ * up to its outer strides (views of a larger tensor work); for a CPU function the stream
+ * must be NULL. */
+TOROID_API toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out,
+                                              void* stream);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
 /* ---- batches of images of any sizes ------------------------------------------------- */

@@ -108,8 +108,13 @@ class Traced:
         return len(self._arg.shape)
 
     def _out_desc(self):
-        fn = _core.PipelineHandle(self._ops).function(self._arg, engine="reference", threads=1)
-        return fn.output_desc
+        import ctypes
+        from . import _capi
+        d = _capi.TensorDesc()
+        handle = _core.PipelineHandle(self._ops)  # alive through the call: it owns the pipeline
+        desc = self._arg.desc()
+        _capi.check(_capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(d)))
+        return d
 
     @property
     def shape(self):

@@ -98,6 +98,7 @@ _declare("toroid_function_input_desc", _status, _P, ctypes.POINTER(TensorDesc))
 _declare("toroid_function_output_desc", _status, _P, ctypes.POINTER(TensorDesc))
 _declare("toroid_function_explain", _status, _P, ctypes.POINTER(ctypes.c_char_p))
 _declare("toroid_run", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor))
+_declare("toroid_run_on_stream", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_void_p)
 _declare("toroid_function_free", None, _P)
 _declare("toroid_output_desc", _status, _P, ctypes.POINTER(TensorDesc), ctypes.POINTER(TensorDesc))
 _declare("toroid_run_batch", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_size_t,

@@ -171,7 +171,7 @@ def adapt(x, what="input"):
         elif x.device.type == "cuda":  # the C API answers "not supported yet"
             a.device, a.device_index = _capi.CUDA, x.device.index or 0
         else:
-            raise Error("%s is on device %s; toroid runs on the CPU" % (what, x.device))
+            raise Error("%s is on device %s; toroid runs on the CPU and on CUDA devices" % (what, x.device))
         a.kind = "torch"
         a.obj = x
         a.ptr = x.data_ptr()
@@ -234,16 +234,23 @@ class Function:
         return s.value.decode()
 
     def run(self, arg):
-        """Runs on `arg` (an Arg of the spec compiled for) into a new array of its kind."""
+        """Runs on `arg` (an Arg of the spec compiled for) into a new array of its kind. CUDA
+        tensors run on PyTorch's current stream of their device, without waiting."""
         out, ptr = self._plan.allocate(arg.kind, arg.obj)
-        status = _run(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
-                      _byref(_capi.Tensor(ptr, self.output_desc)))
+        if arg.device == _capi.CUDA:
+            stream = _torch_module().cuda.current_stream(arg.obj.device).cuda_stream
+            status = _run_on_stream(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
+                                    _byref(_capi.Tensor(ptr, self.output_desc)), stream)
+        else:
+            status = _run(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
+                          _byref(_capi.Tensor(ptr, self.output_desc)))
         if status:
             _capi.check(status)
         return out
 
 
 _run = _capi.lib.toroid_run
+_run_on_stream = _capi.lib.toroid_run_on_stream
 _byref = ctypes.byref
 
 
@@ -251,9 +258,7 @@ def _grid_array(grid):
     """A grid (numpy or torch, (N, H, W, 2) or (H, W, 2)) as a float32 NumPy array; torch
     CPU tensors are viewed without a copy when already float32."""
     if is_torch(grid):
-        if grid.device.type != "cpu":
-            raise Error("grid is on device %s; toroid runs on the CPU" % grid.device)
-        grid = grid.detach()
+        grid = grid.detach().cpu()  # a table of the pipeline: read on the host, copied where it runs
         if grid.dtype != _torch_module().float32:
             grid = grid.float()
         grid = grid.numpy()
@@ -367,13 +372,16 @@ class PipelineHandle:
                 d = _capi.TensorDesc()
                 _capi.check(_capi.lib.toroid_output_desc(self._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
             except Error as e:
+                message = str(e) if str(e).startswith("image %d" % i) else "image %d: %s" % (i, e)
                 if errors != "skip":
-                    raise
-                failed[i] = str(e)
+                    raise Error(message)
+                failed[i] = message
                 a, d = None, None
             args.append(a)
             descs.append(d)
         good = [i for i in range(len(xs)) if args[i] is not None]
+        if any(args[i].device == _capi.CUDA for i in good):
+            return self._run_batch_cuda(args, descs, failed, engine, threads, errors)
         outs = [None] * len(xs)
         keys = {(args[i].kind, descs[i].dtype, descs[i].dims()[0], descs[i].ndim) for i in good}
         stacked = None
@@ -420,6 +428,26 @@ class PipelineHandle:
             i = min(failed)
             raise Error(failed[i])
         result = stacked if stacked is not None else outs
+        return (result, failed) if errors == "skip" else result
+
+    def _run_batch_cuda(self, args, descs, failed, engine, threads, errors):
+        # CUDA images run one launch sequence each on the current stream (each size shares
+        # its structure's kernels); results of one shape are stacked on the device.
+        t = _torch_module()
+        outs = [None] * len(args)
+        for i, a in enumerate(args):
+            if a is None:
+                continue
+            try:
+                outs[i] = self.function(a, engine, threads).run(a)
+            except Error as e:
+                if errors != "skip":
+                    raise Error("image %d: %s" % (i, e))
+                failed[i] = "image %d: %s" % (i, e)
+        done = [o for o in outs if o is not None]
+        result = outs
+        if done and not failed and len({(tuple(o.shape), o.dtype) for o in done}) == 1:
+            result = t.stack(done) if done[0].dim() < 4 else t.cat(done)
         return (result, failed) if errors == "skip" else result
 
 

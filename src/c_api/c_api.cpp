@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "engine/cuda_engine.h"
+#include "runtime/cuda/cuda.h"
 #include "engine/engine.h"
 #include "ops/pipeline_json.h"
 
@@ -32,6 +34,9 @@ struct toroid_pipeline {
 struct toroid_function {
     std::unique_ptr<toroid::Engine> engine;
     std::unique_ptr<toroid::PreparedPipeline> prepared;
+    std::unique_ptr<toroid::CudaPipeline> cuda;  // a function on a CUDA device
+    int device = TOROID_CPU;
+    int device_index = 0;
     toroid::TensorSpec input;  // canonical 4-D spec compiled for
     int input_ndim = 4;
     toroid::ShapeInfo output;
@@ -104,11 +109,10 @@ std::int32_t from_dtype(DType d) {
 }
 
 void check_device(const toroid_tensor_desc& d, const char* what) {
-    if (d.device == TOROID_CUDA)
-        throw Unsupported(fmt::format("{} is on device cuda, which is not supported yet (toroid has only a CPU backend)",
-                                      what));
-    if (d.device != TOROID_CPU)
-        bad(fmt::format("{} has unknown device value {} (expected TOROID_CPU)", what, d.device));
+    if (d.device != TOROID_CPU && d.device != TOROID_CUDA)
+        bad(fmt::format("{} has unknown device value {} (expected TOROID_CPU or TOROID_CUDA)", what, d.device));
+    if (d.device == TOROID_CUDA && d.device_index < 0)
+        bad(fmt::format("{} has a negative CUDA device index {}", what, d.device_index));
 }
 
 std::string shape_text(const Dims& s) { return fmt::format("({}, {}, {}, {})", s[0], s[1], s[2], s[3]); }
@@ -357,11 +361,26 @@ toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tenso
         EngineOptions eo;
         eo.threads = o.threads == 0 ? default_threads() : o.threads;
         if (o.debug_dir) eo.debug_dir = o.debug_dir;
-        fn->engine = make_engine(o.engine ? o.engine : "compiled", eo);
         fn->output = infer_shape(pipeline->pipeline, ShapeInfo{fn->input.dtype, fn->input.shape});
         fn->output_strides = dense_strides(fn->output.shape, suggested_layout(fn->input));
-        fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
-        fn->explain = fn->prepared->explain();
+        fn->device = input->device;
+        fn->device_index = input->device_index;
+        if (input->device == TOROID_CUDA) {
+            if (o.engine && std::string(o.engine) != "compiled" && std::string(o.engine) != "cuda")
+                throw Unsupported(fmt::format("engine '{}' runs on the CPU only; CUDA inputs use the compiled engine",
+                                              o.engine));
+            try {
+                cuda::Device::get(input->device_index);
+            } catch (const Error& e) {
+                throw Unsupported(e.what());  // no driver, no device: nothing the caller's data can fix
+            }
+            fn->cuda = prepare_cuda(pipeline->pipeline, fn->input, eo, input->device_index);
+            fn->explain = fn->cuda->explain();
+        } else {
+            fn->engine = make_engine(o.engine ? o.engine : "compiled", eo);
+            fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
+            fn->explain = fn->prepared->explain();
+        }
         *out = fn.release();
     });
 }
@@ -371,6 +390,8 @@ toroid_status toroid_function_input_desc(const toroid_function* fn, toroid_tenso
         require(fn, "fn");
         require(out, "out");
         *out = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
+        out->device = fn->device;
+        out->device_index = fn->device_index;
     });
 }
 
@@ -379,6 +400,8 @@ toroid_status toroid_function_output_desc(const toroid_function* fn, toroid_tens
         require(fn, "fn");
         require(out, "out");
         *out = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
+        out->device = fn->device;
+        out->device_index = fn->device_index;
     });
 }
 
@@ -391,10 +414,20 @@ toroid_status toroid_function_explain(const toroid_function* fn, const char** ou
 }
 
 toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out) {
+    return toroid_run_on_stream(fn, in, out, nullptr);
+}
+
+toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out, void* stream) {
     return guard([&] {
         require(fn, "fn");
         require(in, "in");
         require(out, "out");
+        for (const auto* t : {in, static_cast<const toroid_tensor*>(out)})
+            if (t->desc.device != fn->device || (fn->device == TOROID_CUDA && t->desc.device_index != fn->device_index))
+                bad(fmt::format("{} is on {} {} but the function was compiled for {} {}", t == in ? "input" : "output",
+                                t->desc.device == TOROID_CUDA ? "cuda" : "cpu", t->desc.device_index,
+                                fn->device == TOROID_CUDA ? "cuda" : "cpu", fn->device_index));
+        if (fn->device == TOROID_CPU && stream) bad("a stream is only for CUDA functions");
         TensorSpec is = spec_of(in->desc, "input");
         if (is.dtype != fn->input.dtype || is.shape != fn->input.shape)
             bad(fmt::format("input is {} {} but the function was compiled for {} {}", dtype_name(is.dtype),
@@ -416,6 +449,14 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
             const char* ie = ib + (in_end + 1) * static_cast<std::int64_t>(dtype_size(is.dtype));
             const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
             if (ib < oe && ob < ie) bad("output memory overlaps the input");
+        }
+        if (fn->cuda) {
+            if (!fn->cuda->output_strides_supported(os.strides))
+                bad(fmt::format("output strides {} are not supported on CUDA: pass memory laid out as "
+                                "toroid_function_output_desc says",
+                                shape_text(os.strides)));
+            fn->cuda->run_device(in->data, out->data, os.strides, stream);
+            return;
         }
         Tensor input = Tensor::borrow(in->data, is.dtype, is.shape, is.strides);
         fn->prepared->run_into(input, Tensor::borrow(out->data, os.dtype, os.shape, os.strides));
@@ -463,6 +504,9 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
         for (std::size_t i = 0; i < count; ++i) {
             status[i] = guard([&] {
                 const std::string what = fmt::format("image {}", i);
+                if (inputs[i].desc.device != TOROID_CPU || outputs[i].desc.device != TOROID_CPU)
+                    throw Unsupported(fmt::format("image {}: batches run on the CPU; run CUDA images one by one "
+                                                  "(toroid_run_on_stream)", i));
                 const TensorSpec is = spec_of(inputs[i].desc, what.c_str());
                 check_data(inputs[i].data, is, what.c_str());
                 const TensorSpec os = spec_of(outputs[i].desc, (what + " output").c_str());

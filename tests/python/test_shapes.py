@@ -1,0 +1,156 @@
+"""Image-dependent sizes and batches in Python: toroid.resize with torchvision's smaller-edge
+rule (and max_size) and toroid.center_crop against PyTorch's interpolate and a hand-made
+crop with zero padding; lists of differently sized images in one call (stacked results,
+bad images skipped); CUDA tensors on the device (skipped without a GPU)."""
+
+import math
+import os
+import unittest
+
+import numpy as np
+
+import toroid
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover
+    torch = None
+
+needs_torch = unittest.skipIf(torch is None, "PyTorch (python3-torch) is not installed")
+has_cuda = torch is not None and torch.cuda.is_available()
+
+
+def image(h, w, seed, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    if dtype == np.uint8:
+        return rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)
+    return rng.random((3, h, w), dtype=np.float32)
+
+
+def smaller_edge_size(h, w, size, max_size=None):
+    """torchvision's _compute_resized_output_size for an int size."""
+    short, long = (w, h) if w <= h else (h, w)
+    new_short, new_long = size, int(size * long / short)
+    if max_size is not None and new_long > max_size:
+        new_short, new_long = int(max_size * new_short / new_long), max_size
+    return (new_long, new_short) if w <= h else (new_short, new_long)
+
+
+def center_crop_reference(x, ch, cw):
+    """torchvision's center_crop on a (C, H, W) array: pad with zeros where the crop is
+    larger (the smaller half of the padding first), then crop at round((size - crop) / 2)."""
+    c, h, w = x.shape
+    pt, pl = (ch - h) // 2 if ch > h else 0, (cw - w) // 2 if cw > w else 0
+    pb, pr = (ch - h + 1) // 2 if ch > h else 0, (cw - w + 1) // 2 if cw > w else 0
+    x = np.pad(x, ((0, 0), (pt, pb), (pl, pr)))
+    h, w = x.shape[1:]
+    top, left = int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0))
+    return x[:, top:top + ch, left:left + cw]
+
+
+class SizesFromTheImage(unittest.TestCase):
+    @needs_torch
+    def test_resize_smaller_edge_matches_interpolate(self):
+        for i, (h, w, size, max_size) in enumerate([(90, 120, 64, None), (121, 77, 50, None), (40, 300, 32, 100),
+                                                      (33, 33, 48, None)]):
+            x = image(h, w, i)
+            oh, ow = smaller_edge_size(h, w, size, max_size)
+            expected = F.interpolate(torch.from_numpy(x)[None], size=(oh, ow), mode="bilinear", antialias=True,
+                                     align_corners=False)[0].numpy()
+            got = toroid.resize(x, size, max_size=max_size)
+            self.assertEqual(got.shape, (3, oh, ow))
+            self.assertLessEqual(float(np.abs(got - expected).max()), 1e-4, (h, w, size, max_size))
+
+    def test_center_crop_matches_torchvision_rule(self):
+        for i, (h, w, ch, cw) in enumerate([(10, 12, 4, 5), (7, 9, 4, 4), (3, 5, 6, 3), (2, 2, 5, 7), (11, 4, 4, 4)]):
+            x = image(h, w, 10 + i, np.uint8)
+            got = toroid.center_crop(x, [ch, cw])
+            np.testing.assert_array_equal(got, center_crop_reference(x, ch, cw), err_msg=str((h, w, ch, cw)))
+
+    def test_errors(self):
+        x = image(10, 10, 0)
+        with self.assertRaises(toroid.Error):
+            toroid.resize(x, [5, 5], max_size=10)
+        with self.assertRaises(toroid.Error):
+            toroid.resize(x, 10, max_size=8)
+        with self.assertRaises(toroid.Error):
+            toroid.resize(x, 10, interpolation="lanczos")
+
+
+class Batches(unittest.TestCase):
+    def eval_transform(self):
+        return toroid.Pipeline([
+            {"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 40},
+            {"op": "center_crop", "size": 32},
+            {"op": "convert", "dtype": "float32", "scale": True},
+            {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])
+
+    def test_stacked_results_equal_one_by_one(self):
+        p = self.eval_transform()
+        # HWC arrays viewed as CHW, as decoded images arrive.
+        imgs = [image(h, w, s, np.uint8).transpose(1, 2, 0).copy().transpose(2, 0, 1)
+                for s, (h, w) in enumerate([(50, 70), (90, 41), (33, 33), (120, 64), (41, 200)])]
+        out = p(imgs)
+        self.assertEqual(out.shape, (5, 3, 32, 32))
+        for i, im in enumerate(imgs):
+            np.testing.assert_array_equal(out[i], p(im))
+
+    def test_different_result_shapes_come_back_as_a_list(self):
+        p = toroid.Pipeline([{"op": "resize", "mode": "nearest", "scale_factor": 0.5}])
+        imgs = [image(10, 12, 0), image(8, 6, 1)]
+        out = p(imgs)
+        self.assertIsInstance(out, list)
+        self.assertEqual([o.shape for o in out], [(3, 5, 6), (3, 4, 3)])
+        np.testing.assert_array_equal(out[1], p(imgs[1]))
+
+    def test_bad_images_are_named_and_skipped(self):
+        p = self.eval_transform()
+        imgs = [image(50, 60, 0, np.uint8), np.zeros((3, 4), np.float64), image(70, 50, 2, np.uint8)]
+        with self.assertRaises(toroid.Error) as ctx:
+            p(imgs)
+        self.assertIn("image 1", str(ctx.exception))
+        results, failed = p.run_batch(imgs, errors="skip")
+        self.assertEqual(sorted(failed), [1])
+        np.testing.assert_array_equal(results[0], p(imgs[0]))
+        np.testing.assert_array_equal(results[2], p(imgs[2]))
+        self.assertIsNone(results[1])
+
+
+@unittest.skipUnless(has_cuda, "no CUDA device (PyTorch sees none)")
+class CudaTensors(unittest.TestCase):
+    def test_pipeline_on_cuda_tensors_matches_cpu(self):
+        p = toroid.Pipeline([
+            {"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 64},
+            {"op": "center_crop", "size": 56},
+            {"op": "flip", "dims": [-1]},
+            {"op": "convert", "dtype": "float32", "scale": True},
+            {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])
+        for i, (h, w) in enumerate([(90, 120), (200, 77)]):
+            x = torch.from_numpy(image(h, w, i, np.uint8))
+            for layout in ("cf", "cl"):
+                xc = x.cuda()
+                if layout == "cl":
+                    xc = xc[None].contiguous(memory_format=torch.channels_last)[0]
+                y = p(xc)
+                self.assertEqual(y.device.type, "cuda")
+                ref = p(x)
+                self.assertLessEqual(float((y.cpu() - ref).abs().max()), 1e-4, (h, w, layout))
+
+    def test_uint8_antialias_is_bit_exact_on_cuda(self):
+        x = torch.from_numpy(image(123, 171, 3, np.uint8))
+        y = toroid.interpolate(x.cuda()[None], size=(50, 61), mode="bicubic", antialias=True)
+        self.assertTrue(torch.equal(y.cpu(), toroid.interpolate(x[None], size=(50, 61), mode="bicubic", antialias=True)))
+
+    def test_cuda_batch_stacks_on_the_device(self):
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 20},
+                             {"op": "center_crop", "size": 16}])
+        xs = [torch.from_numpy(image(h, w, h, np.uint8)).cuda() for h, w in [(30, 40), (50, 21)]]
+        out = p(xs)
+        self.assertEqual(tuple(out.shape), (2, 3, 16, 16))
+        self.assertEqual(out.device.type, "cuda")
+        self.assertTrue(torch.equal(out[1].cpu(), p(xs[1].cpu())))
+
+
+if __name__ == "__main__":
+    unittest.main()
