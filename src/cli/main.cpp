@@ -26,6 +26,7 @@ using namespace toroid;
 struct ApplyArgs {
     std::string pipeline, input, output;
     std::string engine = "compiled";
+    std::string device = "cpu";  // cuda: the cuda engine (input copied to the GPU, result back)
     std::string layout = "contiguous";
     int threads = 0;  // 0: all cores
     std::string debug_dir;  // --debug-dir, else $TOROID_DEBUG
@@ -47,7 +48,8 @@ int run_apply(const ApplyArgs& a) {
     options.debug_dir = a.debug_dir;
     if (options.debug_dir.empty())
         if (const char* env = std::getenv("TOROID_DEBUG"); env && *env) options.debug_dir = env;
-    auto engine = make_engine(a.engine, options);
+    if (a.device != "cpu" && a.device != "cuda") fail("unknown device '{}' (available: cpu, cuda)", a.device);
+    auto engine = make_engine(a.device == "cuda" ? "cuda" : a.engine, options);
     Tensor input = io::read_image(a.input).to_layout(layout);
     auto prepared = engine->prepare(pipeline, input.spec());
     const auto start = std::chrono::steady_clock::now();
@@ -93,6 +95,7 @@ int main(int argc, char** argv) {
     apply_cmd->add_option("IN", apply.input, "input .npy or .png")->required();
     apply_cmd->add_option("OUT", apply.output, "output .npy or .png (written atomically)")->required();
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
+    apply_cmd->add_option("--device", apply.device, "cpu (default) or cuda (input copied to the GPU, result back)");
     apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
     apply_cmd->add_option("--threads", apply.threads, "worker threads (default: all cores)");
     apply_cmd->add_option("--debug-dir", apply.debug_dir,
@@ -105,11 +108,13 @@ int main(int argc, char** argv) {
     std::string engines = "reference,compiled";
     auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick)");
     bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
-    bench_cmd->add_option("--engine", engines, "comma-separated engines (default: reference,compiled)");
+    bench_cmd->add_option("--engine", engines,
+                          "comma-separated engines (default: reference,compiled; with --device cuda: cuda)");
     bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
     bench_cmd->add_option("--filter", bench_opts.filter, "only cases whose name matches this regex");
     bench_cmd->add_option("--json", bench_opts.json_path, "write the results to this JSON file");
-    bench_cmd->add_option("--device", bench_opts.device, "device whose rows run: cpu (default)");
+    bench_cmd->add_option("--device", bench_opts.device,
+                          "device whose rows run: cpu (default) or cuda (the cuda engine, timed with CUDA events)");
     bench_cmd->add_option("--min-time", bench_opts.min_time_s, "minimum measured seconds per case and engine");
     std::string cmp_a, cmp_b;
     auto* compare_cmd = bench_cmd->add_subcommand("compare", "Print two result files side by side with speed-ups");
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
         if (*apply_cmd) return run_apply(apply);
         if (*compare_cmd) return compare_bench(cmp_a, cmp_b, std::cout);
         if (*bench_cmd) {
+            if (bench_opts.device == "cuda" && bench_cmd->count("--engine") == 0) engines = "cuda";
             bench_opts.engines = split_commas(engines);
             return run_bench(bench_opts, std::cout);
         }

@@ -185,7 +185,18 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
                                            int device) {
     const auto start = std::chrono::steady_clock::now();
     infer_shape(p, ShapeInfo{in.dtype, in.shape});
-    const cuda::Device& dev = cuda::Device::get(device);
+    const cuda::Device* found = nullptr;
+    try {
+        found = &cuda::Device::get(device);
+    } catch (const Error&) {
+        // The generated source is written before a GPU is needed (for a Hopper target).
+        if (!options.debug_dir.empty()) {
+            std::filesystem::create_directories(options.debug_dir);
+            driver::write_text(std::filesystem::path(options.debug_dir) / "kernel.cu", cuda_source(p, in, "sm_90"));
+        }
+        throw;
+    }
+    const cuda::Device& dev = *found;
     PrepareStats stats;
     const std::string key = fmt::format("cuda {}\n{}{}", device, options.specialize ? "specialized\n" : "",
                                         driver::pipeline_key(p, in));
