@@ -1,21 +1,18 @@
-// PNG decoding through libspng (about 1.6x faster than libpng on a 1920x1080 RGB PNG,
-// CRCs and Adler-32 checked) and encoding through libpng's in-memory callbacks. libpng
-// reports errors with longjmp, so every libpng call runs inside a small function that
-// holds only plain data and returns a status; the C++ code around it owns the buffers and
-// turns a failed status into toroid::Error. libspng returns error codes.
+// PNG decoding and encoding through libpng's in-memory callbacks. libpng reports errors
+// with longjmp, so every libpng call runs inside a small function that holds only plain
+// data and returns a status; the C++ code around it owns the buffers and turns a failed
+// status into toroid::Error.
 #include "io/png.h"
 
 #include "core/error.h"
 #include "io/file.h"
 
 #include <png.h>
-#include <spng.h>
 
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 namespace toroid::io {
@@ -39,17 +36,75 @@ void on_warning(png_structp, png_const_charp) {}  // benign; a PNG that decodes 
 
 // ---- reading ----
 
-struct SpngCloser {
-    void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
+struct ReadState : PngState {
+    const unsigned char* data = nullptr;
+    std::size_t size = 0;
+    std::size_t pos = 0;
+    png_uint_32 width = 0;
+    png_uint_32 height = 0;
+    int bit_depth = 0;
+    int color_type = 0;
+    int channels = 0;          // after the transforms
+    std::size_t rowbytes = 0;  // after the transforms
+};
+
+void on_read(png_structp png, png_bytep out, std::size_t n) {
+    auto* state = static_cast<ReadState*>(png_get_io_ptr(png));
+    if (n > state->size - state->pos) png_error(png, "file is truncated");
+    std::memcpy(out, state->data + state->pos, n);
+    state->pos += n;
+}
+
+// Reads the chunks up to the image data and records the header fields.
+bool read_info(ReadState* s) {
+    if (setjmp(png_jmpbuf(s->png))) return false;
+    png_set_read_fn(s->png, s, on_read);
+    // Only IHDR, PLTE, tRNS, IDAT and IEND shape the pixels toroid reads; every other
+    // chunk is skipped unread. libpng 1.6.39 allocates an eXIf chunk's full declared
+    // length (up to 2 GiB) before reading it, so a 100-byte file could demand that much.
+    png_set_keep_unknown_chunks(s->png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
+    png_read_info(s->png, s->info);
+    int interlace = 0;
+    png_get_IHDR(s->png, s->info, &s->width, &s->height, &s->bit_depth, &s->color_type, &interlace,
+                 nullptr, nullptr);
+    return true;
+}
+
+// Asks libpng for 8-bit gray / gray+alpha / RGB / RGBA rows and records their size.
+bool set_transforms(ReadState* s) {
+    if (setjmp(png_jmpbuf(s->png))) return false;
+    if (s->color_type == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(s->png);
+        if (png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(s->png);
+    } else if (s->color_type == PNG_COLOR_TYPE_GRAY && s->bit_depth < 8) {
+        png_set_expand_gray_1_2_4_to_8(s->png);
+    }
+    png_set_interlace_handling(s->png);
+    png_read_update_info(s->png, s->info);
+    s->channels = png_get_channels(s->png, s->info);
+    s->rowbytes = png_get_rowbytes(s->png, s->info);
+    return true;
+}
+
+bool read_rows(ReadState* s, png_bytepp rows) {
+    if (setjmp(png_jmpbuf(s->png))) return false;
+    png_read_image(s->png, rows);
+    png_read_end(s->png, nullptr);
+    return true;
+}
+
+struct ReadGuard {
+    ReadState& s;
+    ~ReadGuard() { png_destroy_read_struct(&s.png, s.info != nullptr ? &s.info : nullptr, nullptr); }
 };
 
 int channels_of(int color_type) {
     switch (color_type) {
-        case SPNG_COLOR_TYPE_GRAYSCALE: return 1;
-        case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA: return 2;
-        case SPNG_COLOR_TYPE_TRUECOLOR: return 3;
-        case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA: return 4;
-        case SPNG_COLOR_TYPE_INDEXED: return 1;
+        case PNG_COLOR_TYPE_GRAY: return 1;
+        case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+        case PNG_COLOR_TYPE_RGB: return 3;
+        case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
+        case PNG_COLOR_TYPE_PALETTE: return 1;
         default: return 4;
     }
 }
@@ -107,61 +162,41 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
     if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0)
         fail("{}: not a PNG file (bad signature)", what);
 
-    std::unique_ptr<spng_ctx, SpngCloser> ctx(spng_ctx_new(0));
-    if (!ctx) fail("{}: cannot initialize libspng", what);
-    // No chunk can be longer than the file; ancillary chunks are read only up to a small
-    // cache, so a header declaring a 2 GiB eXIf chunk costs nothing.
-    spng_set_chunk_limits(ctx.get(), bytes.size(), std::size_t{16} << 20);
-    int err = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size());
-    spng_ihdr ihdr{};
-    if (err == 0) err = spng_get_ihdr(ctx.get(), &ihdr);
-    if (err != 0) fail("{}: invalid PNG: {}", what, spng_strerror(err));
-    if (ihdr.bit_depth == 16)
+    ReadState s;
+    s.data = reinterpret_cast<const unsigned char*>(bytes.data());
+    s.size = bytes.size();
+    s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, static_cast<PngState*>(&s), on_error, on_warning);
+    if (s.png == nullptr) fail("{}: cannot initialize libpng", what);
+    ReadGuard guard{s};
+    s.info = png_create_info_struct(s.png);
+    if (s.info == nullptr) fail("{}: cannot initialize libpng", what);
+
+    if (!read_info(&s)) fail("{}: invalid PNG: {}", what, s.message);
+    if (s.bit_depth == 16)
         fail("{}: 16-bit PNG is not supported (toroid reads 8-bit PNGs; convert it to .npy float32)", what);
     // Deflate expands at most about 1032:1, so a header whose pixels need far more bytes
     // than the file could ever hold is corrupt; rejecting it here avoids allocating for it.
-    double packed = static_cast<double>(ihdr.width) * static_cast<double>(ihdr.height) *
-                    channels_of(ihdr.color_type) * ihdr.bit_depth / 8.0;
+    double packed = static_cast<double>(s.width) * static_cast<double>(s.height) *
+                    channels_of(s.color_type) * s.bit_depth / 8.0;
     if (packed > 1100.0 * static_cast<double>(bytes.size()) + 4096.0)
-        fail("{}: invalid PNG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what, ihdr.width,
-             ihdr.height, bytes.size());
+        fail("{}: invalid PNG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what,
+             s.width, s.height, bytes.size());
+    if (!set_transforms(&s)) fail("{}: invalid PNG: {}", what, s.message);
 
-    // 8-bit gray (1, 2 and 4 bits expanded), gray+alpha, RGB, RGBA; palettes become RGB, or
-    // RGBA when they carry transparency (tRNS).
-    int fmt = 0, flags = 0;
-    std::int64_t c = 0;
-    switch (ihdr.color_type) {
-        case SPNG_COLOR_TYPE_GRAYSCALE: fmt = SPNG_FMT_G8; c = 1; break;
-        // libspng 0.7 converts only 16-bit gray+alpha to GA8; 8-bit is already its PNG format.
-        case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA: fmt = SPNG_FMT_PNG; c = 2; break;
-        case SPNG_COLOR_TYPE_TRUECOLOR: fmt = SPNG_FMT_RGB8; c = 3; break;
-        case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA: fmt = SPNG_FMT_RGBA8; c = 4; break;
-        case SPNG_COLOR_TYPE_INDEXED: {
-            spng_trns trns{};
-            const bool has_trns = spng_get_trns(ctx.get(), &trns) == 0;
-            fmt = has_trns ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8;
-            flags = has_trns ? SPNG_DECODE_TRNS : 0;
-            c = has_trns ? 4 : 3;
-            break;
-        }
-        default:
-            fail("{}: unsupported PNG pixel format (color type {}, bit depth {})", what, ihdr.color_type,
-                 ihdr.bit_depth);
-    }
-    const std::int64_t h = ihdr.height, w = ihdr.width;
+    std::int64_t h = s.height;
+    std::int64_t w = s.width;
+    std::int64_t c = s.channels;
+    if (c < 1 || c > 4 || s.rowbytes != static_cast<std::size_t>(w * c))
+        fail("{}: unsupported PNG pixel format (color type {}, bit depth {})", what, s.color_type, s.bit_depth);
     if (w * h > kMaxElements / c)
         fail("{}: PNG of {}x{}x{} exceeds toroid's limit of {} elements", what, w, h, c, kMaxElements);
-    std::size_t size = 0;
-    if ((err = spng_decoded_image_size(ctx.get(), fmt, &size)) != 0)
-        fail("{}: invalid PNG: {}", what, spng_strerror(err));
-    if (size != static_cast<std::size_t>(w * h * c))
-        fail("{}: unsupported PNG pixel format (color type {}, bit depth {})", what, ihdr.color_type,
-             ihdr.bit_depth);
 
-    // libspng writes interleaved rows: exactly a dense channels-last (1, C, H, W) tensor.
+    // libpng writes interleaved rows: exactly a dense channels-last (1, C, H, W) tensor.
     Tensor t = Tensor::empty(DType::UInt8, {1, c, h, w}, Layout::ChannelsLast);
-    if ((err = spng_decode_image(ctx.get(), t.data(), size, fmt, flags)) != 0)
-        fail("{}: invalid PNG: {}", what, spng_strerror(err));
+    std::vector<png_bytep> rows(static_cast<std::size_t>(h));
+    auto* base = t.data_as<std::uint8_t>();
+    for (std::int64_t y = 0; y < h; ++y) rows[static_cast<std::size_t>(y)] = base + y * w * c;
+    if (!read_rows(&s, rows.data())) fail("{}: invalid PNG: {}", what, s.message);
     return t;
 }
 

@@ -1,4 +1,4 @@
-// PNG files (read with libspng, written with libpng): 8-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB/RGBA)
+// PNG files via libpng: 8-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB/RGBA)
 // are read as uint8 (1, C, H, W); 16-bit PNGs are rejected with a clear error. Writing
 // takes uint8 (1, C, H, W) with C in {1, 2, 3, 4}.
 #pragma once
