@@ -1,5 +1,6 @@
 // libFuzzer target for the JPEG reader: decodes arbitrary bytes through TurboJPEG, and
-// checks that whatever decodes has a sane shape and survives a re-encode / decode.
+// checks that whatever decodes has a sane shape and survives a re-encode / decode. Seeds
+// (fuzz/corpus/fuzz_jpeg) are copies of the Pillow-made files in tests/data/jpeg.
 #include "fuzz_common.h"
 #include "io/jpeg.h"
 
