@@ -77,9 +77,8 @@ class BatchTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="toroid-batch-")
-        # One kernel cache for this process and every worker: compiled once, loaded after.
+        # One disk cache for every batch run and its workers: each kernel compiles once.
         cls.env = {"TOROID_CACHE_DIR": os.path.join(cls.tmp, "cache")}
-        os.environ["TOROID_CACHE_DIR"] = cls.env["TOROID_CACHE_DIR"]
         cls.inp = os.path.join(cls.tmp, "in")
         os.makedirs(os.path.join(cls.inp, "sub", "deeper"))
         cls.sources = {}  # relative path -> the (1, C, H, W) array the file holds
