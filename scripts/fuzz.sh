@@ -12,13 +12,13 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
 fi
 command -v clang++ >/dev/null || { echo "toroid: error: clang++ not found (run scripts/install-deps.sh)" >&2; exit 2; }
 
-targets=(fuzz_npy fuzz_png fuzz_pipeline_json)
+targets=(fuzz_npy fuzz_png fuzz_jpeg fuzz_pipeline_json)
 build=build-fuzz
 CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOROID_FUZZ=ON >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
 # The targets run side by side: each is single-threaded, and the total time stays
-# SECONDS instead of three times that.
+# SECONDS instead of four times that.
 mkdir -p "$build/logs"
 pids=()
 for t in "${targets[@]}"; do

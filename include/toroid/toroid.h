@@ -139,6 +139,26 @@ TOROID_API toroid_status toroid_function_explain(const toroid_function* fn, cons
 TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
+/* ---- image files -------------------------------------------------------------------- */
+
+typedef struct toroid_file_options {
+    uint32_t struct_size;   /* sizeof as the caller was built with; toroid_file_options_init sets it */
+    int32_t threads;        /* threads for this file's kernels; 0: every core */
+    int32_t jpeg_quality;   /* 1..100; default 90 */
+    const char* format;     /* "jpg", "png", "npy", or NULL: from output_path's extension */
+    const char* engine;     /* "compiled" or "reference"; NULL: "compiled" */
+} toroid_file_options;
+
+/* Fills `options` with the defaults (every core, quality 90, format from the extension,
+ * compiled engine). */
+TOROID_API void toroid_file_options_init(toroid_file_options* options);
+/* Decodes input_path (.jpg/.jpeg/.png/.npy), runs the pipeline, encodes the result to
+ * output_path (its folder is created if missing) atomically. Safe to call from several
+ * threads at once. On failure nothing is written and toroid_last_error() says why.
+ * When `format` is given, output_path is used as is. `options` may be NULL. */
+TOROID_API toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path,
+                                             const char* output_path, const toroid_file_options* options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "engine/engine.h"
+#include "engine/files.h"
 #include "ops/pipeline_json.h"
 
 #include <fmt/format.h>
@@ -423,5 +424,50 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
 }
 
 void toroid_function_free(toroid_function* fn) { delete fn; }
+
+void toroid_file_options_init(toroid_file_options* options) {
+    if (!options) return;
+    *options = toroid_file_options{};
+    options->struct_size = sizeof(toroid_file_options);
+    options->threads = 0;
+    options->jpeg_quality = 90;
+    options->format = nullptr;
+    options->engine = nullptr;
+}
+
+toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path, const char* output_path,
+                                  const toroid_file_options* options) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(input_path, "input_path");
+        require(output_path, "output_path");
+        toroid_file_options o;
+        toroid_file_options_init(&o);
+        if (options) {
+            std::size_t size = options->struct_size == 0 ? sizeof(toroid_file_options) : options->struct_size;
+            if (size < offsetof(toroid_file_options, engine) + sizeof(const char*))
+                bad(fmt::format("options.struct_size {} is smaller than any known toroid_file_options", size));
+            o.threads = options->threads;
+            o.jpeg_quality = options->jpeg_quality;
+            o.format = options->format;
+            o.engine = options->engine;
+        }
+        for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
+            if (pipeline->grid_missing[i])
+                bad(fmt::format("op {} (grid_sample): no grid given (set one with toroid_pipeline_set_grid)", i));
+        if (o.threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", o.threads));
+        if (*input_path == '\0') bad("input_path must not be empty");
+        if (*output_path == '\0') bad("output_path must not be empty");
+        FileOptions fo;
+        if (o.format) fo.format = io::parse_image_format(o.format);
+        fo.jpeg_quality = o.jpeg_quality;
+        EngineOptions eo;
+        eo.threads = o.threads == 0 ? default_threads() : o.threads;
+        // Engines are light handles; the compiled engine's cache of prepared pipelines is
+        // process-wide, so a same-sized image compiles once across calls and threads.
+        auto engine = make_engine(o.engine ? o.engine : "compiled", eo);
+        process_file(*engine, pipeline->pipeline, input_path, output_path, fo);
+    });
+}
 
 }  // extern "C"

@@ -1,11 +1,15 @@
-// The `toroid` command: `apply` runs a pipeline on an image file, `bench` measures
-// engines on a suite, `bench compare` sets two result files side by side. Every user
-// error ends with exit code 2 and one line `toroid: error: ...` on stderr.
+// The `toroid` command: `apply` runs a pipeline on an image file or on every image of a
+// folder tree, `bench` measures engines on a suite, `bench compare` sets two result files
+// side by side. Every user error ends with exit code 2 and one line `toroid: error: ...`
+// on stderr; in folder mode a file that fails is reported and skipped (exit code 1).
 #include "bench/bench.h"
+#include "cli/progress.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "engine/engine.h"
+#include "engine/files.h"
 #include "io/file.h"
+#include "io/jpeg.h"
 #include "ops/pipeline_json.h"
 
 #include <CLI/CLI.hpp>
@@ -26,34 +30,88 @@ using namespace toroid;
 struct ApplyArgs {
     std::string pipeline, input, output;
     std::string engine = "compiled";
-    std::string layout = "contiguous";
-    int threads = 0;  // 0: all cores
+    std::string layout;  // unset: contiguous for one file, as decoded in folder mode
+    int threads = 0;     // 0: all cores for one file, 1 per file in folder mode
+    std::string format;  // unset: the output's extension (folder mode: the input's)
+    int quality = io::kDefaultJpegQuality;
+    int jobs = 0;  // folder mode: files at once; 0: all cores
     std::string debug_dir;  // --debug-dir, else $TOROID_DEBUG
     bool stats = false;
     bool explain = false;
 };
 
-int run_apply(const ApplyArgs& a) {
-    Layout layout = parse_layout(a.layout);
-    int threads = a.threads > 0 ? a.threads : default_threads();
-    if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
-    std::filesystem::path out(a.output);
-    std::filesystem::path out_dir = out.parent_path().empty() ? "." : out.parent_path();
-    if (!std::filesystem::is_directory(out_dir)) fail("output folder '{}' does not exist", out_dir.string());
-
-    Pipeline pipeline = load_pipeline(a.pipeline);
+EngineOptions engine_options(const ApplyArgs& a, int threads) {
     EngineOptions options;
     options.threads = threads;
     options.debug_dir = a.debug_dir;
     if (options.debug_dir.empty())
         if (const char* env = std::getenv("TOROID_DEBUG"); env && *env) options.debug_dir = env;
-    auto engine = make_engine(a.engine, options);
+    return options;
+}
+
+// Folder mode: every image under IN_DIR through the pipeline into OUT_DIR (same relative
+// paths), files processed in parallel, each file's kernels on --threads threads (1).
+int run_apply_folder(const ApplyArgs& a) {
+    if (a.stats || a.explain) fail("--stats and --explain apply to a single file, not to folder mode");
+    if (a.jobs < 0) fail("--jobs must be at least 1 (got {})", a.jobs);
+    if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
+    if (a.quality < 1 || a.quality > 100) fail("--quality must be 1..100 (got {})", a.quality);
+    FolderOptions options;
+    if (!a.format.empty()) options.file.format = io::parse_image_format(a.format);
+    options.file.jpeg_quality = a.quality;
+    if (!a.layout.empty()) options.file.layout = parse_layout(a.layout);
+    options.jobs = a.jobs > 0 ? a.jobs : default_threads();
+    Pipeline pipeline = load_pipeline(a.pipeline);
+    auto engine = make_engine(a.engine, engine_options(a, a.threads > 0 ? a.threads : 1));
+
+    const std::filesystem::path in_dir(a.input), out_dir(a.output);
+    std::error_code ec;
+    if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
+        fail("output '{}' is not a folder (the input is a folder)", printable(a.output));
+    // Scanned here once for the total; process_folder scans again (the same sorted list).
+    const std::int64_t total = static_cast<std::int64_t>(scan_image_folder(in_dir, out_dir).images.size());
+    cli::Progress progress(stderr, total);
+    options.on_progress = [&](std::int64_t done, std::int64_t failed, std::int64_t) { progress.update(done, failed); };
+    options.on_error = [&](const std::string& message) {
+        std::string line = message;
+        for (char& c : line)
+            if (c == '\n' || c == '\r') c = ' ';
+        progress.message("toroid: error: " + line);
+    };
+    const FolderResult r = process_folder(*engine, pipeline, in_dir, out_dir, options);
+    progress.finish();
+    std::printf("toroid: %lld written, %lld failed, %lld ignored (not images), %.2f s, %.1f images/s\n",
+                static_cast<long long>(r.written), static_cast<long long>(r.failed),
+                static_cast<long long>(r.ignored), r.seconds,
+                r.seconds > 0 ? static_cast<double>(r.written + r.failed) / r.seconds : 0.0);
+    std::fflush(stdout);
+    return r.failed > 0 ? 1 : 0;
+}
+
+int run_apply(const ApplyArgs& a) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.input, ec)) return run_apply_folder(a);
+    if (!std::filesystem::exists(a.input, ec)) fail("input '{}' does not exist", printable(a.input));
+    if (a.jobs != 0) fail("--jobs applies to folder mode (IN a folder), not to a single file");
+    Layout layout = parse_layout(a.layout.empty() ? "contiguous" : a.layout);
+    int threads = a.threads > 0 ? a.threads : default_threads();
+    if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
+    io::WriteOptions write;
+    if (!a.format.empty()) write.format = io::parse_image_format(a.format);
+    if (a.quality < 1 || a.quality > 100) fail("--quality must be 1..100 (got {})", a.quality);
+    write.jpeg_quality = a.quality;
+    std::filesystem::path out(a.output);
+    std::filesystem::path out_dir = out.parent_path().empty() ? "." : out.parent_path();
+    if (!std::filesystem::is_directory(out_dir)) fail("output folder '{}' does not exist", out_dir.string());
+
+    Pipeline pipeline = load_pipeline(a.pipeline);
+    auto engine = make_engine(a.engine, engine_options(a, threads));
     Tensor input = io::read_image(a.input).to_layout(layout);
     auto prepared = engine->prepare(pipeline, input.spec());
     const auto start = std::chrono::steady_clock::now();
     Tensor result = prepared->run(input);
     const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    io::write_image(out, result);
+    io::write_image(out, result, write);
     if (a.explain) std::cout << prepared->explain();
     if (a.stats) {
         const PrepareStats st = prepared->stats();
@@ -88,13 +146,19 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string("toroid ") + TOROID_VERSION);
 
     ApplyArgs apply;
-    auto* apply_cmd = app.add_subcommand("apply", "Run a pipeline on an image (.npy or .png) and write the result");
+    auto* apply_cmd = app.add_subcommand(
+        "apply", "Run a pipeline on an image (.npy, .png, .jpg) or on every image of a folder tree");
     apply_cmd->add_option("PIPELINE", apply.pipeline, "pipeline JSON file, or inline JSON starting with '['")->required();
-    apply_cmd->add_option("IN", apply.input, "input .npy or .png")->required();
-    apply_cmd->add_option("OUT", apply.output, "output .npy or .png (written atomically)")->required();
+    apply_cmd->add_option("IN", apply.input, "input .npy, .png, .jpg/.jpeg, or a folder of them")->required();
+    apply_cmd->add_option("OUT", apply.output, "output file (written atomically), or output folder")->required();
+    apply_cmd->add_option("--format", apply.format,
+                          "output format jpg|png|npy (default: the output's extension; folder mode: the input's)");
+    apply_cmd->add_option("--quality", apply.quality, "JPEG output quality 1..100 (default 90)");
+    apply_cmd->add_option("--jobs", apply.jobs, "folder mode: files processed at once (default: all cores)");
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
     apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
-    apply_cmd->add_option("--threads", apply.threads, "worker threads (default: all cores)");
+    apply_cmd->add_option("--threads", apply.threads,
+                          "kernel threads (default: all cores; folder mode: 1 per file)");
     apply_cmd->add_option("--debug-dir", apply.debug_dir,
                           "write the primitive graph, loop IR after each pass, decisions and generated C++ here "
                           "(default: $TOROID_DEBUG)");

@@ -4,6 +4,7 @@
 #include "io/file.h"
 
 #include "core/error.h"
+#include "io/jpeg.h"
 #include "io/npy.h"
 #include "io/png.h"
 
@@ -126,28 +127,58 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
     if (::rename(temp.c_str(), path.c_str()) != 0) remove_and_fail(temp, name, errno);
 }
 
-Tensor read_image(const std::filesystem::path& path) {
+std::optional<ImageFormat> image_format_of(const std::filesystem::path& path) {
     std::string ext = lower_extension(path);
-    if (ext == ".npy") return read_npy_image(path);
-    if (ext == ".png") return read_png(path);
-    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy and .png)", printable(path.string()),
-         printable(ext, 20));
+    if (ext == ".npy") return ImageFormat::Npy;
+    if (ext == ".png") return ImageFormat::Png;
+    if (ext == ".jpg" || ext == ".jpeg") return ImageFormat::Jpeg;
+    return std::nullopt;
 }
 
-void write_image(const std::filesystem::path& path, const Tensor& t) {
-    std::string ext = lower_extension(path);
+ImageFormat parse_image_format(std::string_view name) {
+    if (name == "npy") return ImageFormat::Npy;
+    if (name == "png") return ImageFormat::Png;
+    if (name == "jpg" || name == "jpeg") return ImageFormat::Jpeg;
+    fail("unknown image format '{}' (use jpg, png or npy)", printable(name, 40));
+}
+
+std::string_view image_format_extension(ImageFormat f) {
+    switch (f) {
+        case ImageFormat::Npy: return ".npy";
+        case ImageFormat::Png: return ".png";
+        case ImageFormat::Jpeg: return ".jpg";
+    }
+    return ".npy";
+}
+
+Tensor read_image(const std::filesystem::path& path) {
+    const std::optional<ImageFormat> f = image_format_of(path);
+    if (f == ImageFormat::Npy) return read_npy_image(path);
+    if (f == ImageFormat::Png) return read_png(path);
+    if (f == ImageFormat::Jpeg) return read_jpeg(path);
+    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy, .png, .jpg and .jpeg)",
+         printable(path.string()), printable(lower_extension(path), 20));
+}
+
+std::string encode_image(const Tensor& t, ImageFormat format, int jpeg_quality) {
+    switch (format) {
+        case ImageFormat::Npy: return encode_npy(t);
+        case ImageFormat::Png: return encode_png(t);
+        case ImageFormat::Jpeg: return encode_jpeg(t, jpeg_quality);
+    }
+    fail("internal: unknown image format");
+}
+
+void write_image(const std::filesystem::path& path, const Tensor& t, const WriteOptions& options) {
+    std::optional<ImageFormat> format = options.format ? options.format : image_format_of(path);
+    if (!format)
+        fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy, .png, .jpg and .jpeg)",
+             printable(path.string()), printable(lower_extension(path), 20));
     std::string bytes;
-    if (ext == ".npy") {
-        bytes = encode_npy(t);
-    } else if (ext == ".png") {
-        try {
-            bytes = encode_png(t);
-        } catch (const Error& e) {
-            fail("cannot write '{}': {}", printable(path.string()), e.what());
-        }
-    } else {
-        fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy and .png)",
-             printable(path.string()), printable(ext, 20));
+    try {
+        bytes = encode_image(t, *format, options.jpeg_quality);
+    } catch (const Error& e) {
+        fail("cannot write '{}': {}", printable(path.string()), e.what());
     }
     write_file_atomic(path, bytes);
 }

@@ -1,0 +1,63 @@
+// Image files through a pipeline: process_file decodes one file, runs the pipeline and
+// writes the result atomically; process_folder does that for every image of a folder tree
+// on a pool of workers. The CLI's folder mode and the C API's toroid_process_file use these.
+#pragma once
+
+#include "engine/engine.h"
+#include "io/file.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace toroid {
+
+struct FileOptions {
+    std::optional<io::ImageFormat> format;  // unset: from the output path's extension
+    int jpeg_quality = 90;                  // 1..100
+    std::optional<Layout> layout;           // unset: the input stays in the layout it decodes to
+};
+
+// Decodes `input` (.jpg/.jpeg/.png/.npy), prepares `pipeline` for its spec with `engine`
+// (the engines keep prepared pipelines per spec, so same-sized images compile once), runs
+// it and writes the result to `output` atomically, creating its folder. Every failure is a
+// toroid::Error whose message names the file; nothing is written then. Safe to call from
+// several threads at once with one engine.
+void process_file(Engine& engine, const Pipeline& pipeline, const std::filesystem::path& input,
+                  const std::filesystem::path& output, const FileOptions& options);
+
+struct FolderScan {
+    std::vector<std::filesystem::path> images;  // relative to the root, sorted byte-wise
+    std::int64_t ignored = 0;                   // regular files that are not images
+};
+
+// Every image file (by extension, any case) under `root`, recursively; the subtree `skip`
+// (the output folder, when it lies inside the input folder) is left out.
+FolderScan scan_image_folder(const std::filesystem::path& root, const std::filesystem::path& skip = {});
+
+struct FolderOptions {
+    FileOptions file;
+    int jobs = 0;  // files processed at once; 0: every core
+    // Called (one call at a time) after each file, with the counts so far.
+    std::function<void(std::int64_t done, std::int64_t failed, std::int64_t total)> on_progress;
+    // Called (one call at a time) for each file that failed, with the one-line message.
+    std::function<void(const std::string& message)> on_error;
+};
+
+struct FolderResult {
+    std::int64_t written = 0, failed = 0, ignored = 0;
+    double seconds = 0;
+};
+
+// Runs `pipeline` on every image under `input_dir` and writes each result under the same
+// relative path in `output_dir` (created if missing), with the extension of
+// options.file.format when set. A file that fails is reported through on_error and
+// skipped. Throws toroid::Error only for a missing input folder or an output folder that
+// cannot be created.
+FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const std::filesystem::path& input_dir,
+                            const std::filesystem::path& output_dir, const FolderOptions& options);
+
+}  // namespace toroid

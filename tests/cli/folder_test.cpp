@@ -1,0 +1,249 @@
+// `toroid apply` on folders: every image of a nested tree is processed in parallel and
+// written under the same relative path; a corrupt file is reported by name and skipped
+// (exit 1), other files are ignored and counted, bad usage exits 2, and progress lines
+// reach a non-terminal stderr.
+#include "core/error.h"
+#include "core/tensor.h"
+#include "engine/engine.h"
+#include "engine/files.h"
+#include "io/file.h"
+#include "io/jpeg.h"
+#include "io/npy.h"
+#include "io/png.h"
+#include "ops/pipeline_json.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace toroid {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kResize = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [12, 16]}])";
+const char* kToFloat = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [12, 16]},
+                           {"op": "convert", "dtype": "float32", "scale": true}])";
+
+struct Result {
+    int exit_code;
+    std::string out, err;
+};
+
+std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+    }
+    return out + "'";
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+Tensor image(std::int64_t c, std::int64_t h, std::int64_t w, int seed) {
+    Tensor t = Tensor::empty(DType::UInt8, {1, c, h, w});
+    for (std::int64_t i = 0; i < t.numel(); ++i)
+        t.data_as<std::uint8_t>()[i] = static_cast<std::uint8_t>((i * 3 + seed * 17 + (i / w) * 5) % 256);
+    return t;
+}
+
+int count_lines(const std::string& text, const std::string& prefix) {
+    int n = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        if (text.compare(pos, prefix.size(), prefix) == 0) ++n;
+        pos = end + 1;
+    }
+    return n;
+}
+
+class Folder : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::path(::testing::TempDir()) /
+               ("toroid_folder_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(dir_);
+        in_ = dir_ / "in";
+        fs::create_directories(in_ / "a" / "b");
+        fs::create_directories(in_ / "c");
+        write(in_ / "top.jpg", io::encode_jpeg(image(3, 30, 40, 1), 90));
+        write(in_ / "a" / "x.JPEG", io::encode_jpeg(image(1, 24, 20, 2), 90));
+        write(in_ / "a" / "b" / "y.png", io::encode_png(image(3, 18, 22, 3)));
+        write(in_ / "a" / "b" / "z.npy", io::encode_npy(image(3, 30, 40, 4)));
+        std::string jpeg = io::encode_jpeg(image(3, 64, 64, 5), 90);
+        write(in_ / "c" / "bad.jpg", jpeg.substr(0, jpeg.size() - 200));  // truncated
+        write(in_ / "c" / "notes.txt", "not an image\n");
+        write(in_ / "README", "neither\n");
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    static void write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+    Result run(const std::vector<std::string>& args) const {
+        std::string cmd = shell_quote(TOROID_BINARY);
+        for (const auto& a : args) cmd += ' ' + shell_quote(a);
+        cmd += " >" + shell_quote((dir_ / "stdout.txt").string()) + " 2>" + shell_quote((dir_ / "stderr.txt").string());
+        int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+    }
+
+    std::vector<std::string> files_under(const fs::path& root) const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::recursive_directory_iterator(root))
+            if (e.is_regular_file()) out.push_back(e.path().lexically_relative(root).generic_string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    fs::path dir_, in_;
+};
+
+TEST_F(Folder, MirrorsTheTreeSkipsTheCorruptFileAndCounts) {
+    fs::path out = dir_ / "out" / "deeper";  // created, parents too
+    Result r = run({"apply", kResize, in_.string(), out.string(), "--format", "npy", "--jobs", "2", "--engine",
+                    "reference"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(files_under(out), (std::vector<std::string>{"a/b/y.npy", "a/b/z.npy", "a/x.npy", "top.npy"}));
+    // One error line naming the corrupt file.
+    EXPECT_EQ(count_lines(r.err, "toroid: error: "), 1) << r.err;
+    EXPECT_NE(r.err.find("toroid: error: " + (in_ / "c" / "bad.jpg").string() + ": invalid JPEG"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.out.find("4 written, 1 failed, 2 ignored (not images)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("images/s"), std::string::npos) << r.out;
+    // Progress lines on a non-terminal stderr: at least the final one.
+    EXPECT_NE(r.err.find("toroid: 5/5 images, 1 failed"), std::string::npos) << r.err;
+
+    // Each result is what a single-file run gives.
+    Tensor x = io::read_npy_image(out / "a" / "x.npy");
+    EXPECT_EQ(x.shape(), (Dims{1, 1, 12, 16}));
+    Tensor y = io::read_npy_image(out / "a" / "b" / "y.npy");
+    EXPECT_EQ(y.shape(), (Dims{1, 3, 12, 16}));
+    fs::path single = dir_ / "single.npy";
+    Result s = run({"apply", kResize, (in_ / "a" / "b" / "y.png").string(), single.string(), "--engine", "reference"});
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    EXPECT_EQ(slurp(single), slurp(out / "a" / "b" / "y.npy"));
+}
+
+TEST_F(Folder, CompiledEngineManyJobsSameSizeImages) {
+    fs::remove(in_ / "c" / "bad.jpg");
+    for (int i = 0; i < 12; ++i)
+        write(in_ / "c" / ("s" + std::to_string(i) + ".jpg"), io::encode_jpeg(image(3, 30, 40, 10 + i), 90));
+    fs::path out = dir_ / "out";
+    Result r = run({"apply", kResize, in_.string(), out.string(), "--format", "png", "--jobs", "4"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(count_lines(r.err, "toroid: error: "), 0) << r.err;
+    EXPECT_NE(r.out.find("16 written, 0 failed, 2 ignored"), std::string::npos) << r.out;
+    // Compiled results equal the reference engine's, file by file.
+    fs::path ref = dir_ / "ref";
+    Result q = run({"apply", kResize, in_.string(), ref.string(), "--format", "png", "--jobs", "1", "--engine",
+                    "reference"});
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    ASSERT_EQ(files_under(out), files_under(ref));
+    EXPECT_EQ(files_under(out).size(), 16u);
+    for (const std::string& f : files_under(out)) EXPECT_EQ(slurp(out / f), slurp(ref / f)) << f;
+}
+
+TEST_F(Folder, DefaultFormatKeepsTheInputsAndFloatNeedsNpy) {
+    fs::path out = dir_ / "out";
+    Result r = run({"apply", kToFloat, in_.string(), out.string(), "--engine", "reference", "--jobs", "3"});
+    EXPECT_EQ(r.exit_code, 1);
+    // Only the .npy input can hold float32 results under its own format.
+    EXPECT_EQ(files_under(out), (std::vector<std::string>{"a/b/z.npy"}));
+    EXPECT_NE(r.err.find("top.jpg: cannot write"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("JPEG holds uint8 pixels"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("y.png: cannot write"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err, "toroid: error: "), 4) << r.err;
+    EXPECT_NE(r.out.find("1 written, 4 failed, 2 ignored"), std::string::npos) << r.out;
+
+    // With uint8 results each file keeps its extension (case included).
+    fs::path out2 = dir_ / "out2";
+    fs::remove(in_ / "c" / "bad.jpg");
+    Result ok = run({"apply", kResize, in_.string(), out2.string(), "--engine", "reference", "--quality", "50"});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_EQ(files_under(out2), (std::vector<std::string>{"a/b/y.png", "a/b/z.npy", "a/x.JPEG", "top.jpg"}));
+    EXPECT_EQ(io::read_image(out2 / "a" / "x.JPEG").shape(), (Dims{1, 1, 12, 16}));
+}
+
+TEST_F(Folder, SameOutputNameFromTwoInputsIsAnErrorForTheSecond) {
+    fs::remove(in_ / "c" / "bad.jpg");
+    write(in_ / "top.png", io::encode_png(image(3, 10, 10, 9)));  // top.jpg and top.png -> top.npy
+    fs::path out = dir_ / "out";
+    Result r = run({"apply", kResize, in_.string(), out.string(), "--format", "npy", "--engine", "reference"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("top.png: output"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is already written from"), std::string::npos) << r.err;
+    // The first in sorted order (top.jpg) wins.
+    EXPECT_EQ(io::read_npy_image(out / "top.npy").dim(1), 3);
+}
+
+TEST_F(Folder, OutputInsideInputIsNotReadBack) {
+    fs::remove(in_ / "c" / "bad.jpg");
+    fs::path out = in_ / "results";
+    for (int pass = 0; pass < 2; ++pass) {
+        Result r = run({"apply", kResize, in_.string(), out.string(), "--format", "npy", "--engine", "reference"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.out.find("4 written, 0 failed"), std::string::npos) << r.out;
+    }
+}
+
+TEST_F(Folder, BadUsageExitsTwoAndWritesNothing) {
+    fs::path out = dir_ / "out";
+    struct Case {
+        std::vector<std::string> args;
+        std::string needle;
+    };
+    const std::vector<Case> cases = {
+        {{"apply", kResize, (dir_ / "missing").string(), out.string()}, "input '"},
+        {{"apply", kResize, in_.string(), out.string(), "--format", "gif"}, "unknown image format 'gif'"},
+        {{"apply", kResize, in_.string(), out.string(), "--quality", "0"}, "--quality must be 1..100"},
+        {{"apply", kResize, in_.string(), out.string(), "--quality", "101"}, "--quality must be 1..100"},
+        {{"apply", kResize, in_.string(), out.string(), "--jobs", "-1"}, "--jobs must be at least 1"},
+        {{"apply", "[{\"op\": \"spin\"}]", in_.string(), out.string()}, "spin"},
+        {{"apply", kResize, in_.string(), (in_ / "top.jpg").string()}, "is not a folder"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.needle);
+        Result r = run(c.args);
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_EQ(r.err.rfind("toroid: error: ", 0), 0u) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+}
+
+TEST_F(Folder, ScanIsSortedRecursiveAndCountsOtherFiles) {
+    FolderScan scan = scan_image_folder(in_);
+    std::vector<std::string> names;
+    for (const auto& p : scan.images) names.push_back(p.generic_string());
+    EXPECT_EQ(names, (std::vector<std::string>{"a/b/y.png", "a/b/z.npy", "a/x.JPEG", "c/bad.jpg", "top.jpg"}));
+    EXPECT_EQ(scan.ignored, 2);
+}
+
+TEST_F(Folder, ProcessFileWritesNothingOnFailure) {
+    auto engine = make_engine("reference", EngineOptions{});
+    Pipeline p = parse_pipeline(kToFloat, ".");
+    fs::path out = dir_ / "new" / "sub" / "x.jpg";
+    EXPECT_THROW(process_file(*engine, p, in_ / "top.jpg", out, FileOptions{}), Error);
+    EXPECT_FALSE(fs::exists(out));
+    FileOptions npy;
+    npy.format = io::ImageFormat::Npy;  // the name is used as is
+    process_file(*engine, p, in_ / "top.jpg", out, npy);
+    EXPECT_EQ(io::parse_npy_image(slurp(out), "x").dtype(), DType::Float32);
+}
+
+}  // namespace
+}  // namespace toroid

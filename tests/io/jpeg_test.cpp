@@ -1,0 +1,209 @@
+// JPEG reading and writing: encode / decode round trips (RGB and gray, both layouts),
+// bit-exact decoding of foreign-made files against Pillow's pixels, CMYK rejection, and
+// a one-line toroid::Error for every truncated, corrupt or unwritable case.
+#include "io/jpeg.h"
+
+#include "core/error.h"
+#include "io/file.h"
+#include "io/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace toroid::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string jpeg_data(const std::string& name) { return std::string(TOROID_TEST_DATA) + "/jpeg/" + name; }
+
+// A smooth photographic-like test image: gradients plus a little deterministic texture.
+Tensor test_image(std::int64_t c, std::int64_t h, std::int64_t w, Layout layout = Layout::Contiguous) {
+    Tensor t = Tensor::empty(DType::UInt8, {1, c, h, w}, layout);
+    for (std::int64_t k = 0; k < c; ++k)
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                double v = 40 + 150.0 * (x + k * 7) / w + 50.0 * y / h + 6 * std::sin(0.9 * x + 1.3 * y + k);
+                t.at<std::uint8_t>(0, k, y, x) = static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 255.0)));
+            }
+    return t;
+}
+
+struct Diff {
+    int max = 0;
+    double mean = 0;
+};
+
+Diff diff(const Tensor& a, const Tensor& b) {
+    Diff d;
+    const Dims& s = a.shape();
+    for (std::int64_t c = 0; c < s[1]; ++c)
+        for (std::int64_t y = 0; y < s[2]; ++y)
+            for (std::int64_t x = 0; x < s[3]; ++x) {
+                int e = std::abs(int(a.at<std::uint8_t>(0, c, y, x)) - int(b.at<std::uint8_t>(0, c, y, x)));
+                d.max = std::max(d.max, e);
+                d.mean += e;
+            }
+    d.mean /= static_cast<double>(a.numel());
+    return d;
+}
+
+// Runs `body`, expecting a toroid::Error with one line that contains `needle`.
+template <typename F>
+void expect_error(F&& body, const std::string& needle) {
+    try {
+        body();
+        ADD_FAILURE() << "no error; expected one containing '" << needle << "'";
+    } catch (const Error& e) {
+        std::string msg = e.what();
+        EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+}
+
+TEST(Jpeg, RgbRoundTripAtQuality95) {
+    // Odd sizes: partial 16x16 MCUs at the right and bottom edges.
+    Tensor img = test_image(3, 37, 53);
+    Tensor back = decode_jpeg(encode_jpeg(img, 95), "rt.jpg");
+    ASSERT_EQ(back.dtype(), DType::UInt8);
+    ASSERT_EQ(back.shape(), (Dims{1, 3, 37, 53}));
+    // RGB is written with 4:2:0 chroma: the texture's colour detail is halved.
+    Diff d = diff(img, back);
+    EXPECT_LE(d.max, 16);
+    EXPECT_LT(d.mean, 3.0);
+}
+
+TEST(Jpeg, GrayRoundTripAtQuality95) {
+    Tensor img = test_image(1, 30, 41);
+    Tensor back = decode_jpeg(encode_jpeg(img, 95), "rt.jpg");
+    ASSERT_EQ(back.shape(), (Dims{1, 1, 30, 41}));
+    Diff d = diff(img, back);
+    EXPECT_LE(d.max, 6);
+    EXPECT_LT(d.mean, 1.0);
+}
+
+TEST(Jpeg, LayoutDoesNotChangeTheBytes) {
+    Tensor nchw = test_image(3, 24, 32, Layout::Contiguous);
+    Tensor nhwc = nchw.to_layout(Layout::ChannelsLast);
+    EXPECT_EQ(encode_jpeg(nchw, 90), encode_jpeg(nhwc, 90));
+}
+
+TEST(Jpeg, QualityTradesSizeForError) {
+    Tensor img = test_image(3, 64, 64);
+    std::string low = encode_jpeg(img, 10), high = encode_jpeg(img, 98);
+    EXPECT_LT(low.size(), high.size());
+    EXPECT_GT(diff(img, decode_jpeg(low, "low.jpg")).mean, diff(img, decode_jpeg(high, "high.jpg")).mean);
+}
+
+TEST(Jpeg, DecodesForeignFilesExactlyAsPillow) {
+    for (const char* name : {"rgb_pillow", "rgb_progressive_pillow", "gray_pillow"}) {
+        SCOPED_TRACE(name);
+        Tensor got = read_jpeg(jpeg_data(std::string(name) + ".jpg"));
+        Tensor want = read_npy_image(jpeg_data(std::string(name) + ".npy"));
+        ASSERT_EQ(got.shape(), want.shape());
+        Diff d = diff(got, want);
+        EXPECT_EQ(d.max, 0);
+    }
+}
+
+TEST(Jpeg, CmykIsRejectedWithTheFileName) {
+    expect_error([] { read_image(jpeg_data("cmyk_pillow.jpg")); }, "cmyk_pillow.jpg: CMYK JPEG is not supported");
+}
+
+TEST(Jpeg, EveryTruncationIsAnError) {
+    const std::string full = encode_jpeg(test_image(3, 40, 48), 90);
+    for (std::size_t n = 0; n + 2 < full.size(); n += 7) {
+        SCOPED_TRACE(n);
+        expect_error([&] { decode_jpeg(full.substr(0, n), "cut.jpg"); }, "cut.jpg");
+    }
+    // Cut inside the entropy-coded data (the headers take the first ~600 bytes).
+    expect_error([&] { decode_jpeg(full.substr(0, full.size() - 100), "cut.jpg"); },
+                 "cut.jpg: invalid JPEG: Premature end of JPEG file");
+}
+
+TEST(Jpeg, CorruptBytesNeverCrash) {
+    // Flipped bytes after the headers either still decode (JPEG has no checksum) or give a
+    // one-line error; flipped bytes in the headers mostly give errors.
+    const std::string full = encode_jpeg(test_image(3, 40, 48), 90);
+    int errors = 0;
+    for (std::size_t i = 2; i < full.size(); i += 5) {
+        std::string bad = full;
+        bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+        try {
+            Tensor t = decode_jpeg(bad, "flip.jpg");
+            EXPECT_EQ(t.dim(0), 1);
+        } catch (const Error& e) {
+            ++errors;
+            EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+        }
+    }
+    EXPECT_GT(errors, 0);
+}
+
+TEST(Jpeg, NotAJpeg) {
+    expect_error([] { decode_jpeg("", "e.jpg"); }, "e.jpg: file is empty");
+    expect_error([] { decode_jpeg("\x89PNG\r\n\x1a\n....", "p.jpg"); }, "p.jpg: not a JPEG file");
+    expect_error([] { decode_jpeg(std::string("\xff\xd8\xff", 3) + std::string(64, '\0'), "z.jpg"); },
+                 "z.jpg: invalid JPEG");
+}
+
+TEST(Jpeg, HugeHeaderInATinyFileIsRefusedBeforeAllocating) {
+    std::string bytes = encode_jpeg(test_image(3, 16, 16), 90);
+    // Patch the frame header (SOF0: FF C0, length, precision, height, width) to 60000x60000.
+    std::size_t sof = bytes.find("\xff\xc0");
+    ASSERT_NE(sof, std::string::npos);
+    for (std::size_t k : {sof + 5, sof + 7}) {
+        bytes[k] = static_cast<char>(0xEA);
+        bytes[k + 1] = static_cast<char>(0x60);
+    }
+    expect_error([&] { decode_jpeg(bytes, "bomb.jpg"); }, "cannot fit");
+}
+
+TEST(Jpeg, EncoderRejectsWhatJpegCannotHold) {
+    Tensor f = Tensor::zeros(DType::Float32, {1, 3, 8, 8});
+    expect_error([&] { encode_jpeg(f, 90); }, "uint8");
+    expect_error([] { encode_jpeg(Tensor::zeros(DType::UInt8, {2, 3, 8, 8}), 90); }, "batch of 2");
+    expect_error([] { encode_jpeg(Tensor::zeros(DType::UInt8, {1, 2, 8, 8}), 90); }, "got 2");
+    expect_error([] { encode_jpeg(Tensor::zeros(DType::UInt8, {1, 4, 8, 8}), 90); }, "got 4");
+    expect_error([] { encode_jpeg(Tensor::zeros(DType::UInt8, {1, 3, 8, 8}), 0); }, "quality");
+    expect_error([] { encode_jpeg(Tensor::zeros(DType::UInt8, {1, 3, 8, 8}), 101); }, "quality");
+}
+
+TEST(Jpeg, FilesByExtensionAnyCase) {
+    fs::path dir = fs::path(::testing::TempDir()) / "toroid_jpeg_files";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Tensor img = test_image(3, 20, 24);
+    for (const char* name : {"a.jpg", "b.JPG", "c.jpeg", "d.JpEg"}) {
+        SCOPED_TRACE(name);
+        write_image(dir / name, img, WriteOptions{std::nullopt, 95});
+        Tensor back = read_image(dir / name);
+        EXPECT_EQ(back.shape(), img.shape());
+        EXPECT_LE(diff(img, back).max, 16);
+    }
+    // An explicit format wins over the extension.
+    write_image(dir / "e.bin", img, WriteOptions{ImageFormat::Jpeg, 90});
+    EXPECT_EQ(read_file(dir / "e.bin").substr(0, 2), "\xff\xd8");
+    // A failed encode writes nothing.
+    expect_error([&] { write_image(dir / "f.jpg", Tensor::zeros(DType::Float32, {1, 3, 4, 4})); }, "f.jpg");
+    EXPECT_FALSE(fs::exists(dir / "f.jpg"));
+    fs::remove_all(dir);
+}
+
+TEST(Jpeg, FormatNames) {
+    EXPECT_EQ(parse_image_format("jpg"), ImageFormat::Jpeg);
+    EXPECT_EQ(parse_image_format("jpeg"), ImageFormat::Jpeg);
+    EXPECT_EQ(parse_image_format("png"), ImageFormat::Png);
+    EXPECT_EQ(parse_image_format("npy"), ImageFormat::Npy);
+    expect_error([] { parse_image_format("gif"); }, "unknown image format 'gif'");
+    EXPECT_EQ(image_format_of("x/y.JPEG"), ImageFormat::Jpeg);
+    EXPECT_EQ(image_format_of("x/y.txt"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace toroid::io
