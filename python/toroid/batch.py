@@ -113,7 +113,10 @@ def _one(pipeline, src, dst, options):
         process_file(pipeline, src, dst, options)
         return None
     except Error as e:
-        return str(e)
+        # toroid's message starts with the path it was given; the report puts the path as
+        # the user gave it in front instead.
+        message = str(e)
+        return message[len(src) + 2:] if message.startswith(src + ": ") else message
     except Exception as e:  # noqa: BLE001 - one file's failure never stops the others
         return "%s: %s" % (e.__class__.__name__, e)
 
@@ -266,9 +269,11 @@ def run(args):
             client.close()
         if cluster is not None:
             cluster.close()
-    rate = counts["written"] / elapsed if elapsed > 0 else 0.0
-    print("toroid: written %d, failed %d, ignored %d, %.2f s, %.1f images/s" %
-          (counts["written"], counts["failed"], ignored, elapsed, rate), file=sys.stderr)
+    # The summary of `toroid apply`'s folder mode, word for word.
+    rate = (counts["written"] + counts["failed"]) / elapsed if elapsed > 0 else 0.0
+    print("toroid: %d written, %d failed, %d ignored (not images), %.2f s, %.1f images/s" %
+          (counts["written"], counts["failed"], ignored, elapsed, rate))
+    sys.stdout.flush()
     return 1 if counts["failed"] else 0
 
 
