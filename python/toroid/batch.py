@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import as_completed as futures_completed
 
 from . import _capi, _core
 from ._capi import Error
@@ -152,8 +153,7 @@ def run_local(text, base_dir, pairs, options, threads, on_done):
     pipeline = _pipeline(text, base_dir)
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = {pool.submit(_one, pipeline, src, dst, options): src for src, dst in pairs}
-        from concurrent.futures import as_completed
-        for fut in as_completed(futures):
+        for fut in futures_completed(futures):
             on_done([(futures[fut], fut.result())])
 
 
