@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmarks toroid against its peers on the rows of `toroid bench --suite seeds` (or
---quick), in one process on the same inputs, engines interleaved: toroid compiled, PyTorch
+--quick; the cases come from `toroid bench --list --json`), in one process on the same inputs, engines interleaved: toroid compiled, PyTorch
 eager, torch.compile (PyTorch >= 2), OpenCV and Pillow where they compute a comparable
 function. Prints seed-style tables with speed-ups and writes JSON for `toroid bench compare`."""
 
@@ -10,6 +10,7 @@ import math
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 
@@ -64,127 +65,55 @@ def import_toroid():
         return None
 
 
-# ---- the suite: the same rows as src/bench/suite.cpp ---------------------------------------
+# ---- the suite: the cases of `toroid bench --list --json` ----------------------------------
+
+def find_toroid_binary(path=""):
+    """The toroid command: --toroid PATH, else $TOROID_BIN, else build/toroid of this tree."""
+    for candidate, origin in ((path, "--toroid"), (os.environ.get("TOROID_BIN", ""), "$TOROID_BIN"),
+                              (os.path.join(ROOT, "build", "toroid"), "")):
+        if not candidate:
+            continue
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+        if origin:  # named explicitly: say so rather than fall back silently
+            raise RuntimeError("%s: '%s' is not an executable file" % (origin, candidate))
+    raise RuntimeError("cannot find the toroid command: build it (cmake --build build --target toroid), or give "
+                       "--toroid PATH or $TOROID_BIN")
+
 
 class Case:
-    def __init__(self, name, title, device, op, dtype, shape, layout):
-        self.name, self.title, self.device = name, title, device
-        self.op = op  # the toroid pipeline op (dict of the JSON schema)
-        self.dtype, self.shape, self.layout = dtype, shape, layout
+    """One case of the list: its pipeline (toroid's JSON schema) on one input spec."""
 
-    def out_shape(self):
-        n, c, h, w = self.shape
-        if self.op["op"] == "resize":
-            return (n, c) + tuple(self.op["size"])
-        return self.shape
+    def __init__(self, entry):
+        self.name, self.title, self.row = entry["label"], entry["op"], entry["row"]
+        self.device = entry["device"]
+        self.pipeline = entry["pipeline"]
+        self.dtype = entry["input"]["dtype"]
+        self.shape = tuple(entry["input"]["shape"])
+        self.layout = "CL" if entry["input"]["layout"] == "channels_last" else "CF"
+        self.out_dtype = entry["output"]["dtype"]
+        self.out_shape = tuple(entry["output"]["shape"])
+        self.bytes = entry["bytes"]
 
-
-def case_name(op, shape, out, dtype, layout):
-    return "%s (%d, %d, %d, %d) -> (%d, %d) %s %s" % ((op,) + tuple(shape) + tuple(out) + (dtype, layout))
-
-
-def add_resize(cases, device, mode, antialias, shape, out, dtype, layout):
-    op = "interpolate %s%s" % (mode, " AA" if antialias else "")
-    cases.append(Case(case_name(op, shape, out, dtype, layout), op, device,
-                      {"op": "resize", "mode": mode, "size": list(out), "align_corners": False,
-                       "antialias": antialias} if mode in ("bilinear", "bicubic") else
-                      {"op": "resize", "mode": mode, "size": list(out)}, dtype, shape, layout))
+    def single_op(self):
+        """The pipeline's only op; Skip for engines that map one op at a time."""
+        if len(self.pipeline) != 1:
+            raise Skip()
+        return self.pipeline[0]
 
 
-def add_resize_aa(cases, device, shapes, dtypes, bicubic_sizes):
-    for shape, out in shapes:
-        for dt in dtypes:
-            for layout in ("CF", "CL"):
-                for mode in ("bilinear", "bicubic"):
-                    if mode == "bicubic" and not (shape[0] == 1 and out in bicubic_sizes):
-                        continue
-                    add_resize(cases, device, mode, True, shape, out, dt, layout)
+def list_suites(binary, suite=None):
+    """{suite name: [Case]} from `toroid bench --list --json [--suite NAME]`."""
+    cmd = [binary, "bench", "--list", "--json"] + (["--suite", suite] if suite else [])
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd), proc.stderr.strip() or "exit %d" % proc.returncode))
+    doc = json.loads(proc.stdout)
+    return {s["name"]: [Case(e) for e in s["cases"]] for s in doc["suites"]}
 
 
-def add_resize_plain(cases, device, dtypes, modes):
-    shapes = [((1, 3, 500, 400), (256, 256)), ((4, 3, 500, 400), (256, 256)),
-              ((1, 3, 300, 400), (600, 700)), ((4, 3, 300, 400), (600, 700))]
-    for shape, out in shapes:
-        for layout in ("CF", "CL"):
-            for dt in dtypes:
-                for mode in modes:
-                    if dt == "uint8" and mode == "bicubic":
-                        continue
-                    add_resize(cases, device, mode, False, shape, out, dt, layout)
-
-
-THETA = [[0.8, -0.3, 0.1], [0.25, 0.9, -0.05]]
-
-
-def add_affine(cases, device):
-    shape = (2, 3, 345, 456)
-    for ac in (True, False):
-        for mode in ("bilinear", "nearest", "bicubic"):
-            for layout in ("CF", "CL"):
-                op = "affine_grid+grid_sample %s ac=%s" % (mode, "True" if ac else "False")
-                cases.append(Case(case_name(op, shape, shape[2:], "float32", layout), "affine_grid+grid_sample",
-                                  device, {"op": "affine", "theta": THETA, "mode": mode, "padding_mode": "zeros",
-                                           "align_corners": ac}, "float32", shape, layout))
-
-
-def add_flips(cases, device):
-    for size in (224, 256):
-        for layout in ("CF", "CL"):
-            for dim, op in ((3, "hflip"), (2, "vflip")):
-                shape = (1, 3, size, size)
-                cases.append(Case(case_name(op, shape, (size, size), "uint8", layout), "flip", device,
-                                  {"op": "flip", "dims": [dim]}, "uint8", shape, layout))
-
-
-def seeds_cpu():
-    cases = []
-    add_resize_aa(cases, "cpu", [((1, 3, 345, 456), (270, 270)), ((4, 3, 345, 456), (270, 270)),
-                                 ((1, 3, 500, 400), (256, 256)), ((4, 3, 500, 400), (256, 256)),
-                                 ((1, 3, 1200, 1300), (200, 300)), ((4, 3, 1200, 1300), (200, 300)),
-                                 ((1, 3, 300, 400), (600, 700)), ((4, 3, 300, 400), (600, 700)),
-                                 ((1, 3, 345, 456), (123, 124)), ((1, 3, 345, 456), (567, 678))],
-                  ["uint8", "float32"], [(256, 256), (270, 270)])
-    add_resize_plain(cases, "cpu", ["float32", "uint8"], ["nearest", "nearest-exact"])
-    add_affine(cases, "cpu")
-    add_flips(cases, "cpu")
-    return cases
-
-
-def seeds_cuda():
-    cases = []
-    add_resize_aa(cases, "cuda", [((1, 3, 500, 400), (256, 256)), ((4, 3, 500, 400), (256, 256)),
-                                  ((1, 3, 1200, 1300), (200, 300)), ((4, 3, 1200, 1300), (200, 300)),
-                                  ((1, 3, 300, 400), (600, 700)), ((4, 3, 300, 400), (600, 700)),
-                                  ((1, 3, 2345, 2456), (1234, 1345)), ((4, 3, 2345, 2456), (1234, 1345)),
-                                  ((1, 3, 1234, 1345), (2345, 2456)), ((4, 3, 1234, 1345), (2345, 2456)),
-                                  ((1, 3, 2345, 2456), (120, 200)), ((4, 3, 2345, 2456), (120, 200)),
-                                  ((4, 3, 3456, 4567), (2345, 3456)), ((1, 3, 345, 456), (271, 272)),
-                                  ((4, 3, 345, 456), (567, 678))],
-                  ["float32"], [(256, 256), (270, 270), (1234, 1345)])
-    add_resize_plain(cases, "cuda", ["float32"], ["nearest", "nearest-exact", "bilinear", "bicubic"])
-    add_affine(cases, "cuda")
-    return cases
-
-
-QUICK = [
-    "interpolate bilinear AA (1, 3, 345, 456) -> (270, 270) uint8 CL",
-    "interpolate bilinear AA (1, 3, 345, 456) -> (123, 124) float32 CF",
-    "interpolate nearest (1, 3, 500, 400) -> (256, 256) uint8 CF",
-    "interpolate bicubic AA (1, 3, 345, 456) -> (270, 270) uint8 CF",
-    "affine_grid+grid_sample bilinear ac=False (2, 3, 345, 456) -> (345, 456) float32 CF",
-    "hflip (1, 3, 224, 224) -> (224, 224) uint8 CL",
-]
-
-
-def suite_cases(suite):
-    if suite == "seeds":
-        return seeds_cpu() + seeds_cuda()
-    by_name = {c.name: c for c in seeds_cpu()}
-    return [by_name[n] for n in QUICK]
-
-
-def select_cases(suite, device, pattern):
-    picked = [c for c in suite_cases(suite) if c.device == device and (not pattern or re.search(pattern, c.name))]
+def select_cases(cases, device, pattern):
+    picked = [c for c in cases if c.device == device and (not pattern or re.search(pattern, c.name))]
     groups = {}
     for c in picked:  # tables in order of first appearance, their rows adjacent
         groups.setdefault((c.title, c.device), []).append(c)
@@ -211,11 +140,6 @@ def make_input(case):
     return flat.reshape(n, c, h, w)
 
 
-def case_bytes(case):
-    item = 1 if case.dtype == "uint8" else 4
-    return (math.prod(case.shape) + math.prod(case.out_shape())) * item
-
-
 # ---- engines ------------------------------------------------------------------------------
 # Each engine's prepare(case, x) returns (run, to_nchw) or raises Skip (no comparable
 # function: no record) / an exception (a failure: an error record). run() computes one
@@ -227,8 +151,21 @@ class Skip(Exception):
 
 def is_down(case):
     n, c, h, w = case.shape
-    oh, ow = case.out_shape()[2:]
+    oh, ow = case.out_shape[2:]
     return oh <= h and ow <= w
+
+
+def flip_code(dims):
+    """OpenCV's flip code for flipping NCHW `dims`: 1 for W, 0 for H, -1 for both; Skip
+    for flips of the batch or channel dim."""
+    spatial = sorted({d % 4 for d in dims})
+    if spatial == [3]:
+        return 1
+    if spatial == [2]:
+        return 0
+    if spatial == [2, 3]:
+        return -1
+    raise Skip()
 
 
 def affine_pixel_matrix(theta, in_hw, out_hw, ac):
@@ -259,7 +196,7 @@ class ToroidEngine:
         self.toroid, self.threads = toroid, threads
 
     def prepare(self, case, x):
-        p = self.toroid.Pipeline([case.op], engine="compiled", threads=self.threads)
+        p = self.toroid.Pipeline(case.pipeline, engine="compiled", threads=self.threads)
         p.explain(x)  # compiles (or loads the cache)
         return (lambda: p(x)), (lambda y: y)
 
@@ -269,25 +206,69 @@ class TorchEngine:
         self.device, self.compiled = device, compiled
         self.name = "torch.compile" if compiled else "torch"
 
-    def function(self, case):
-        op = case.op
-        if op["op"] == "resize":
-            kw = {"align_corners": False, "antialias": op["antialias"]} if "antialias" in op else {}
-            if kw.get("antialias") is False:
-                kw.pop("antialias")
-            return lambda t: F.interpolate(t, size=tuple(op["size"]), mode=op["mode"], **kw)
-        if op["op"] == "affine":
-            n, c, h, w = case.shape
+    def op_function(self, op, n):
+        """The PyTorch calls computing one op of toroid's schema on an NCHW tensor of batch n."""
+        kind = op["op"]
+        if kind == "resize":
+            kw = {}
+            if op["mode"] in ("bilinear", "bicubic"):
+                kw["align_corners"] = op.get("align_corners", False)
+                if op.get("antialias"):
+                    kw["antialias"] = True
+            if op.get("recompute_scale_factor"):
+                kw["recompute_scale_factor"] = True
+            if "size" in op:
+                kw["size"] = tuple(op["size"])
+            else:
+                kw["scale_factor"] = tuple(op["scale_factor"])
+            return lambda t: F.interpolate(t, mode=op["mode"], **kw)
+        if kind == "affine":
             theta = torch.tensor([op["theta"]] * n, dtype=torch.float32, device=self.device)
 
             def affine(t):
-                grid = F.affine_grid(theta, [n, c, h, w], align_corners=op["align_corners"])
+                c, h, w = t.shape[1:]
+                oh, ow = op.get("size", (h, w))
+                grid = F.affine_grid(theta, [n, c, oh, ow], align_corners=op["align_corners"])
                 return F.grid_sample(t, grid, mode=op["mode"], padding_mode=op["padding_mode"],
                                      align_corners=op["align_corners"])
             return affine
-        if op["op"] == "flip":
+        if kind == "flip":
             return lambda t: t.flip(op["dims"])
-        raise Skip()
+        if kind == "crop":
+            top, left, ch, cw = op["top"], op["left"], op["height"], op["width"]
+
+            def crop(t):  # torchvision's crop: zeros where the region leaves the image
+                c, h, w = t.shape[1:]
+                out = t.new_zeros((n, c, ch, cw))
+                y0, y1 = max(top, 0), min(top + ch, h)
+                x0, x1 = max(left, 0), min(left + cw, w)
+                if y0 < y1 and x0 < x1:
+                    out[:, :, y0 - top:y1 - top, x0 - left:x1 - left] = t[:, :, y0:y1, x0:x1]
+                return out
+            return crop
+        if kind == "convert":
+            to = torch.uint8 if op["dtype"] == "uint8" else torch.float32
+            if not op.get("scale"):
+                return lambda t: t.to(to)
+            if to == torch.float32:  # torchvision's to_dtype: times 1/255 in float32
+                return lambda t: t.to(torch.float32) * (1.0 / 255.0) if t.dtype == torch.uint8 else t
+            return lambda t: (t * (255.0 + 1.0 - 1e-3)).to(torch.uint8) if t.is_floating_point() else t
+        if kind == "normalize":
+            mean = torch.tensor(op["mean"], dtype=torch.float32, device=self.device).reshape(1, -1, 1, 1)
+            std = torch.tensor(op["std"], dtype=torch.float32, device=self.device).reshape(1, -1, 1, 1)
+            return lambda t: (t - mean) / std
+        raise Skip()  # grid_sample: the list names its grid file, not its values
+
+    def function(self, case):
+        steps = [self.op_function(op, case.shape[0]) for op in case.pipeline]
+        if len(steps) == 1:
+            return steps[0]
+
+        def chain(t):
+            for f in steps:
+                t = f(t)
+            return t
+        return chain
 
     def prepare(self, case, x):
         t = torch.from_numpy(x)
@@ -313,14 +294,16 @@ class OpenCVEngine:
     name = "opencv"
 
     def prepare(self, case, x):
-        op = case.op
+        op = case.single_op()
         n, c, h, w = case.shape
+        oh, ow = case.out_shape[2:]
         cl = case.layout == "CL"
         src = x.transpose(0, 2, 3, 1) if cl else x  # NHWC images, or NCHW planes
         dtype = x.dtype
         if op["op"] == "resize":
-            oh, ow = op["size"]
             mode = op["mode"]
+            if mode in ("bilinear", "bicubic") and op.get("align_corners"):
+                raise Skip()  # OpenCV has no align_corners
             if mode == "nearest":
                 interp = cv2.INTER_NEAREST
             elif mode == "nearest-exact":
@@ -335,20 +318,20 @@ class OpenCVEngine:
                 cv2.resize(s, size, dst=d, interpolation=interp)
             out_hw = (oh, ow)
         elif op["op"] == "flip":
-            code = 1 if op["dims"] == [3] else 0
+            code = flip_code(op["dims"])
 
             def one(s, d):
                 cv2.flip(s, code, dst=d)
             out_hw = (h, w)
-        elif op["op"] == "affine":
-            m = affine_pixel_matrix(op["theta"], (h, w), (h, w), op["align_corners"])
+        elif op["op"] == "affine" and op["padding_mode"] == "zeros":
+            m = affine_pixel_matrix(op["theta"], (h, w), (oh, ow), op["align_corners"])
             interp = {"bilinear": cv2.INTER_LINEAR, "nearest": cv2.INTER_NEAREST,
                       "bicubic": cv2.INTER_CUBIC}[op["mode"]]
             flags = interp | cv2.WARP_INVERSE_MAP
 
             def one(s, d):
-                cv2.warpAffine(s, m, (w, h), dst=d, flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-            out_hw = (h, w)
+                cv2.warpAffine(s, m, (ow, oh), dst=d, flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            out_hw = (oh, ow)
         else:
             raise Skip()
 
@@ -380,8 +363,9 @@ class PillowEngine:
     def prepare(self, case, x):
         """Pillow works on its own images: the input is converted to them before timing
         (uint8 3-channel images as RGB, float32 as one "F" image per channel)."""
-        op = case.op
+        op = case.single_op()
         n, c, h, w = case.shape
+        oh, ow = case.out_shape[2:]
         rgb = x.dtype == np.uint8 and c == 3
         if rgb:
             images = [Image.fromarray(np.ascontiguousarray(x[i].transpose(1, 2, 0)), "RGB") for i in range(n)]
@@ -390,19 +374,20 @@ class PillowEngine:
                       for i in range(n) for j in range(c)]
         R = self.resampling
         if op["op"] == "resize":
-            oh, ow = op["size"]
+            if op["mode"] in ("bilinear", "bicubic") and op.get("align_corners"):
+                raise Skip()  # Pillow has no align_corners
             resample = {"nearest": R.NEAREST, "nearest-exact": R.NEAREST, "bilinear": R.BILINEAR,
                         "bicubic": R.BICUBIC}[op["mode"]]
 
             def one(im):
                 return im.resize((ow, oh), resample)
-        elif op["op"] == "flip":
-            method = self.transpose.FLIP_LEFT_RIGHT if op["dims"] == [3] else self.transpose.FLIP_TOP_BOTTOM
+        elif op["op"] == "flip" and flip_code(op["dims"]) in (0, 1):
+            method = self.transpose.FLIP_LEFT_RIGHT if flip_code(op["dims"]) == 1 else self.transpose.FLIP_TOP_BOTTOM
 
             def one(im):
                 return im.transpose(method)
-        elif op["op"] == "affine":
-            m = affine_pixel_matrix(op["theta"], (h, w), (h, w), op["align_corners"])
+        elif op["op"] == "affine" and op["padding_mode"] == "zeros":
+            m = affine_pixel_matrix(op["theta"], (h, w), (oh, ow), op["align_corners"])
             # Pillow's coordinates put pixel centers at +0.5.
             a, b, e = m[0], m[1], 0.5
             data = (a[0], a[1], a[2] + e - e * (a[0] + a[1]), b[0], b[1], b[2] + e - e * (b[0] + b[1]))
@@ -410,7 +395,7 @@ class PillowEngine:
             kind = self.transform.AFFINE
 
             def one(im):
-                return im.transform((w, h), kind, data, resample=resample)
+                return im.transform((ow, oh), kind, data, resample=resample)
         else:
             raise Skip()
 
@@ -443,7 +428,7 @@ def measure_case(case, engines, args):
     """Prepares every engine on the case, then times them in turns (one run each per round)
     until each has enough runs and time. Returns records and the max |diff| per engine."""
     x = make_input(case)
-    bytes_moved = case_bytes(case)
+    bytes_moved = case.bytes
     prepared, records, diffs = [], [], {}
     for e in engines:
         rec = {"case": case.name, "title": case.title, "device": case.device, "engine": e.name,
@@ -641,6 +626,9 @@ def torch_at_least_2():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a handful of small CPU rows (the 'quick' suite)")
+    ap.add_argument("--suite", default="", help="the suite of `toroid bench --list` to run (default seeds)")
+    ap.add_argument("--toroid", default="", metavar="PATH",
+                    help="the toroid command that lists the cases (default: $TOROID_BIN, else build/toroid)")
     ap.add_argument("--threads", type=int, default=1, help="threads for every engine (default 1)")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="rows of this device (default cpu)")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regex")
@@ -663,9 +651,13 @@ def main():
     for e in wanted:
         if e not in ("toroid", "torch", "torch.compile", "opencv", "pillow"):
             ap.error("unknown engine '%s'" % e)
-    suite = "quick" if args.quick else "seeds"
-    if args.quick and args.device == "cuda":
-        ap.error("--quick holds CPU rows only")
+    if args.quick and args.suite and args.suite != "quick":
+        ap.error("--quick is --suite quick: give one of them")
+    suite = "quick" if args.quick else (args.suite or "seeds")
+    try:
+        suite_cases = list_suites(find_toroid_binary(args.toroid), suite)[suite]
+    except (RuntimeError, OSError, ValueError, KeyError) as e:
+        sys.exit("peers: error: cannot list the cases of suite '%s': %s" % (suite, e))
 
     toroid = None
     engines = []
@@ -702,7 +694,7 @@ def main():
     if not engines:
         sys.exit("peers: error: no engine is available")
 
-    cases = select_cases(suite, args.device, args.filter)
+    cases = select_cases(suite_cases, args.device, args.filter)
     if not cases:
         sys.exit("peers: error: no case of suite '%s' on device '%s' matches --filter '%s'" %
                  (suite, args.device, args.filter))

@@ -5,7 +5,7 @@ toroid.Error carrying the library's message."""
 import ctypes
 import os
 
-__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "library_path",
+__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "FileOptions", "library_path",
            "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "CPU", "CUDA"]
 
 
@@ -44,6 +44,12 @@ class Tensor(ctypes.Structure):
 class Options(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("engine", ctypes.c_char_p),
                 ("debug_dir", ctypes.c_char_p)]
+
+
+class FileOptions(ctypes.Structure):
+    """toroid_file_options: how toroid_process_file decodes, runs and encodes one file."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("jpeg_quality", ctypes.c_int32),
+                ("format", ctypes.c_char_p), ("engine", ctypes.c_char_p)]
 
 
 def _candidates():
@@ -103,6 +109,13 @@ _declare("toroid_function_free", None, _P)
 _declare("toroid_output_desc", _status, _P, ctypes.POINTER(TensorDesc), ctypes.POINTER(TensorDesc))
 _declare("toroid_run_batch", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_size_t,
          ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, ctypes.c_size_t)
+
+# File processing (decode, run, encode) came later than the rest of the C API; a library
+# without it still serves everything else, and has_process_file says which one this is.
+has_process_file = hasattr(lib, "toroid_process_file") and hasattr(lib, "toroid_file_options_init")
+if has_process_file:
+    _declare("toroid_file_options_init", None, ctypes.POINTER(FileOptions))
+    _declare("toroid_process_file", _status, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(FileOptions))
 
 if lib.toroid_abi_version() != ABI_VERSION:
     raise ImportError("toroid: %s has ABI version %d, this package needs %d" %

@@ -4,8 +4,10 @@
 #include "bench/suite.h"
 
 #include "core/error.h"
+#include "ops/pipeline_json.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -217,6 +219,32 @@ std::size_t case_bytes(const BenchCase& c) {
     for (const Op& op : c.pipeline.ops)
         if (const auto* g = std::get_if<GridSampleOp>(&op)) bytes += g->grid.nbytes();
     return bytes;
+}
+
+std::string suites_to_json(const std::vector<std::string>& suites) {
+    using json = nlohmann::ordered_json;
+    auto dims = [](const Dims& d) { return json::array({d[0], d[1], d[2], d[3]}); };
+    json list = json::array();
+    for (const std::string& suite : suites) {
+        json cases = json::array();
+        for (const BenchCase& c : suite_cases(suite)) {
+            ShapeInfo out = infer_shape(c.pipeline, ShapeInfo{c.dtype, c.shape});
+            json j;
+            j["label"] = c.name;
+            j["op"] = c.title;
+            j["row"] = row_label(c.name, c.title);
+            j["device"] = c.device;
+            j["pipeline"] = json::parse(pipeline_to_json(c.pipeline));
+            j["input"] = {{"dtype", std::string(dtype_name(c.dtype))},
+                          {"shape", dims(c.shape)},
+                          {"layout", std::string(layout_name(c.layout))}};
+            j["output"] = {{"dtype", std::string(dtype_name(out.dtype))}, {"shape", dims(out.shape)}};
+            j["bytes"] = case_bytes(c);
+            cases.push_back(std::move(j));
+        }
+        list.push_back({{"name", suite}, {"cases", std::move(cases)}});
+    }
+    return json{{"suites", std::move(list)}}.dump() + "\n";
 }
 
 Tensor make_input(const BenchCase& c) {

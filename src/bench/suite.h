@@ -40,6 +40,14 @@ std::string row_label(std::string_view name, std::string_view title);
 // Bytes one run moves: input (+ a grid_sample grid) read, output written.
 std::size_t case_bytes(const BenchCase& c);
 
+// The cases of `suites` as JSON, for tools that run the same rows elsewhere
+// (bench/peers.py): {"suites": [{"name", "cases": [{"label", "op", "row", "device",
+// "pipeline", "input": {"dtype", "shape", "layout"}, "output": {"dtype", "shape"},
+// "bytes"}]}]}. "label" is the case name, "op" its table title, "row" its row label;
+// "pipeline" is the canonical pipeline JSON `toroid apply` reads. Throws toroid::Error
+// for an unknown suite.
+std::string suites_to_json(const std::vector<std::string>& suites);
+
 // The case's input filled with deterministic pseudo-random values: uint8 over 0..255,
 // float32 over [0, 1). The same case always gets the same values.
 Tensor make_input(const BenchCase& c);

@@ -176,12 +176,17 @@ int main(int argc, char** argv) {
     BenchOptions bench_opts;
     std::string engines = "reference,compiled";
     auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick)");
-    bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
+    auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
     bench_cmd->add_option("--engine", engines,
                           "comma-separated engines (default: reference,compiled; with --device cuda: cuda)");
     bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
     bench_cmd->add_option("--filter", bench_opts.filter, "only cases whose name matches this regex");
-    bench_cmd->add_option("--json", bench_opts.json_path, "write the results to this JSON file");
+    auto* bench_json = bench_cmd->add_option("--json", bench_opts.json_path,
+                                             "write the results to this JSON file (with --list: print JSON)")
+                           ->expected(0, 1);
+    bool bench_list = false;
+    bench_cmd->add_flag("--list", bench_list,
+                        "print the cases (pipeline, input dtype/shape/layout) of --suite, default every suite");
     bench_cmd->add_option("--device", bench_opts.device,
                           "device whose rows run: cpu (default) or cuda (the cuda engine, timed with CUDA events)");
     bench_cmd->add_option("--min-time", bench_opts.min_time_s, "minimum measured seconds per case and engine");
@@ -205,8 +210,23 @@ int main(int argc, char** argv) {
     try {
         if (*apply_cmd) return run_apply(apply);
         if (*compare_cmd) return compare_bench(cmp_a, cmp_b, std::cout);
+        if (*bench_cmd && bench_list) {
+            std::vector<std::string> suites = bench_suite->count() ? std::vector<std::string>{bench_opts.suite}
+                                                                   : bench::suite_names();
+            if (bench_json->count() && !bench_opts.json_path.empty())
+                fail("--list prints to stdout: give --json without a file name");
+            if (bench_json->count()) {
+                std::cout << bench::suites_to_json(suites);
+            } else {
+                for (const std::string& suite : suites)
+                    for (const bench::BenchCase& c : bench::suite_cases(suite))
+                        std::cout << suite << "\t" << c.device << "\t" << c.name << "\n";
+            }
+            return 0;
+        }
         if (*bench_cmd) {
             if (bench_opts.device == "cuda" && bench_cmd->count("--engine") == 0) engines = "cuda";
+            if (bench_json->count() && bench_opts.json_path.empty()) fail("--json needs a file name");
             bench_opts.engines = split_commas(engines);
             return run_bench(bench_opts, std::cout);
         }

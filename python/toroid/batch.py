@@ -1,0 +1,330 @@
+"""Runs one toroid pipeline over every image of a folder tree and mirrors the tree in the
+output folder: on this machine with a thread pool, or on a Dask cluster with one task per
+chunk of files. Each file goes through toroid_process_file (decode, run, encode atomically).
+
+    python3 -m toroid.batch PIPELINE IN_DIR OUT_DIR [--format jpg|png|npy] [--quality N]
+                            [--dask local:N | tcp://host:port] [--chunk K] [--threads T]
+"""
+
+import argparse
+import ctypes
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import as_completed as futures_completed
+
+from . import _capi, _core
+from ._capi import Error
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".npy")
+FORMATS = ("jpg", "png", "npy")
+DEFAULT_CHUNK = 16
+DEFAULT_QUALITY = 90
+SCHEDULER_TIMEOUT_S = 10
+
+
+class UsageError(Exception):
+    """Bad arguments or an unusable setup: nothing is processed, exit status 2."""
+
+
+# ---- inputs and outputs ---------------------------------------------------------------------
+
+def list_inputs(in_dir, out_dir=None):
+    """(sorted relative paths of the images under in_dir, count of other files). Files
+    under out_dir are left out when it lies inside in_dir, so a second run does not take
+    the first one's outputs for inputs."""
+    in_dir = os.path.abspath(in_dir)
+    skip = os.path.abspath(out_dir) if out_dir else None
+    images, ignored = [], 0
+    for root, dirs, files in os.walk(in_dir):
+        if skip is not None:
+            dirs[:] = [d for d in dirs if os.path.join(root, d) != skip]
+        for name in files:
+            rel = os.path.relpath(os.path.join(root, name), in_dir)
+            if os.path.splitext(name)[1].lower() in IMAGE_EXTENSIONS:
+                images.append(rel)
+            else:
+                ignored += 1
+    images.sort(key=lambda p: p.split(os.sep))
+    return images, ignored
+
+
+def output_relpath(rel, fmt):
+    """The output's path relative to OUT_DIR: the input's, with the format's extension when
+    one is given (else the input's own, so that its format is kept)."""
+    return os.path.splitext(rel)[0] + "." + fmt if fmt else rel
+
+
+def read_pipeline(arg):
+    """(JSON text, folder that relative grid paths start from) of PIPELINE: a JSON file,
+    or inline JSON starting with '['. Raises UsageError when it is unreadable or invalid."""
+    if arg.lstrip().startswith("["):
+        text, base_dir = arg, os.getcwd()
+    else:
+        try:
+            with open(arg, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError("cannot read pipeline '%s': %s" % (arg, getattr(e, "strerror", None) or e))
+        base_dir = os.path.dirname(os.path.abspath(arg))
+    try:
+        _core.PipelineHandle(text, base_dir)
+    except Error as e:
+        raise UsageError("pipeline '%s': %s" % (arg if len(arg) < 80 else arg[:77] + "...", e))
+    return text, base_dir
+
+
+# ---- processing one file (in this process or a worker's) --------------------------------------
+
+_pipelines = {}  # (JSON text, base_dir) -> PipelineHandle: one parse per process
+_pipelines_lock = threading.Lock()
+
+
+def _pipeline(text, base_dir):
+    key = (text, base_dir)
+    with _pipelines_lock:
+        p = _pipelines.get(key)
+        if p is None:
+            p = _pipelines[key] = _core.PipelineHandle(text, base_dir)
+        return p
+
+
+def process_file(pipeline, src, dst, options):
+    """Runs `pipeline` (a PipelineHandle) on the image file src and writes dst. options:
+    dict with threads, quality, format (None: dst's extension), engine. Raises Error."""
+    if not _capi.has_process_file:
+        raise Error("%s has no toroid_process_file: rebuild libtoroid_c" % _capi.library_path)
+    o = _capi.FileOptions()
+    _capi.lib.toroid_file_options_init(ctypes.byref(o))
+    o.threads = int(options.get("threads", 1))
+    o.jpeg_quality = int(options.get("quality", DEFAULT_QUALITY))
+    fmt, engine = options.get("format"), options.get("engine")
+    o.format = fmt.encode() if fmt else None
+    o.engine = engine.encode() if engine else None
+    _capi.check(_capi.lib.toroid_process_file(pipeline._handle, os.fsencode(src), os.fsencode(dst),
+                                              ctypes.byref(o)))
+
+
+def _one(pipeline, src, dst, options):
+    try:
+        process_file(pipeline, src, dst, options)
+        return None
+    except Error as e:
+        # toroid's message starts with the path it was given; the report puts the path as
+        # the user gave it in front instead.
+        message = str(e)
+        return message[len(src) + 2:] if message.startswith(src + ": ") else message
+    except Exception as e:  # noqa: BLE001 - one file's failure never stops the others
+        return "%s: %s" % (e.__class__.__name__, e)
+
+
+def process_chunk(text, base_dir, pairs, options):
+    """A Dask task: every (src, dst) of the chunk, `options["files_at_once"]` at a time.
+    Returns [(src, error message or None)] in the chunk's order; never raises for a file."""
+    try:
+        pipeline = _pipeline(text, base_dir)
+    except Error as e:
+        return [(src, str(e)) for src, _ in pairs]
+    at_once = max(1, int(options.get("files_at_once", 1)))
+    if at_once == 1 or len(pairs) == 1:
+        return [(src, _one(pipeline, src, dst, options)) for src, dst in pairs]
+    with ThreadPoolExecutor(max_workers=min(at_once, len(pairs))) as pool:
+        errors = list(pool.map(lambda p: _one(pipeline, p[0], p[1], options), pairs))
+    return [(src, err) for (src, _), err in zip(pairs, errors)]
+
+
+# ---- running the whole tree ---------------------------------------------------------------------
+
+def _progress(total):
+    from tqdm import tqdm
+    return tqdm(total=total, unit="img", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+
+
+def _report_error(bar, src, message):
+    line = "toroid: error: %s: %s" % (src, " ".join(message.split("\n")))
+    bar.write(line, file=sys.stderr)
+
+
+def run_local(text, base_dir, pairs, options, threads, on_done):
+    pipeline = _pipeline(text, base_dir)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = {pool.submit(_one, pipeline, src, dst, options): src for src, dst in pairs}
+        for fut in futures_completed(futures):
+            on_done([(futures[fut], fut.result())])
+
+
+def _connect(spec, timeout_s):
+    """A distributed.Client for --dask: `local:N` (a LocalCluster of N one-thread worker
+    processes) or a scheduler address. Raises UsageError when it cannot be had."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise UsageError("--dask needs Dask's distributed scheduler (apt-get install python3-distributed): %s" % e)
+    if spec.startswith("local:"):
+        try:
+            n = int(spec[len("local:"):])
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise UsageError("--dask local:N needs a worker count N >= 1, got '%s'" % spec)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+        return Client(cluster), cluster
+    if "://" not in spec:
+        raise UsageError("--dask takes local:N or a scheduler address such as tcp://host:8786, got '%s'" % spec)
+    try:
+        return Client(spec, timeout=timeout_s), None
+    except (OSError, TimeoutError, ValueError) as e:
+        raise UsageError("cannot reach the Dask scheduler at %s: %s" % (spec, e))
+
+
+def run_dask(client, text, base_dir, pairs, options, chunk, on_done):
+    from distributed import as_completed
+    # By module name, so that workers import toroid.batch rather than unpickle __main__.
+    task = importlib.import_module("toroid.batch").process_chunk
+    futures = {}
+    for i in range(0, len(pairs), chunk):
+        c = pairs[i:i + chunk]
+        futures[client.submit(task, text, base_dir, c, options, pure=False)] = c
+    for fut in as_completed(list(futures)):
+        c = futures.pop(fut)
+        try:
+            results = fut.result()
+        except Exception as e:  # noqa: BLE001 - a lost worker fails its chunk only
+            reason = "task failed: %s: %s" % (e.__class__.__name__, e)
+            results = [(src, reason) for src, _ in c]
+        on_done(results)
+
+
+def plan(args, in_dir, out_dir):
+    """(input/output pairs, clashes as (src, message), ignored count, how to show a src)."""
+    images, ignored = list_inputs(in_dir, out_dir)
+    pairs, clashes, owner = [], [], {}
+    for rel in images:
+        src = os.path.join(args.in_dir, rel)
+        out_rel = output_relpath(rel, args.format)
+        key = os.path.normcase(out_rel)
+        if key in owner:  # a.png and a.jpg both become a.npy: keep the first
+            clashes.append((src, "its output %s is also the output of %s" % (out_rel, owner[key])))
+            continue
+        owner[key] = src
+        # Dask workers may run elsewhere: they get absolute paths (the same on every
+        # machine with a shared file system); messages show the paths as given.
+        pairs.append((os.path.abspath(src) if args.dask else src, os.path.join(out_dir, out_rel)))
+    shown = {p[0]: os.path.join(args.in_dir, os.path.relpath(p[0], in_dir)) for p in pairs} if args.dask else {}
+    return pairs, clashes, ignored, shown
+
+
+def run(args):
+    """Processes the tree; returns the exit status (0: all written, 1: some failed)."""
+    if not _capi.has_process_file:
+        raise UsageError("%s has no toroid_process_file: rebuild libtoroid_c" % _capi.library_path)
+    if not os.path.isdir(args.in_dir):
+        raise UsageError("input folder '%s' does not exist" % args.in_dir)
+    text, base_dir = read_pipeline(args.pipeline)
+    in_dir, out_dir = os.path.abspath(args.in_dir), os.path.abspath(args.out_dir)
+    client = cluster = None
+    if args.dask:  # before any output: an unreachable scheduler is a usage error
+        client, cluster = _connect(args.dask, args.connect_timeout)
+    try:
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as e:
+            raise UsageError("cannot create output folder '%s': %s" % (args.out_dir, e.strerror or e))
+        start = time.perf_counter()
+        pairs, clashes, ignored, shown = plan(args, in_dir, out_dir)
+        at_once = args.threads or (1 if args.dask else (os.cpu_count() or 1))
+        # Files run side by side, so each file's kernels get the cores left over (one each
+        # when every core already has a file).
+        options = {"threads": 1 if args.dask else max(1, (os.cpu_count() or 1) // at_once),
+                   "quality": args.quality, "format": args.format, "engine": args.engine,
+                   "files_at_once": at_once}
+        counts = {"written": 0, "failed": 0}
+        bar = _progress(len(pairs) + len(clashes))
+
+        def on_done(results):
+            for src, err in results:
+                if err is None:
+                    counts["written"] += 1
+                else:
+                    counts["failed"] += 1
+                    _report_error(bar, shown.get(src, src), err)
+            bar.update(len(results))
+
+        try:
+            on_done(clashes)
+            if client is not None:
+                run_dask(client, text, base_dir, pairs, options, args.chunk, on_done)
+            else:
+                run_local(text, base_dir, pairs, options, at_once, on_done)
+        finally:
+            bar.close()
+        elapsed = time.perf_counter() - start
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    # The summary of `toroid apply`'s folder mode, word for word.
+    rate = (counts["written"] + counts["failed"]) / elapsed if elapsed > 0 else 0.0
+    print("toroid: %d written, %d failed, %d ignored (not images), %.2f s, %.1f images/s" %
+          (counts["written"], counts["failed"], ignored, elapsed, rate))
+    sys.stdout.flush()
+    return 1 if counts["failed"] else 0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, toroid's way, exit status 2
+        raise UsageError(message)
+
+
+def parse_args(argv):
+    ap = _Parser(prog="python3 -m toroid.batch",
+                 description="Run a toroid pipeline on every image (.jpg .jpeg .png .npy) under IN_DIR and "
+                             "write the results to the same relative paths under OUT_DIR.")
+    ap.add_argument("pipeline", metavar="PIPELINE", help="pipeline JSON file, or inline JSON starting with '['")
+    ap.add_argument("in_dir", metavar="IN_DIR", help="folder searched recursively for images")
+    ap.add_argument("out_dir", metavar="OUT_DIR", help="folder the outputs are written to (created if missing)")
+    ap.add_argument("--format", choices=FORMATS, default=None,
+                    help="output format (default: each input's own)")
+    ap.add_argument("--quality", type=int, default=DEFAULT_QUALITY, help="JPEG quality 1..100 (default 90)")
+    ap.add_argument("--dask", metavar="local:N|tcp://HOST:PORT", default="",
+                    help="run on Dask: a local cluster of N worker processes, or a running scheduler")
+    ap.add_argument("--connect-timeout", type=float, default=SCHEDULER_TIMEOUT_S,
+                    help="seconds to wait for the Dask scheduler (default %d)" % SCHEDULER_TIMEOUT_S)
+    ap.add_argument("--chunk", type=int, default=DEFAULT_CHUNK,
+                    help="files per Dask task (default %d)" % DEFAULT_CHUNK)
+    ap.add_argument("--threads", type=int, default=0,
+                    help="files processed at once in each process (default: every core locally, 1 per "
+                         "Dask task)")
+    ap.add_argument("--engine", choices=("compiled", "reference"), default="compiled",
+                    help="toroid engine (default compiled)")
+    args = ap.parse_args(argv)
+    if not 1 <= args.quality <= 100:
+        ap.error("--quality must be in 1..100, got %d" % args.quality)
+    if args.chunk < 1:
+        ap.error("--chunk must be at least 1, got %d" % args.chunk)
+    if args.connect_timeout <= 0:
+        ap.error("--connect-timeout must be positive")
+    if args.threads < 0:
+        ap.error("--threads must be at least 1, got %d" % args.threads)
+    return args
+
+
+def main(argv=None):
+    try:
+        return run(parse_args(sys.argv[1:] if argv is None else argv))
+    except UsageError as e:
+        print("toroid: error: %s" % " ".join(str(e).split()), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("toroid: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

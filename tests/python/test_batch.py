@@ -1,0 +1,224 @@
+"""Tests of `python3 -m toroid.batch`: a small tree of PNG, NPY and JPEG files (with a
+corrupt image and files that are not images) processed locally and on a Dask LocalCluster
+of two worker processes; outputs mirror the tree and equal toroid.Pipeline's results in
+this process; failures are named and counted; usage errors exit with status 2."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import toroid
+from toroid import _capi
+
+try:
+    from PIL import Image
+except ImportError:  # pragma: no cover - python3-pil is a test dependency
+    Image = None
+
+try:
+    import distributed  # noqa: F401
+except ImportError:  # pragma: no cover - python3-distributed is a test dependency
+    distributed = None
+
+PIPELINE = [{"op": "resize", "mode": "bilinear", "antialias": True, "size": [20, 24]},
+            {"op": "flip", "dims": [-1]}]
+
+
+def image(seed, channels=3, h=40, w=50):
+    """Smooth gradients with a little noise: photo-like, so that JPEG keeps them close."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    planes = [(a * y + b * x + c) for a, b, c in rng.uniform([1, 1, 0], [3, 3, 60], size=(channels, 3))]
+    noise = rng.integers(0, 12, size=(channels, h, w))
+    return np.clip(np.stack(planes) + noise, 0, 255).astype(np.uint8)[None]
+
+
+def write_png(path, x):
+    """x: (1, C, H, W) uint8."""
+    hwc = np.ascontiguousarray(x[0].transpose(1, 2, 0))
+    Image.fromarray(hwc[:, :, 0] if hwc.shape[2] == 1 else hwc).save(path)
+
+
+def read_image(path):
+    """(1, C, H, W) uint8 of a PNG or JPEG (Pillow's decoder), or an .npy as stored."""
+    if path.lower().endswith(".npy"):
+        return np.load(path)
+    with Image.open(path) as im:
+        a = np.asarray(im)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    return a.transpose(2, 0, 1)[None]
+
+
+def run_batch(*args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "toroid.batch"] + [str(a) for a in args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, env=e, timeout=timeout)
+
+
+def messages(stderr):
+    """stderr's lines without the progress bar's redraws (tqdm separates them with \\r)."""
+    return [line for line in re.split(r"[\r\n]+", stderr) if line.strip() and not re.match(r"\s*\d+%\|", line)]
+
+
+def summary(stdout):
+    """(written, failed, ignored) of the summary line, the only line on stdout."""
+    m = re.fullmatch(r"toroid: (\d+) written, (\d+) failed, (\d+) ignored \(not images\), [0-9.]+ s, "
+                     r"[0-9.]+ images/s\n", stdout)
+    if not m:
+        raise AssertionError("no summary line in:\n" + stdout)
+    return tuple(int(v) for v in m.groups())
+
+
+@unittest.skipIf(Image is None, "Pillow (python3-pil) is not installed")
+class BatchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="toroid-batch-")
+        # One disk cache for every batch run and its workers: each kernel compiles once.
+        cls.env = {"TOROID_CACHE_DIR": os.path.join(cls.tmp, "cache")}
+        cls.inp = os.path.join(cls.tmp, "in")
+        os.makedirs(os.path.join(cls.inp, "sub", "deeper"))
+        cls.sources = {}  # relative path -> the (1, C, H, W) array the file holds
+        for rel, seed, channels in (("a.png", 1, 3), ("sub/b.png", 2, 3), ("sub/E.PNG", 3, 1)):
+            x = image(seed, channels)
+            write_png(os.path.join(cls.inp, rel), x)
+            cls.sources[rel] = read_image(os.path.join(cls.inp, rel))
+        for rel, seed in (("sub/deeper/c.npy", 4), ("D.NPY", 5)):
+            x = image(seed)
+            with open(os.path.join(cls.inp, rel), "wb") as f:  # np.save(path) would add ".npy"
+                np.save(f, x)
+            cls.sources[rel] = x
+        # A JPEG: its decoded pixels are compared with Pillow's decode of the same file.
+        Image.fromarray(np.ascontiguousarray(image(6)[0].transpose(1, 2, 0))).save(
+            os.path.join(cls.inp, "sub", "photo.jpg"), quality=95)
+        cls.sources["sub/photo.jpg"] = read_image(os.path.join(cls.inp, "sub", "photo.jpg"))
+        with open(os.path.join(cls.inp, "sub", "bad.png"), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + b"not really a png" * 4)
+        with open(os.path.join(cls.inp, "notes.txt"), "w") as f:
+            f.write("not an image\n")
+        with open(os.path.join(cls.inp, "sub", "README"), "w") as f:
+            f.write("not an image either\n")
+        cls.pipeline_file = os.path.join(cls.tmp, "pipeline.json")
+        with open(cls.pipeline_file, "w") as f:
+            json.dump(PIPELINE, f)
+        pipeline = toroid.Pipeline(PIPELINE)
+        cls.expected = {rel: pipeline(x) for rel, x in cls.sources.items()}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def out_dir(self, name):
+        return os.path.join(self.tmp, name)
+
+    def check_outputs(self, out, proc, fmt=None):
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        bad = os.path.join(self.inp, "sub", "bad.png")
+        errors = [m for m in messages(proc.stderr) if m.startswith("toroid: error:")]
+        self.assertEqual(len(errors), 1, proc.stderr)
+        self.assertRegex(errors[0], r"^toroid: error: %s: (?!.*bad\.png)\S" % re.escape(bad))
+        self.assertEqual(summary(proc.stdout), (len(self.sources), 1, 2))
+        written = sorted(os.path.relpath(os.path.join(r, f), out) for r, _, fs in os.walk(out) for f in fs)
+        want = sorted(os.path.splitext(rel)[0] + "." + fmt if fmt else rel for rel in self.sources)
+        self.assertEqual(written, sorted(os.path.normpath(w) for w in want))
+        for rel, expected in self.expected.items():
+            path = os.path.join(out, os.path.splitext(rel)[0] + "." + fmt if fmt else rel)
+            got = read_image(path)
+            with self.subTest(file=rel):
+                self.assertEqual(got.dtype, np.uint8)
+                self.assertEqual(got.shape, expected.shape)
+                diff = np.abs(got.astype(int) - expected.astype(int))
+                if path.lower().endswith((".jpg", ".jpeg")):
+                    # JPEG output is lossy: close to the result, not equal.
+                    self.assertLess(diff.mean(), 4)
+                elif rel.endswith(".jpg"):
+                    # toroid's JPEG decoder and Pillow's may round the color conversion
+                    # differently by a level.
+                    self.assertLessEqual(diff.max(), 2)
+                else:
+                    np.testing.assert_array_equal(got, expected)
+
+    def test_local(self):
+        out = self.out_dir("out-local")
+        proc = run_batch(self.pipeline_file, self.inp, out, "--threads", 2, env=self.env)
+        self.check_outputs(out, proc)
+
+    def test_local_npy_format_and_inline_pipeline(self):
+        out = self.out_dir("out-npy")
+        proc = run_batch(json.dumps(PIPELINE), self.inp, out, "--format", "npy", env=self.env)
+        self.check_outputs(out, proc, fmt="npy")
+
+    def test_all_good_exits_zero(self):
+        inp = os.path.join(self.tmp, "good")
+        os.makedirs(inp, exist_ok=True)
+        np.save(os.path.join(inp, "x.npy"), image(7))
+        out = self.out_dir("out-good")
+        proc = run_batch(self.pipeline_file, inp, out, env=self.env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(summary(proc.stdout), (1, 0, 0))
+        np.testing.assert_array_equal(np.load(os.path.join(out, "x.npy")),
+                                      toroid.Pipeline(PIPELINE)(image(7)))
+
+    @unittest.skipIf(distributed is None, "Dask's distributed (python3-distributed) is not installed")
+    def test_dask_local_cluster(self):
+        out = self.out_dir("out-dask")
+        proc = run_batch(self.pipeline_file, self.inp, out, "--dask", "local:2", "--chunk", 2, env=self.env,
+                         timeout=60)
+        self.check_outputs(out, proc)
+
+    def test_usage_errors(self):
+        out = self.out_dir("out-usage")
+        cases = [
+            ("missing input folder", (self.pipeline_file, os.path.join(self.tmp, "nope"), out)),
+            ("bad pipeline JSON", ('[{"op": "resize"', self.inp, out)),
+            ("unknown op", ('[{"op": "blur"}]', self.inp, out)),
+            ("missing pipeline file", (os.path.join(self.tmp, "nope.json"), self.inp, out)),
+            ("bad format", (self.pipeline_file, self.inp, out, "--format", "gif")),
+            ("bad quality", (self.pipeline_file, self.inp, out, "--quality", 101)),
+            ("bad chunk", (self.pipeline_file, self.inp, out, "--chunk", 0)),
+            ("bad --dask", (self.pipeline_file, self.inp, out, "--dask", "local:0")),
+            ("missing argument", (self.pipeline_file, self.inp)),
+        ]
+        if distributed is not None:
+            cases.append(("unreachable scheduler", (self.pipeline_file, self.inp, out, "--dask", "tcp://127.0.0.1:9",
+                                                    "--connect-timeout", 2)))
+        for what, args in cases:
+            with self.subTest(what):
+                proc = run_batch(*args, env=self.env)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                lines = proc.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, proc.stderr)
+                self.assertTrue(lines[0].startswith("toroid: error: "), proc.stderr)
+                self.assertFalse(os.path.exists(out), "usage errors write nothing")
+
+
+class BatchListingTest(unittest.TestCase):
+    """The file listing alone: images by extension (any case), sorted, the output folder
+    left out when it lies inside the input folder."""
+
+    def test_list_inputs(self):
+        from toroid import batch
+        with tempfile.TemporaryDirectory() as tmp:
+            for rel in ("b.PNG", "a/z.jpeg", "a/y.JPG", "c.npy", "x.txt", "a/noext", "out/old.png"):
+                os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+                open(os.path.join(tmp, rel), "wb").close()
+            images, ignored = batch.list_inputs(tmp, os.path.join(tmp, "out"))
+            self.assertEqual(images, [os.path.join("a", "y.JPG"), os.path.join("a", "z.jpeg"), "b.PNG", "c.npy"])
+            self.assertEqual(ignored, 2)
+            images, _ = batch.list_inputs(tmp)
+            self.assertIn(os.path.join("out", "old.png"), images)
+        self.assertEqual(batch.output_relpath(os.path.join("a", "y.JPG"), "npy"), os.path.join("a", "y.npy"))
+        self.assertEqual(batch.output_relpath("b.PNG", None), "b.PNG")
+
+
+if __name__ == "__main__":
+    unittest.main()
