@@ -192,11 +192,23 @@ def affine_pixel_matrix(theta, in_hw, out_hw, ac):
 class ToroidEngine:
     name = "toroid"
 
-    def __init__(self, toroid, threads):
-        self.toroid, self.threads = toroid, threads
+    def __init__(self, toroid, threads, device="cpu"):
+        self.toroid, self.threads, self.device = toroid, threads, device
 
     def prepare(self, case, x):
         p = self.toroid.Pipeline(case.pipeline, engine="compiled", threads=self.threads)
+        if self.device == "cuda":
+            # The same torch CUDA tensor as PyTorch's row gets; toroid runs on its current
+            # stream, timed like PyTorch: run, then synchronize.
+            t = torch.from_numpy(x).to("cuda")
+            p(t)  # compiles (or loads the cache)
+            torch.cuda.synchronize()
+
+            def run():
+                y = p(t)
+                torch.cuda.synchronize()
+                return y
+            return run, (lambda y: y.cpu().numpy())
         p.explain(x)  # compiles (or loads the cache)
         return (lambda: p(x)), (lambda y: y)
 
@@ -662,13 +674,14 @@ def main():
     toroid = None
     engines = []
     if args.device == "cuda":
-        note("toroid has no CUDA backend yet: only the PyTorch rows run on cuda")
         if torch is None or not torch.cuda.is_available():
             sys.exit("peers: error: --device cuda needs PyTorch with a CUDA device")
         if cv2 is not None or Image is not None:
             note("OpenCV and Pillow run on the CPU only: no cuda rows for them")
         if "toroid" in wanted:
             toroid = import_toroid()
+            if toroid is not None:
+                engines.append(ToroidEngine(toroid, args.threads, "cuda"))
     elif "toroid" in wanted:
         toroid = import_toroid()
         if toroid is not None:
