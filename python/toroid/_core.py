@@ -238,7 +238,7 @@ class Function:
         tensors run on PyTorch's current stream of their device, without waiting."""
         out, ptr = self._plan.allocate(arg.kind, arg.obj)
         if arg.device == _capi.CUDA:
-            stream = _torch_module().cuda.current_stream(arg.obj.device).cuda_stream
+            stream = _current_stream(arg.device_index)
             status = _run_on_stream(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
                                     _byref(_capi.Tensor(ptr, self.output_desc)), stream)
         else:
@@ -250,6 +250,18 @@ class Function:
 
 
 _run = _capi.lib.toroid_run
+_raw_stream = None
+
+
+def _current_stream(index):
+    """PyTorch's current CUDA stream of device `index` as a raw handle (its fast path when
+    this PyTorch has one)."""
+    global _raw_stream
+    if _raw_stream is None:
+        t = _torch_module()
+        raw = getattr(getattr(t, "_C", None), "_cuda_getCurrentRawStream", None)
+        _raw_stream = raw if raw is not None else (lambda i: t.cuda.current_stream(i).cuda_stream)
+    return _raw_stream(index)
 _run_on_stream = _capi.lib.toroid_run_on_stream
 _byref = ctypes.byref
 

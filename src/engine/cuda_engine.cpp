@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -41,6 +42,10 @@ struct CudaInstance {
     std::vector<cuda::DeviceBuffer> tables;           // by buffer id (empty where not a table)
     std::vector<std::size_t> temp_offsets;            // by buffer id: offset in the workspace
     std::size_t workspace_bytes = 0;
+    std::vector<std::array<unsigned, 3>> grid;        // by kernel: launch dimensions (0: nothing to do)
+    std::array<int, 4> output_stride_param{-1, -1, -1, -1};  // by dim: the parameter it sets, or -1
+    std::vector<std::uint64_t> args;                  // toroid_args with the output's strides unset
+    std::size_t buffer_slots = 0;                     // pointers before the parameters in `args`
 };
 
 cuda::Compiler& nvrtc_compiler() {
@@ -80,7 +85,8 @@ Workspace& workspace(const cuda::Device& d) {
 class CudaPrepared final : public CudaPipeline {
 public:
     CudaPrepared(std::shared_ptr<const CudaInstance> inst, TensorSpec spec, int device, PrepareStats stats)
-        : inst_(std::move(inst)), spec_(spec), device_(device), stats_(stats) {
+        : inst_(std::move(inst)), spec_(spec), device_(device), stats_(stats), dev_(cuda::Device::get(device)),
+          ws_(workspace(dev_)) {
         const auto& s = inst_->binding.shapes[static_cast<std::size_t>(inst_->art->program.output)];
         output_ = ShapeInfo{inst_->art->program.buffer(inst_->art->program.output).type == ir::Type::U8 ? DType::UInt8
                                                                                                       : DType::Float32,
@@ -92,37 +98,33 @@ public:
     }
 
     void run_device(const void* in, void* out, const Dims& out_strides, void* stream) override {
+        // The per-call work is small: everything that does not depend on the call's pointers
+        // and output strides was worked out when the instance was bound.
         const ir::Program& p = inst_->art->program;
-        const cuda::Device& dev = cuda::Device::get(device_);
-        dev.make_current();
-        schedule::Binding b = inst_->binding;
-        schedule::bind_output_strides(p, b, {out_strides[0], out_strides[1], out_strides[2], out_strides[3]});
-        Workspace& ws = workspace(dev);
-        std::lock_guard lock(ws.mutex);
-        if (ws.buffer.size() < inst_->workspace_bytes) {
+        dev_.make_current();
+        if (!output_strides_supported(out_strides))
+            fail("internal: output strides do not fit the compiled program");
+        std::lock_guard lock(ws_.mutex);
+        if (ws_.buffer.size() < inst_->workspace_bytes) {
             // Earlier launches may still use the old buffer: wait for the device before freeing it.
             cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
-            ws.buffer = cuda::DeviceBuffer(dev, std::max<std::size_t>(inst_->workspace_bytes, ws.buffer.size() * 2));
+            ws_.buffer = cuda::DeviceBuffer(dev_, std::max<std::size_t>(inst_->workspace_bytes, ws_.buffer.size() * 2));
         }
-        // toroid_args: every buffer's pointer, then every parameter (codegen/cuda.h).
-        const std::size_t nb = std::max<std::size_t>(p.buffers.size(), 1), np = std::max<std::size_t>(p.params.size(), 1);
-        std::vector<std::uint64_t> args(nb + np, 0);
+        std::vector<std::uint64_t> args = inst_->args;
         for (const ir::Buffer& buf : p.buffers) {
             const auto i = static_cast<std::size_t>(buf.id);
-            std::uint64_t ptr = 0;
-            switch (buf.role) {
-                case ir::BufferRole::Input: ptr = reinterpret_cast<std::uint64_t>(in); break;
-                case ir::BufferRole::Output: ptr = reinterpret_cast<std::uint64_t>(out); break;
-                case ir::BufferRole::Constant: ptr = inst_->tables[i].pointer(); break;
-                case ir::BufferRole::Temp: ptr = ws.buffer.pointer() + inst_->temp_offsets[i]; break;
-            }
-            args[i] = ptr;
+            if (buf.role == ir::BufferRole::Input) args[i] = reinterpret_cast<std::uint64_t>(in);
+            else if (buf.role == ir::BufferRole::Output) args[i] = reinterpret_cast<std::uint64_t>(out);
+            else if (buf.role == ir::BufferRole::Temp) args[i] = ws_.buffer.pointer() + inst_->temp_offsets[i];
         }
-        for (std::size_t i = 0; i < p.params.size(); ++i) std::memcpy(&args[nb + i], &b.params[i], sizeof(std::int64_t));
+        for (std::size_t d = 0; d < 4; ++d)
+            if (inst_->output_stride_param[d] >= 0)
+                std::memcpy(&args[inst_->buffer_slots + static_cast<std::size_t>(inst_->output_stride_param[d])],
+                            &out_strides[d], sizeof(std::int64_t));
         void* blob = args.data();
         void* kernel_args[] = {blob};
         for (std::size_t k = 0; k < p.kernels.size(); ++k) {
-            const auto dims = codegen::cuda_launch_dims(p, p.kernels[k], b.params, kBlockThreads);
+            const auto& dims = inst_->grid[k];
             if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) continue;  // nothing to compute
             cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
                          cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, static_cast<cuda::CUstream>(stream),
@@ -146,6 +148,8 @@ private:
     TensorSpec spec_;
     int device_;
     PrepareStats stats_;
+    const cuda::Device& dev_;
+    Workspace& ws_;
     ShapeInfo output_;
 };
 
@@ -227,6 +231,23 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
                 const auto bytes = static_cast<std::size_t>(made->binding.temp_bytes[i]);
                 made->workspace_bytes += (bytes + 255) / 256 * 256;
             }
+        }
+        // What every run reuses: launch dimensions, the argument block with tables and
+        // parameters filled in, where the output's strides go.
+        for (const ir::Kernel& k : prog.kernels)
+            made->grid.push_back(codegen::cuda_launch_dims(prog, k, made->binding.params, kBlockThreads));
+        made->buffer_slots = std::max<std::size_t>(prog.buffers.size(), 1);
+        made->args.assign(made->buffer_slots + std::max<std::size_t>(prog.params.size(), 1), 0);
+        for (const ir::Buffer& buf : prog.buffers)
+            if (buf.role == ir::BufferRole::Constant)
+                made->args[static_cast<std::size_t>(buf.id)] = made->tables[static_cast<std::size_t>(buf.id)].pointer();
+        for (std::size_t i = 0; i < prog.params.size(); ++i)
+            std::memcpy(&made->args[made->buffer_slots + i], &made->binding.params[i], sizeof(std::int64_t));
+        const ir::Buffer& ob = prog.buffer(prog.output);
+        for (std::size_t dd = 0; dd < 4; ++dd) {
+            const ir::Expr& st = ob.strides[dd];
+            if (st->op == ir::Op::Var && ir::is_param_var(st->var))
+                made->output_stride_param[dd] = st->var - ir::kFirstParamVar;
         }
         inst = made;
         cuda_cache().add(key, d.structure, made->art, inst);
