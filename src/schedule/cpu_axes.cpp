@@ -52,14 +52,20 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         }
         Loop& l = k.loops[inner];
         const bool contiguous = stores_contiguously(prog, k, l.var);
-        const bool heavy = node_count(k.value) > 40;
+        // A sum over a run-time number of taps is a loop per output: the C++ compiler does not
+        // vectorize across it, so it is worth explicit vectors even with interleaved stores.
+        bool tap_loop = false;
+        visit(k.value, [&](const Expr& e) { tap_loop = tap_loop || (e->op == Op::Sum && !const_extent(e)); });
+        const bool heavy = node_count(k.value) > 40 || tap_loop;
         // Strided stores (channels-last pixels with unrolled channels) cost a lane loop;
         // worth it only when the value itself is expensive to compute.
         if ((contiguous || heavy) && !gathers_narrow(prog, k, l.var)) {
             l.kind = LoopKind::Vector;
             k.vector_width = target.kernel_lanes();
             k.decisions.push_back(fmt::format("vector axis v{} ({} lanes): {}", l.var, k.vector_width,
-                                              contiguous ? "stride 1 in the output" : "interleaved, expensive value"));
+                                              contiguous ? "stride 1 in the output"
+                                              : tap_loop ? "interleaved, a tap loop per output"
+                                                         : "interleaved, expensive value"));
         } else {
             k.vector_width = 1;
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,
