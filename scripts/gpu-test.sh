@@ -7,13 +7,16 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOROID_SOURCE_DIR=${TOROID_SOURCE_DIR:-$root}
+export TOROID_TEST_DATA=${TOROID_TEST_DATA:-$root/tests/data}
 if [ $# -gt 0 ]; then tests=$1/tests/toroid_tests; else tests=$(command -v toroid_tests || true); fi
 [ -n "$tests" ] && [ -x "$tests" ] || { echo "gpu-test: no toroid_tests (build it, or source .device/env.sh)" >&2; exit 2; }
 export TOROID_CACHE_DIR=${TOROID_CACHE_DIR:-$(mktemp -d)}
 
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 log=$(mktemp)
-filter='Cuda*:DiskCache*:-CudaLoaderChild.*'
+# The runtime tests, the CUDA code generator's NVRTC test and every conformance case on the
+# cuda engine (clang's SDK-free check is CI's, not this machine's).
+filter='Cuda*:DiskCache*:*cuda_*:-CudaLoaderChild.*:CudaCodegen.Clang*'
 "$tests" --gtest_filter="$filter" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # The launch tests again with a synchronize after each launch (faults surface at the launch).
@@ -32,6 +35,19 @@ echo "passed: $passed"
 [ -n "$skipped" ] && { echo "skipped (a failure on a GPU machine):"; echo "$skipped" | sed 's/^\[  SKIPPED \] /  /'; }
 [ -n "$failed" ] && { echo "failed:"; echo "$failed" | sed 's/^\[  FAILED  \] /  /'; }
 if [ "$sync_status" -eq 0 ]; then echo "with TOROID_CUDA_SYNC=1: ok"; else echo "with TOROID_CUDA_SYNC=1: FAILED"; tail -n 20 "$log.sync"; fi
-rm -f "$log" "$log.sync"
-if [ "$status" -ne 0 ] || [ -n "$skipped" ] || [ "$sync_status" -ne 0 ]; then echo "RESULT: FAIL"; exit 1; fi
+# The Python package on CUDA tensors (PyTorch's CUDA build, when this machine has one).
+py_status=0
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  PYTHONPATH=${PYTHONPATH:-$root/python} python3 -m unittest "$root/tests/python/test_shapes.py" >"$log.py" 2>&1
+  py_status=$?
+  if [ "$py_status" -eq 0 ] && grep -q "skipped" "$log.py"; then py_status=1; fi
+  if [ "$py_status" -eq 0 ]; then echo "python (CUDA tensors): ok"; else echo "python (CUDA tensors): FAILED"; tail -n 30 "$log.py"; fi
+else
+  echo "python (CUDA tensors): not run (no PyTorch with CUDA here)"
+fi
+rm -f "$log" "$log.sync" "$log.py"
+if [ "$status" -ne 0 ] || [ -n "$skipped" ] || [ "$sync_status" -ne 0 ] || [ "$py_status" -ne 0 ]; then
+  echo "RESULT: FAIL"
+  exit 1
+fi
 echo "RESULT: PASS"

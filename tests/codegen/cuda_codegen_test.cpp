@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 
 // Every distinct generated source of the conformance pipelines.
 std::vector<std::string> conformance_sources(const std::string& arch) {
-    const fs::path dir = fs::path(TOROID_TEST_DATA) / "conformance";
+    const char* env = std::getenv("TOROID_TEST_DATA");
+    const fs::path dir = fs::path(env && *env ? env : TOROID_TEST_DATA) / "conformance";
     std::ifstream f(dir / "cases.json");
     const auto doc = nlohmann::json::parse(f);
     std::set<std::string> seen;

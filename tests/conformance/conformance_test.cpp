@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -24,7 +25,12 @@ struct Case {
     std::string label;  // op summary for the test name
 };
 
-std::filesystem::path data_dir() { return std::filesystem::path(TOROID_TEST_DATA) / "conformance"; }
+// The cases' folder: $TOROID_TEST_DATA when set (a packed build run from another checkout
+// path, as on the GPU machine), else the source tree the tests were built from.
+std::filesystem::path data_dir() {
+    const char* env = std::getenv("TOROID_TEST_DATA");
+    return std::filesystem::path(env && *env ? env : TOROID_TEST_DATA) / "conformance";
+}
 
 std::vector<Case> load_cases() {
     std::ifstream f(data_dir() / "cases.json");
