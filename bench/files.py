@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Folder throughput: images/s of `toroid apply PIPELINE IN_DIR OUT_DIR` (decode JPEG,
 resize to 256x256 bilinear with antialias, convert to float32 in [0, 1], normalize, write
-.npy) against a plain Pillow + NumPy loop doing the same per file, each with 1..N workers.
+.npy) against a plain Pillow + NumPy loop doing the same per file and, where torchvision >= 0.15
+is installed, torchvision.io.decode_jpeg + transforms.v2 (one torch thread per worker), each
+with 1..N workers.
 Makes the input folder first when it does not exist (JPEGs of common photo sizes with
 smooth gradients and noise)."""
 
@@ -36,8 +38,8 @@ PIPELINE = [
     {"op": "convert", "dtype": "float32", "scale": True},
     {"op": "normalize", "mean": MEAN, "std": STD},
 ]
-# Common photo sizes (width, height), landscape and portrait: the compiled engine compiles
-# once per distinct input size, as a real photo folder of a few cameras would need.
+# Common photo sizes (width, height), landscape and portrait: toroid's compiled engine shares
+# one program across all of them (sizes are run-time values).
 SIZES = [(500, 375), (640, 480), (800, 600), (1024, 768), (1280, 720), (1600, 1200), (1920, 1080),
          (375, 500), (480, 640), (1080, 1920)]
 
@@ -77,6 +79,34 @@ def pillow_one(args):
     np.save(dst, x[None])
 
 
+_TV = None
+
+
+def torchvision_one(args):
+    """The same work through torchvision: decode_jpeg, v2 Resize(256x256, antialias),
+    ToDtype(float32, scale), Normalize, np.save."""
+    global _TV
+    import torch
+    if _TV is None:
+        from torchvision.io import decode_jpeg, read_file
+        from torchvision.transforms import v2
+        torch.set_num_threads(1)
+        _TV = (decode_jpeg, read_file, v2.Compose([v2.Resize((256, 256), antialias=True),
+                                                   v2.ToDtype(torch.float32, scale=True), v2.Normalize(MEAN, STD)]))
+    decode_jpeg, read_file, t = _TV
+    src, dst = args
+    np.save(dst, t(decode_jpeg(read_file(src)))[None].numpy())
+
+
+def have_torchvision_v2():
+    try:
+        from torchvision.transforms import v2  # noqa: F401  (>= 0.15)
+        from torchvision.io import decode_jpeg  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
 def cpu_seconds():
     """CPU time (user + system) of this process and its waited-for children so far."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -84,7 +114,7 @@ def cpu_seconds():
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def run_pillow(files, root, out, jobs):
+def run_pillow(files, root, out, jobs, one=pillow_one):
     shutil.rmtree(out, ignore_errors=True)
     work = []
     for f in files:
@@ -94,10 +124,10 @@ def run_pillow(files, root, out, jobs):
     start, cpu = time.perf_counter(), cpu_seconds()
     if jobs == 1:
         for w in work:
-            pillow_one(w)
+            one(w)
     else:
         pool = multiprocessing.Pool(jobs)
-        pool.map(pillow_one, work, chunksize=4)
+        pool.map(one, work, chunksize=4)
         pool.close()
         pool.join()  # the workers' CPU time counts once they are waited for
     return time.perf_counter() - start, cpu_seconds() - cpu
@@ -140,7 +170,12 @@ def main():
     shutil.rmtree(env["TOROID_CACHE_DIR"], ignore_errors=True)
     all_jobs = [int(j) for j in a.jobs.split(",")]
     cold, _ = run_toroid(a.toroid, a.dir, a.out, max(all_jobs), env)
-    print("toroid cold run (compiles %d input sizes): %.2f s" % (len({Image.open(f).size for f in files}), cold))
+    print("toroid cold run (%d input sizes, one program for all): %.2f s" % (len({Image.open(f).size for f in files}), cold))
+    engines = {"toroid": None, "pillow": pillow_one}
+    if have_torchvision_v2():
+        engines["torchvision"] = torchvision_one
+    else:
+        print("torchvision >= 0.15 not installed: no torchvision column", file=sys.stderr)
     print("command: %s apply PIPELINE %s %s --format npy --jobs N" % (a.toroid, a.dir, a.out))
 
     # Runs alternate between toroid and Pillow so that a busy moment of a shared machine
@@ -149,18 +184,23 @@ def main():
     print("%-8s %5s %10s %9s %14s" % ("engine", "jobs", "images/s", "seconds", "CPU ms/image"))
     n = len(files)
     for jobs in all_jobs:
-        runs = {"toroid": [], "pillow": []}
+        runs = {name: [] for name in engines}
         for _ in range(a.repeat):
-            runs["toroid"].append(run_toroid(a.toroid, a.dir, a.out, jobs, env))
-            runs["pillow"].append(run_pillow(files, a.dir, a.out, jobs))
+            for name, one in engines.items():
+                if one is None:
+                    runs[name].append(run_toroid(a.toroid, a.dir, a.out, jobs, env))
+                else:
+                    runs[name].append(run_pillow(files, a.dir, a.out, jobs, one))
         best = {}
-        for name in ("toroid", "pillow"):
+        for name in engines:
             wall, cpu = min(runs[name])
             best[name] = wall
             print("%-8s %5d %10.1f %9.2f %14.1f" % (name, jobs, n / wall, wall, cpu / n * 1e3))
             results.append({"engine": name, "jobs": jobs, "images_per_s": n / wall, "seconds": wall,
                             "cpu_ms_per_image": cpu / n * 1e3})
-        print("%-8s %5d %9.2fx" % ("speed-up", jobs, best["pillow"] / best["toroid"]))
+        for name in engines:
+            if name != "toroid":
+                print("%-8s %5d %9.2fx over %s" % ("speed-up", jobs, best[name] / best["toroid"], name))
     print("load average at the end: %s" % " ".join(open("/proc/loadavg").read().split()[:3]))
     if a.json:
         with open(a.json, "w") as f:
