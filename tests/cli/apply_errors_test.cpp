@@ -112,10 +112,10 @@ TEST_F(ApplyErrors, WrongFieldType) {
                  "'antialias' must be true or false");
 }
 TEST_F(ApplyErrors, SizeAndScaleBoth) {
-    expect_error(R"([{"op": "resize", "mode": "nearest", "size": [4, 4], "scale_factor": [2, 2]}])", "not both");
+    expect_error(R"([{"op": "resize", "mode": "nearest", "size": [4, 4], "scale_factor": [2, 2]}])", "not several");
 }
 TEST_F(ApplyErrors, SizeAndScaleNeither) {
-    expect_error(R"([{"op": "resize", "mode": "nearest"}])", "needs 'size' or 'scale_factor'");
+    expect_error(R"([{"op": "resize", "mode": "nearest"}])", "needs 'size', 'scale_factor'");
 }
 TEST_F(ApplyErrors, SizeNotPositive) {
     expect_error(R"([{"op": "resize", "mode": "nearest", "size": [0, 4]}])", "must be positive");
