@@ -23,8 +23,9 @@ rm -rf "$TOROID_CACHE_DIR"
 # halt_on_error: the first report ends the test with a failure (UBSan's too).
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-# The CI sweep's size (the non-sanitized run does the same 60 cases).
+# 60 sweep cases, as in the main run, but other seeds (5000..5059): more cases seen per CI run.
 export TOROID_SWEEP_CASES="${TOROID_ASAN_SWEEP_CASES:-60}"
+export TOROID_SWEEP_SEED="${TOROID_ASAN_SWEEP_SEED:-5000}"
 
 # Every GoogleTest but the conformance cases (CUDA tests skip without a GPU; the Python
 # test runs an uninstrumented interpreter and is left to the main run), then every fifth
