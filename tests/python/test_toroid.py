@@ -282,8 +282,8 @@ class ErrorsTest(unittest.TestCase):
         x = sample((1, 3, 8, 8), np.float32)
         cases = [
             (lambda: toroid.interpolate(x, size=4, mode="linear"), "unknown mode"),
-            (lambda: toroid.interpolate(x, size=4, scale_factor=2.0), "not both"),
-            (lambda: toroid.interpolate(x), "needs 'size' or 'scale_factor'"),
+            (lambda: toroid.interpolate(x, size=4, scale_factor=2.0), "not several"),
+            (lambda: toroid.interpolate(x), "needs 'size', 'scale_factor'"),
             (lambda: toroid.interpolate(x, size=4, mode="nearest", align_corners=False), "align_corners"),
             (lambda: toroid.interpolate(x, size=4, mode="nearest", antialias=True), "antialias"),
             (lambda: toroid.interpolate(x, size=(4, 4, 4)), "pair"),
