@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, step 2: build with warnings as errors and run every test: the GoogleTest
-# suites through CTest (conformance, unit, CLI), then each fuzz target for a bounded
-# time (FUZZ_SECONDS, default 60) built with clang.
+# suites through CTest (conformance, unit, CLI), then a bounded set again under ASan +
+# UBSan (scripts/sanitize.sh), then each fuzz target for a bounded time (FUZZ_SECONDS,
+# default 60) built with clang.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,4 +10,5 @@ jobs=$(nproc)
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOROID_WERROR=ON >/dev/null
 cmake --build build-test -j "$jobs"
 ctest --test-dir build-test --output-on-failure -j "$jobs"
+scripts/sanitize.sh
 scripts/fuzz.sh "${FUZZ_SECONDS:-60}"

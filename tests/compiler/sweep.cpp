@@ -4,10 +4,12 @@
 #include "sweep.h"
 
 #include "core/error.h"
+#include "decomp/decompose.h"
 #include "engine/engine.h"
 #include "io/file.h"
 #include "io/npy.h"
 #include "ops/pipeline_json.h"
+#include "schedule/bind.h"
 
 #include <fmt/format.h>
 
@@ -142,12 +144,21 @@ void fill_values(Rng& r, T* data, std::int64_t n) {
     }
 }
 
-Tensor make_input(Rng& r, std::string& origin) {
-    const DType dtype = r.chance(0.5) ? DType::UInt8 : DType::Float32;
-    const Dims shape{static_cast<std::int64_t>(1 + r.weighted({60, 25, 15})),
-                     static_cast<std::int64_t>(1 + r.weighted({25, 15, 30, 15, 15})), draw_dim(r), draw_dim(r)};
-    const Layout layout = r.chance(0.5) ? Layout::Contiguous : Layout::ChannelsLast;
-    const bool view = r.chance(0.25);
+// An image (height, width): mostly independent draws, sometimes a degenerate one (a
+// single pixel, one row, one column, 2x2) where edge handling and tap clamping meet.
+std::pair<std::int64_t, std::int64_t> draw_image_size(Rng& r) {
+    switch (r.weighted({88, 3, 3, 3, 3})) {
+        case 0: return {draw_dim(r), draw_dim(r)};
+        case 1: return {1, 1};
+        case 2: return {1, r.uniform_int(2, 300)};
+        case 3: return {r.uniform_int(2, 300), 1};
+        default: return {2, 2};
+    }
+}
+
+// An input of `dtype`, `layout` and (n, c, h, w), possibly a strided view (`view`) of a
+// larger tensor; `origin` says how it was made.
+Tensor make_input_of(Rng& r, DType dtype, const Dims& shape, Layout layout, bool view, std::string& origin) {
     Dims base = shape, start{0, 0, 0, 0};
     if (view) {
         for (std::size_t d = 0; d < 4; ++d) {
@@ -166,6 +177,15 @@ Tensor make_input(Rng& r, std::string& origin) {
     return t;
 }
 
+Tensor make_input(Rng& r, std::string& origin) {
+    const DType dtype = r.chance(0.5) ? DType::UInt8 : DType::Float32;
+    const auto [h, w] = draw_image_size(r);
+    const Dims shape{static_cast<std::int64_t>(1 + r.weighted({60, 25, 15})),
+                     static_cast<std::int64_t>(1 + r.weighted({25, 15, 30, 15, 15})), h, w};
+    const Layout layout = r.chance(0.5) ? Layout::Contiguous : Layout::ChannelsLast;
+    return make_input_of(r, dtype, shape, layout, r.chance(0.25), origin);
+}
+
 ResizeOp gen_resize(Rng& r, const ShapeInfo& cur) {
     ResizeOp op;
     op.mode = static_cast<ResizeMode>(r.uniform_int(0, 3));
@@ -173,7 +193,20 @@ ResizeOp gen_resize(Rng& r, const ShapeInfo& cur) {
         op.align_corners = r.chance(0.3);
         op.antialias = r.chance(0.35);
     }
-    if (r.chance(0.5)) {
+    const std::size_t how = r.weighted({40, 40, 20});
+    if (how == 2) {
+        // torchvision's Resize(int): the smaller edge, the other in proportion, the longer
+        // one capped by max_size (larger than the smaller edge), or max_size alone.
+        const std::int64_t shorter = std::min(cur.shape[2], cur.shape[3]);
+        switch (r.weighted({50, 30, 20})) {
+            case 0: op.smaller_edge = draw_extent(r, shorter); break;
+            case 1:
+                op.smaller_edge = draw_extent(r, shorter);
+                op.max_size = *op.smaller_edge + r.uniform_int(1, 2 * *op.smaller_edge + 8);
+                break;
+            default: op.max_size = draw_extent(r, std::max(cur.shape[2], cur.shape[3])); break;
+        }
+    } else if (how == 0) {
         op.size = std::array<std::int64_t, 2>{draw_extent(r, cur.shape[2]), draw_extent(r, cur.shape[3])};
     } else {
         const double sh = draw_scale(r);
@@ -329,6 +362,13 @@ std::pair<std::int64_t, std::int64_t> draw_crop_axis(Rng& r, std::int64_t in) {
 
 CropOp gen_crop(Rng& r, const ShapeInfo& cur) {
     CropOp op;
+    if (r.chance(0.3)) {
+        // torchvision's center_crop: sometimes larger than the image (zero padding).
+        op.center = true;
+        op.height = r.chance(0.3) ? cur.shape[2] + r.uniform_int(1, 9) : r.uniform_int(1, cur.shape[2] + 4);
+        op.width = r.chance(0.3) ? cur.shape[3] + r.uniform_int(1, 9) : r.uniform_int(1, cur.shape[3] + 4);
+        return op;
+    }
     std::tie(op.top, op.height) = draw_crop_axis(r, cur.shape[2]);
     std::tie(op.left, op.width) = draw_crop_axis(r, cur.shape[3]);
     return op;
@@ -421,7 +461,23 @@ Case make_case(std::uint64_t seed) {
                 break;
             }
         }
-        if (valid(c.pipeline, ShapeInfo{c.input.dtype(), c.input.shape()})) return c;
+        if (!valid(c.pipeline, ShapeInfo{c.input.dtype(), c.input.shape()})) continue;
+        // Sometimes the same pipeline on more sizes of the same kind of input (dtype,
+        // batch, channels, layout, view or not): one compiled program should serve them.
+        if (r.chance(0.25)) {
+            const Layout layout = c.input.suggested_layout();
+            const bool view = !c.input.is_dense(Layout::Contiguous) && !c.input.is_dense(Layout::ChannelsLast);
+            const std::int64_t more = r.uniform_int(1, 3);
+            for (std::int64_t k = 0, attempts = 0; k < more && attempts < 12; ++attempts) {
+                const auto [h, w] = draw_image_size(r);
+                const Dims shape{c.input.dim(0), c.input.dim(1), h, w};
+                if (!valid(c.pipeline, ShapeInfo{c.input.dtype(), shape})) continue;
+                std::string origin;
+                c.more_inputs.push_back(make_input_of(r, c.input.dtype(), shape, layout, view, origin));
+                ++k;
+            }
+        }
+        return c;
     }
 }
 
@@ -483,6 +539,8 @@ Comparison compare(const Tensor& got, const Tensor& expected) {
 
 namespace {
 
+std::string spec_text(const Tensor& t);  // (Reports, below)
+
 bool bytes_equal(const Tensor& a, const Tensor& b) {
     const Tensor x = a.to_layout(Layout::Contiguous), y = b.to_layout(Layout::Contiguous);
     return x.nbytes() == y.nbytes() && std::memcmp(x.data(), y.data(), x.nbytes()) == 0;
@@ -491,47 +549,87 @@ bool bytes_equal(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+// The structure the compiled engine keys its programs by (sizes are parameters of it):
+// inputs with equal structures must share one compiled program.
+std::string structure_of(const Pipeline& p, const TensorSpec& in) {
+    const ir::Graph g = decomp::decompose(p, in);
+    return fmt::format("int{}\n{}", schedule::fits_index32(g) ? 32 : 64, g.structure());
+}
+
 CaseResult run_case(const Case& c) {
     CaseResult res;
-    const TensorSpec spec = c.input.spec();
-    const Tensor before = c.input.to_layout(Layout::Contiguous);
-    try {
-        auto ref = make_engine("reference", EngineOptions{});
-        res.expected = ref->prepare(c.pipeline, spec)->run(c.input);
-    } catch (const std::exception& e) {
-        res.ok = false;
-        res.kind = Failure::ReferenceThrew;
-        res.failure = fmt::format("reference engine threw: {}", e.what());
-        return res;
+    // One compiled engine for every input of the case, as a data loader uses it.
+    EngineOptions options;
+    options.threads = c.threads;
+    std::unique_ptr<Engine> compiled;
+    std::map<std::string, std::size_t> structures;  // structure -> first input index
+    for (std::size_t i = 0; i <= c.more_inputs.size(); ++i) {
+        const Tensor& input = i == 0 ? c.input : c.more_inputs[i - 1];
+        res.input_index = i;
+        const std::string which =
+            c.more_inputs.empty() ? "" : fmt::format(" on input {} ({})", i, spec_text(input));
+        const TensorSpec spec = input.spec();
+        const Tensor before = input.to_layout(Layout::Contiguous);
+        try {
+            auto ref = make_engine("reference", EngineOptions{});
+            res.expected = ref->prepare(c.pipeline, spec)->run(input);
+        } catch (const std::exception& e) {
+            res.ok = false;
+            res.kind = Failure::ReferenceThrew;
+            res.failure = fmt::format("reference engine threw{}: {}", which, e.what());
+            return res;
+        }
+        PrepareStats stats;
+        try {
+            if (!compiled) compiled = make_engine("compiled", options);
+            auto prepared = compiled->prepare(c.pipeline, spec);
+            stats = prepared->stats();
+            res.got = prepared->run(input);
+        } catch (const std::bad_alloc&) {
+            res.ok = false;
+            res.kind = Failure::CompiledThrew;
+            res.failure = fmt::format(
+                "compiled engine threw{}: std::bad_alloc (ran out of memory while preparing or running)", which);
+            return res;
+        } catch (const std::exception& e) {
+            res.ok = false;
+            res.kind = Failure::CompiledThrew;
+            res.failure = fmt::format("compiled engine threw{}: {}", which, e.what());
+            return res;
+        }
+        if (!bytes_equal(before, input)) {
+            res.ok = false;
+            res.kind = Failure::InputChanged;
+            res.failure = fmt::format("compiled engine wrote into its input{}", which);
+            return res;
+        }
+        if (!c.more_inputs.empty()) {
+            const auto [it, fresh] = structures.emplace(structure_of(c.pipeline, spec), i);
+            if (!fresh && (stats.compiled != 0 || stats.disk_hits != 0)) {
+                res.ok = false;
+                res.kind = Failure::Recompiled;
+                res.failure = fmt::format(
+                    "compiled engine built a program again{} (compiled {}, disk hits {}): input {} has the same "
+                    "structure and should have reused its program",
+                    which, stats.compiled, stats.disk_hits, it->second);
+                return res;
+            }
+        }
+        res.comparison = compare(res.got, res.expected);
+        if (!res.comparison.ok) break;
     }
-    try {
-        EngineOptions options;
-        options.threads = c.threads;
-        auto compiled = make_engine("compiled", options);
-        res.got = compiled->prepare(c.pipeline, spec)->run(c.input);
-    } catch (const std::bad_alloc&) {
-        res.ok = false;
-        res.kind = Failure::CompiledThrew;
-        res.failure = "compiled engine threw: std::bad_alloc (ran out of memory while preparing or running)";
-        return res;
-    } catch (const std::exception& e) {
-        res.ok = false;
-        res.kind = Failure::CompiledThrew;
-        res.failure = fmt::format("compiled engine threw: {}", e.what());
-        return res;
-    }
-    if (!bytes_equal(before, c.input)) {
-        res.ok = false;
-        res.kind = Failure::InputChanged;
-        res.failure = "compiled engine wrote into its input";
-        return res;
-    }
+    res.programs = structures.size();
+    const std::string which = c.more_inputs.empty()
+                                  ? ""
+                                  : fmt::format(" on input {} ({})", res.input_index,
+                                                spec_text(res.input_index == 0 ? c.input
+                                                                               : c.more_inputs[res.input_index - 1]));
     res.comparison = compare(res.got, res.expected);
     if (!res.comparison.ok) {
         res.ok = false;
         res.kind = Failure::Mismatch;
-        res.failure = fmt::format("mismatch: {} of {} elements differ (largest finite difference {}); first {}",
-                                  res.comparison.mismatches, res.expected.numel(), res.comparison.max_abs_error,
+        res.failure = fmt::format("mismatch{}: {} of {} elements differ (largest finite difference {}); first {}",
+                                  which, res.comparison.mismatches, res.expected.numel(), res.comparison.max_abs_error,
                                   res.comparison.first);
         if (res.comparison.first_index[0] >= 0) {
             // The neighbourhood of the first mismatch, both engines, one channel.
@@ -596,6 +694,11 @@ std::string describe_case(const Case& c) {
             if (g->grid.numel() <= kPrintLimit) s += values_text(g->grid, "    ");
         }
     if (c.input.numel() <= kPrintLimit) s += "  input values:\n" + values_text(c.input, "    ");
+    for (std::size_t k = 0; k < c.more_inputs.size(); ++k) {
+        const Tensor& t = c.more_inputs[k];
+        s += fmt::format("  then input {}: {}\n", k + 1, spec_text(t));
+        if (t.numel() <= kPrintLimit) s += values_text(t, "    ");
+    }
     return s;
 }
 
@@ -611,6 +714,8 @@ void dump_case(const Case& c, const CaseResult& r, const std::filesystem::path& 
     std::filesystem::create_directories(dir);
     io::write_file_atomic(dir / "pipeline.json", pipeline_to_json(c.pipeline) + "\n");
     io::write_file_atomic(dir / "input.npy", io::encode_npy(c.input));
+    for (std::size_t k = 0; k < c.more_inputs.size(); ++k)
+        io::write_file_atomic(dir / fmt::format("input_{}.npy", k + 1), io::encode_npy(c.more_inputs[k]));
     for (const Op& op : c.pipeline.ops)
         if (const auto* g = std::get_if<GridSampleOp>(&op)) io::write_file_atomic(dir / g->grid_path, io::encode_npy(g->grid));
     if (r.expected.defined() && r.expected.numel() > 0) io::write_file_atomic(dir / "expected.npy", io::encode_npy(r.expected));
@@ -654,6 +759,13 @@ std::vector<Case> candidates(const Case& c, const CaseResult& r) {
     auto add = [&](std::optional<Case> m) {
         if (m) out.push_back(std::move(*m));
     };
+    // One input: the one that failed.
+    if (!c.more_inputs.empty()) {
+        Case m = c;
+        if (r.input_index > 0) m.input = c.more_inputs[r.input_index - 1];
+        m.more_inputs.clear();
+        add(m);
+    }
     // Start later: the reference result of the first k ops becomes the input.
     for (std::size_t k = c.pipeline.ops.size() - 1; k >= 1; --k) {
         Pipeline head;
@@ -792,8 +904,9 @@ std::string case_key(const Case& c) {
     std::uint64_t h = content_hash(c.input);
     for (const Op& op : c.pipeline.ops)
         if (const auto* g = std::get_if<GridSampleOp>(&op)) h = content_hash(g->grid, h);
-    return fmt::format("{} {} {} {} {}", pipeline_to_json(c.pipeline), spec_text(c.input), c.threads, h,
-                       c.input.suggested_layout() == Layout::ChannelsLast);
+    for (const Tensor& t : c.more_inputs) h = content_hash(t, h);
+    return fmt::format("{} {} {} {} {} {}", pipeline_to_json(c.pipeline), spec_text(c.input), c.threads, h,
+                       c.input.suggested_layout() == Layout::ChannelsLast, c.more_inputs.size());
 }
 
 }  // namespace

@@ -45,6 +45,10 @@ struct Case {
     Tensor input;
     int threads = 1;
     std::string input_origin;  // how the input was made (layout, view of what)
+    // More inputs of other sizes (same dtype, batch, channels, layout and view-ness), run
+    // after `input` on the same compiled engine: results are compared, and an input whose
+    // program structure an earlier one had must not compile again.
+    std::vector<Tensor> more_inputs;
 };
 
 // The case of `seed`. Every returned case passes infer_shape, and no result along its
@@ -69,15 +73,19 @@ struct Comparison {
 bool values_match(float got, float expected);
 Comparison compare(const Tensor& got, const Tensor& expected);
 
-// Runs `c` on both engines and compares. `ok` is false on a mismatch, on an exception from
-// either engine, or when the compiled engine changed its input.
-enum class Failure { None, Mismatch, ReferenceThrew, CompiledThrew, InputChanged };
+// Runs `c` on both engines and compares (every input in turn, stopping at the first
+// failure). `ok` is false on a mismatch, on an exception from either engine, when the
+// compiled engine changed its input, or when it compiled again for an input whose program
+// structure an earlier input of the case already had.
+enum class Failure { None, Mismatch, ReferenceThrew, CompiledThrew, InputChanged, Recompiled };
 struct CaseResult {
     bool ok = true;
     Failure kind = Failure::None;
     std::string failure;   // one paragraph: what went wrong
     Comparison comparison;
-    Tensor got, expected;  // when both engines produced a result
+    Tensor got, expected;  // when both engines produced a result (of input input_index)
+    std::size_t input_index = 0;  // 0: c.input, k: c.more_inputs[k - 1] (the last one run)
+    std::size_t programs = 0;     // with more_inputs: distinct program structures among them
 };
 CaseResult run_case(const Case& c);
 

@@ -39,6 +39,9 @@ TEST(SweepGenerator, SameSeedSameCase) {
         EXPECT_EQ(pipeline_to_json(a.pipeline), pipeline_to_json(b.pipeline));
         EXPECT_TRUE(same_bytes(a.input, b.input)) << "seed " << seed;
         EXPECT_EQ(a.threads, b.threads);
+        ASSERT_EQ(a.more_inputs.size(), b.more_inputs.size());
+        for (std::size_t i = 0; i < a.more_inputs.size(); ++i)
+            EXPECT_TRUE(same_bytes(a.more_inputs[i], b.more_inputs[i])) << "seed " << seed;
         ASSERT_EQ(a.pipeline.ops.size(), b.pipeline.ops.size());
         for (std::size_t i = 0; i < a.pipeline.ops.size(); ++i) {
             if (const auto* g = std::get_if<GridSampleOp>(&a.pipeline.ops[i])) {
@@ -60,6 +63,7 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
         ASSERT_FALSE(c.pipeline.ops.empty());
         ASSERT_LE(c.pipeline.ops.size(), 8u);
         for (const Op& op : c.pipeline.ops) {
+            const ShapeInfo cur_in = cur;
             ASSERT_NO_THROW(cur = infer_shape(op, cur)) << describe_case(c);
             ASSERT_LE(cur.shape[0] * cur.shape[1] * cur.shape[2] * cur.shape[3], kMaxOutputElements);
             seen.insert(std::string(op_name(op)));
@@ -71,7 +75,9 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                         if (o.antialias) seen.insert("resize antialias");
                         if (o.align_corners) seen.insert("resize align_corners");
                         if (o.recompute_scale_factor) seen.insert("resize recompute");
-                        seen.insert(o.size ? "resize size" : "resize scale_factor");
+                        seen.insert(o.size ? "resize size" : o.scale_factor ? "resize scale_factor" : "resize smaller_edge/max_size");
+                        if (o.smaller_edge && o.max_size) seen.insert("resize smaller_edge + max_size");
+                        if (!o.smaller_edge && o.max_size) seen.insert("resize max_size only");
                     } else if constexpr (std::is_same_v<T, AffineOp> || std::is_same_v<T, GridSampleOp>) {
                         seen.insert(std::string(op_name(op)) + " " + std::string(grid_mode_name(o.mode)));
                         seen.insert(std::string(op_name(op)) + " " + std::string(padding_mode_name(o.padding_mode)));
@@ -84,7 +90,10 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                     } else if constexpr (std::is_same_v<T, FlipOp>) {
                         for (int d : o.dims) seen.insert("flip " + std::to_string(d));
                     } else if constexpr (std::is_same_v<T, CropOp>) {
-                        if (o.top < 0 || o.left < 0) seen.insert("crop outside");
+                        if (!o.center && (o.top < 0 || o.left < 0)) seen.insert("crop outside");
+                        if (o.center) seen.insert("center_crop");
+                        if (o.center && (o.height > cur_in.shape[2] || o.width > cur_in.shape[3]))
+                            seen.insert("center_crop padded");
                     } else if constexpr (std::is_same_v<T, ConvertOp>) {
                         seen.insert(std::string("convert to ") + std::string(dtype_name(o.dtype)) +
                                     (o.scale ? " scaled" : ""));
@@ -99,17 +108,32 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
         if (c.input.is_dense(Layout::ChannelsLast) && !c.input.is_dense(Layout::Contiguous))
             seen.insert("channels_last input");
         if (c.input.dim(0) > 1) seen.insert("batch > 1");
+        if (c.input.dim(2) == 1 && c.input.dim(3) == 1) seen.insert("1x1 input");
+        if (c.input.dim(2) == 1 && c.input.dim(3) > 1) seen.insert("1xW input");
+        if (c.input.dim(2) > 1 && c.input.dim(3) == 1) seen.insert("Hx1 input");
+        if (c.input.dim(2) == 2 && c.input.dim(3) == 2) seen.insert("2x2 input");
+        if (!c.more_inputs.empty()) seen.insert("several sizes");
+        for (const Tensor& t : c.more_inputs) {
+            EXPECT_EQ(t.dtype(), c.input.dtype());
+            EXPECT_EQ(t.dim(0), c.input.dim(0));
+            EXPECT_EQ(t.dim(1), c.input.dim(1));
+            ShapeInfo more{t.dtype(), t.shape()};
+            for (const Op& op : c.pipeline.ops) ASSERT_NO_THROW(more = infer_shape(op, more)) << describe_case(c);
+            if (!t.is_dense(Layout::Contiguous) && !t.is_dense(Layout::ChannelsLast)) seen.insert("several sizes, views");
+        }
         if (c.threads > 1) seen.insert("threads > 1");
     }
     for (const char* want :
          {"resize nearest", "resize nearest-exact", "resize bilinear", "resize bicubic", "resize antialias",
-          "resize align_corners", "resize recompute", "resize size", "resize scale_factor", "affine bilinear",
+          "resize align_corners", "resize recompute", "resize size", "resize scale_factor", "resize smaller_edge/max_size",
+          "resize smaller_edge + max_size", "resize max_size only", "center_crop", "center_crop padded", "affine bilinear",
           "affine nearest", "affine bicubic", "affine zeros", "affine border", "affine reflection",
           "affine align_corners", "grid_sample bilinear", "grid_sample nearest", "grid_sample bicubic",
           "grid_sample reflection", "grid NaN", "flip 0", "flip 1", "flip 2", "flip 3", "crop outside",
           "convert to uint8", "convert to uint8 scaled", "convert to float32", "convert to float32 scaled",
           "normalize per-channel", "normalize single", "uint8 input", "float32 input", "view input",
-          "channels_last input", "batch > 1", "threads > 1"})
+          "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
+          "several sizes", "several sizes, views"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }
 
@@ -135,6 +159,27 @@ TEST(SweepCompare, Tolerances) {
     EXPECT_EQ(c.first_index, (Dims{0, 0, 1, 0}));
     EXPECT_FALSE(compare(a, Tensor::zeros(DType::Float32, {1, 1, 2, 2})).ok);
     EXPECT_FALSE(compare(a, Tensor::zeros(DType::UInt8, {1, 1, 2, 3})).ok);
+}
+
+// A loader's transform on several image sizes: one compiled program serves them all, and
+// run_case compares every size against the reference.
+TEST(SweepRunCase, SeveralSizesShareOneProgram) {
+    Case c;
+    c.pipeline = parse_pipeline(
+        R"([{"op": "resize", "mode": "bilinear", "antialias": true, "smaller_edge": 40},
+            {"op": "center_crop", "size": [36, 36]}, {"op": "convert", "dtype": "float32", "scale": true},
+            {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])", ".");
+    auto image = [](std::int64_t h, std::int64_t w) {
+        Tensor t = Tensor::empty(DType::UInt8, {1, 3, h, w}, Layout::ChannelsLast);
+        for (std::int64_t i = 0; i < t.numel(); ++i) t.data_as<std::uint8_t>()[i] = static_cast<std::uint8_t>(i * 37 + i / 7);
+        return t;
+    };
+    c.input = image(50, 70);
+    c.more_inputs = {image(91, 45), image(30, 33), image(63, 120)};  // down, up, down
+    const CaseResult r = run_case(c);
+    EXPECT_TRUE(r.ok) << report(c, r);
+    EXPECT_EQ(r.input_index, 3u);  // every input ran
+    EXPECT_EQ(r.programs, 1u);
 }
 
 class CompilerSweep : public ::testing::TestWithParam<int> {};
