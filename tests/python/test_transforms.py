@@ -158,6 +158,20 @@ class RandomTest(unittest.TestCase):
                     self.assertEqual(torch.rand(1).item(), (torch.manual_seed(seed), TV.RandomCrop(**kw)(x),
                                                             torch.rand(1))[2].item())
 
+    def test_random_crop_draws_only_along_longer_axes(self):
+        # torchvision v2 draws an offset only along an axis longer than the crop (v1's
+        # get_params draws both whenever the sizes differ): with the height equal to the
+        # crop's, one torch.randint picks the left edge and the generator moves by one draw.
+        x = image((3, 30, 50), torch.float32, 12)
+        for seed in range(5):
+            torch.manual_seed(seed)
+            got = T.RandomCrop([30, 20])(x)
+            after = torch.rand(1)
+            torch.manual_seed(seed)
+            left = int(torch.randint(0, 50 - 20 + 1, size=()))
+            self.assertTrue(torch.equal(got, TF.crop(x, 0, left, 30, 20)))
+            self.assertTrue(torch.equal(after, torch.rand(1)))
+
     def test_random_flips(self):
         x = image((3, 9, 13), torch.uint8, 9)
         flipped = 0
@@ -239,6 +253,45 @@ class V2Test(unittest.TestCase):
                 else:
                     self.assertLessEqual((got - want).abs().gt(1.5 / 255 / min(std)).float().mean().item(), 0.01)
                 self.assertEqual(torch.rand(1).item(), (torch.manual_seed(seed), theirs(x), torch.rand(1))[2].item())
+
+
+NO_RECOMPILE_SCRIPT = r"""
+import os, sys, numpy as np, torch
+import toroid.transforms as T
+cache = os.environ["TOROID_CACHE_DIR"]
+programs = lambda: sorted(n for n in os.listdir(cache) if not n.endswith(".lock"))
+t = T.Compose([T.Resize(24), T.RandomCrop(20, padding=2), T.RandomHorizontalFlip(),
+               T.RandomAffine(20, (0.1, 0.1), interpolation="nearest"), T.ToDtype(torch.float32, scale=True)])
+def run(seed):
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(30, 60, size=2))  # both axes shrink (an unchanged one is elided)
+    torch.manual_seed(seed)
+    return t(torch.from_numpy(rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)))
+for seed in range(12):  # with and without the flip, crops inside the image and leaving it
+    run(seed)
+warm = programs()
+for seed in range(12, 32):  # new sizes, offsets, matrices
+    run(seed)
+print(len(warm), len(programs()))
+sys.exit(0 if 0 < len(warm) <= 4 and programs() == warm else 1)
+"""
+
+
+@needs_torchvision
+class NoRecompileTest(unittest.TestCase):
+    def test_new_random_values_compile_nothing(self):
+        # Every program toroid compiles lands in the kernel cache folder. The structures are
+        # few (flip or not, times a crop inside the image or one that reads padding; a resize
+        # leaving an axis unchanged would be another, so every image here shrinks); once
+        # they were seen, twenty calls with new sizes and random values add nothing.
+        import subprocess
+        import sys
+        import tempfile
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, TOROID_CACHE_DIR=cache)
+            r = subprocess.run([sys.executable, "-c", NO_RECOMPILE_SCRIPT], env=env, capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
 # ---- DataLoader workers ----------------------------------------------------------------------
