@@ -43,6 +43,18 @@ def is_numpy(x):
 _settings = {"engine": os.environ.get("TOROID_ENGINE") or "compiled", "threads": 0}
 
 
+def _after_fork_in_child():
+    # The generated kernels' parallel loops are GNU OpenMP loops, and OpenMP's thread pool does
+    # not survive fork: a forked child (a DataLoader worker, say) entering a parallel region
+    # after its parent ran one waits forever for the parent's threads. Children run on one
+    # thread unless they ask for more with set_num_threads (spawned processes are unaffected).
+    _settings["threads"] = 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def set_default_engine(name):
     """The engine used when none is named: "compiled" (default) or "reference"."""
     if name not in ("compiled", "reference"):

@@ -1,0 +1,532 @@
+"""toroid.transforms: image-tensor transforms with torchvision.transforms.v2's names, arguments
+and results. A Compose turns its transforms into one list of toroid ops per call and runs it as
+one compiled pipeline; random transforms draw their parameters with torch's default generator
+exactly as torchvision does and put them into the ops as run-time values (a bind, not a compile).
+"""
+
+import ctypes
+import math
+import numbers
+import threading
+
+from . import _api, _capi, _core
+from ._capi import Error
+
+__all__ = ["Compose", "Transform", "Resize", "CenterCrop", "RandomCrop", "HorizontalFlip", "RandomHorizontalFlip",
+           "VerticalFlip", "RandomVerticalFlip", "RandomAffine", "ToDtype", "Normalize", "InterpolationMode",
+           "resize", "center_crop", "crop", "horizontal_flip", "hflip", "vertical_flip", "vflip", "affine",
+           "to_dtype", "normalize"]
+
+
+def _torch():
+    import torch  # random parameters come from torch's default generator, as in torchvision
+    return torch
+
+
+class InterpolationMode:
+    """torchvision's InterpolationMode values (torchvision's own enum is accepted too)."""
+    NEAREST = "nearest"
+    NEAREST_EXACT = "nearest-exact"
+    BILINEAR = "bilinear"
+    BICUBIC = "bicubic"
+
+
+# ---- the state of one call: ops gathered so far and the image's size after them -------------
+
+class _State:
+    """One run through a Compose: the ops gathered since the last host step, the current
+    result (input or an earlier segment's output) and the size and dtype after those ops."""
+
+    def __init__(self, x):
+        self.x = x
+        arg = _core.adapt(x)
+        self.h, self.w = arg.shape[-2], arg.shape[-1]
+        self.dtype = _core._DTYPE_NAMES[arg.dtype]
+        self.ops = []
+
+    def add(self, op, h=None, w=None, dtype=None):
+        self.ops.append(op)
+        if h is not None:
+            self.h, self.w = h, w
+        if dtype is not None:
+            self.dtype = dtype
+
+    def flush(self):
+        """Runs the gathered ops (one compiled program per op structure) on the current result."""
+        if self.ops:
+            self.x = _core.cached_pipeline(self.ops)(self.x)
+            self.ops = []
+        return self.x
+
+    def call_host(self, fn):
+        """Runs a transform that is not toroid's on the result so far."""
+        self.x = fn(self.flush())
+        arg = _core.adapt(self.x)
+        self.h, self.w = arg.shape[-2], arg.shape[-1]
+        self.dtype = _core._DTYPE_NAMES[arg.dtype]
+
+
+_resize_sizes = {}
+_resize_lock = threading.Lock()
+
+
+def _resized_size(op, h, w, dtype):
+    """(h, w) after a resize op on an h x w image, as toroid (and torchvision) work it out."""
+    key = (tuple(sorted((k, str(v)) for k, v in op.items())), h, w, dtype)
+    with _resize_lock:
+        hit = _resize_sizes.get(key)
+    if hit is not None:
+        return hit
+    handle = _core.cached_pipeline([op])
+    code = _capi.UINT8 if dtype == "uint8" else _capi.FLOAT32
+    desc = _core.make_desc(code, (1, 1, h, w), (h * w, h * w, w, 1))
+    out = _capi.TensorDesc()
+    _capi.check(_capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(out)))
+    shape = out.dims()[0]
+    hit = (shape[-2], shape[-1])
+    with _resize_lock:
+        if len(_resize_sizes) > 4096:
+            _resize_sizes.clear()
+        _resize_sizes[key] = hit
+    return hit
+
+
+def _size_pair(size, what="size"):
+    """torchvision's _setup_size: an int n -> (n, n), a sequence of one or two."""
+    if isinstance(size, numbers.Number) and not isinstance(size, bool):
+        return int(size), int(size)
+    if isinstance(size, (list, tuple)) and len(size) == 1:
+        return int(size[0]), int(size[0])
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    raise Error("%s must be an int or a sequence of one or two ints, got %r" % (what, size))
+
+
+# ---- transforms -----------------------------------------------------------------------------
+
+class Transform:
+    """A toroid transform: `_emit(state)` appends its ops (drawing random parameters first).
+    Called on its own it runs as a one-transform Compose."""
+
+    def _emit(self, state):  # pragma: no cover - every transform overrides it
+        raise NotImplementedError
+
+    def __call__(self, x):
+        return Compose([self])(x)
+
+    def __repr__(self):
+        args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
+        return "%s(%s)" % (type(self).__name__, args)
+
+
+class Compose(Transform):
+    """torchvision.transforms.v2.Compose. The toroid transforms of one call become one op list
+    run as one compiled pipeline (programs are shared by every op list of one structure, so
+    new image sizes, crop offsets and affine matrices never compile again). Any other callable
+    in the list runs on the result so far, between toroid segments."""
+
+    def __init__(self, transforms):
+        if not isinstance(transforms, (list, tuple)):
+            raise Error("Compose takes a list of transforms, got %s" % type(transforms).__name__)
+        self.transforms = list(transforms)
+
+    def _emit(self, state):
+        for t in self.transforms:
+            if isinstance(t, Transform):
+                t._emit(state)
+            else:
+                state.call_host(t)
+
+    def __call__(self, x):
+        state = _State(x)
+        self._emit(state)
+        return state.flush()
+
+
+class Resize(Transform):
+    """torchvision.transforms.v2.Resize: an int size is the smaller edge (the longer one in
+    proportion, capped by max_size); [h, w] is the output size."""
+
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+        if isinstance(size, numbers.Number) and not isinstance(size, bool):
+            size = [int(size)]
+        elif size is not None and not (isinstance(size, (list, tuple)) and len(size) in (1, 2)):
+            raise Error("size must be an int or a list or tuple of one or two ints, got %r" % (size,))
+        self.size = list(size) if size is not None else None
+        self.interpolation = interpolation
+        self.max_size = max_size
+        self.antialias = antialias
+        self._op = _resize_op(self.size, interpolation, max_size, antialias)
+
+    def _emit(self, state):
+        h, w = _resized_size(self._op, state.h, state.w, state.dtype)
+        state.add(self._op, h, w)
+
+
+def _resize_op(size, interpolation, max_size, antialias):
+    mode = _api._interpolation_name(interpolation)
+    op = {"op": "resize", "mode": mode}
+    if size is None or (isinstance(size, (list, tuple)) and len(size) == 1) or isinstance(size, numbers.Number):
+        if size is None:
+            if max_size is None:
+                raise Error("resize needs size or max_size")
+        else:
+            op["smaller_edge"] = int(size[0] if isinstance(size, (list, tuple)) else size)
+        if max_size is not None:
+            op["max_size"] = int(max_size)
+    else:
+        if max_size is not None:
+            raise Error("max_size is only allowed with an int size (the smaller edge), got size %r" % (size,))
+        op["size"] = [int(size[0]), int(size[1])]
+    if mode in ("bilinear", "bicubic") and antialias:
+        op["antialias"] = True
+    return op
+
+
+class CenterCrop(Transform):
+    """torchvision.transforms.v2.CenterCrop (zeros where the image is smaller than the crop)."""
+
+    def __init__(self, size):
+        self.size = _size_pair(size)
+
+    def _emit(self, state):
+        state.add({"op": "center_crop", "size": list(self.size)}, *self.size)
+
+
+class RandomCrop(Transform):
+    """torchvision.transforms.v2.RandomCrop with constant fill 0: padding (int, 2 or 4 values)
+    and pad_if_needed become a crop whose region may leave the image (toroid's crop reads
+    zeros there), at the offsets torchvision draws with torch.randint."""
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        self.size = _size_pair(size)
+        if fill != 0 or padding_mode != "constant":
+            raise Error("RandomCrop supports fill=0 with padding_mode='constant' only")
+        if padding is not None and not isinstance(padding, (numbers.Number, list, tuple)):
+            raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %r" % (padding,))
+        self.padding = padding
+        self.pad_if_needed = bool(pad_if_needed)
+        self.fill = fill
+        self.padding_mode = padding_mode
+        self._pad = _parse_padding(padding) if padding else None  # (left, right, top, bottom)
+
+    def _params(self, h, w):
+        torch = _torch()
+        padded_h, padded_w = h, w
+        if self._pad is not None:
+            pad_left, pad_right, pad_top, pad_bottom = self._pad
+            padded_h += pad_top + pad_bottom
+            padded_w += pad_left + pad_right
+        else:
+            pad_left = pad_top = 0
+        crop_h, crop_w = self.size
+        if self.pad_if_needed:
+            if padded_h < crop_h:
+                diff = crop_h - padded_h
+                pad_top += diff
+                padded_h += 2 * diff
+            if padded_w < crop_w:
+                diff = crop_w - padded_w
+                pad_left += diff
+                padded_w += 2 * diff
+        if padded_h < crop_h or padded_w < crop_w:
+            raise Error("Required crop size %s is larger than %sinput image size %s" %
+                        ((crop_h, crop_w), "padded " if self._pad is not None else "", (padded_h, padded_w)))
+        # torchvision v2 draws an offset only along an axis that is longer than the crop.
+        top = int(torch.randint(0, padded_h - crop_h + 1, size=())) if padded_h > crop_h else 0
+        left = int(torch.randint(0, padded_w - crop_w + 1, size=())) if padded_w > crop_w else 0
+        return top - pad_top, left - pad_left
+
+    def _emit(self, state):
+        top, left = self._params(state.h, state.w)
+        h, w = self.size
+        state.add({"op": "crop", "top": top, "left": left, "height": h, "width": w}, h, w)
+
+
+def _parse_padding(padding):
+    """torchvision's _parse_pad_padding: (left, right, top, bottom)."""
+    if isinstance(padding, numbers.Number):
+        p = int(padding)
+        return p, p, p, p
+    padding = [int(p) for p in padding]
+    if len(padding) == 1:
+        return (padding[0],) * 4
+    if len(padding) == 2:
+        return padding[0], padding[0], padding[1], padding[1]
+    if len(padding) == 4:
+        return padding[0], padding[2], padding[1], padding[3]
+    raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %r" % (padding,))
+
+
+class HorizontalFlip(Transform):
+    """torchvision.transforms.v2.HorizontalFlip (flips W)."""
+
+    def _emit(self, state):
+        state.add({"op": "flip", "dims": [3]})
+
+
+class VerticalFlip(Transform):
+    """torchvision.transforms.v2.VerticalFlip (flips H)."""
+
+    def _emit(self, state):
+        state.add({"op": "flip", "dims": [2]})
+
+
+class _RandomApply(Transform):
+    """torchvision's _RandomApplyTransform: applies when torch.rand(1) < p."""
+
+    _inner = None
+
+    def __init__(self, p=0.5):
+        if not 0.0 <= p <= 1.0:
+            raise Error("p should be a floating point value in the interval [0.0, 1.0], got %r" % (p,))
+        self.p = p
+
+    def _emit(self, state):
+        if _torch().rand(1) >= self.p:
+            return
+        self._inner._emit(self, state)
+
+
+class RandomHorizontalFlip(_RandomApply):
+    """torchvision.transforms.v2.RandomHorizontalFlip(p)."""
+    _inner = HorizontalFlip
+
+
+class RandomVerticalFlip(_RandomApply):
+    """torchvision.transforms.v2.RandomVerticalFlip(p)."""
+    _inner = VerticalFlip
+
+
+def _setup_angle(x, name, req_sizes):
+    if isinstance(x, numbers.Number) and not isinstance(x, bool):
+        if x < 0:
+            raise Error("If %s is a single number, it must be positive." % name)
+        return [-float(x), float(x)]
+    if not isinstance(x, (list, tuple)) or len(x) not in req_sizes:
+        raise Error("%s should be a number or a sequence of length %s, got %r" % (name, req_sizes, x))
+    return [float(v) for v in x]
+
+
+def _inverse_affine_matrix(center, angle, translate, scale, shear):
+    """The inverse of T * C * RotateScaleShear * C^-1 in pixel coordinates, as the 6 numbers
+    torchvision's _get_inverse_affine_matrix returns (its formula, in float64)."""
+    rot = math.radians(angle)
+    sx, sy = math.radians(shear[0]), math.radians(shear[1])
+    cx, cy = center
+    tx, ty = translate
+    # Rotation-shear part of the forward map (determinant 1), then its inverse divided by scale.
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -(a * math.tan(sx) + math.sin(rot))
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = math.cos(rot) - c * math.tan(sx)
+    m = [d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0]
+    m[2] += cx - m[0] * (cx + tx) - m[1] * (cy + ty)
+    m[5] += cy - m[3] * (cx + tx) - m[4] * (cy + ty)
+    return m
+
+
+def _normalized_theta(m, h, w):
+    """toroid's affine theta (affine_grid's normalized coordinates, align_corners=False) that
+    samples where torchvision's _affine_grid does for the pixel matrix `m`: torchvision maps
+    the centered pixel (x, y) to (m0 x + m1 y + m2) / (w/2) and (m3 x + m4 y + m5) / (h/2);
+    affine_grid's base coordinates are x * 2/w and y * 2/h."""
+    return [[m[0], m[1] * h / w, m[2] * 2.0 / w],
+            [m[3] * w / h, m[4], m[5] * 2.0 / h]]
+
+
+def _emit_affine(state, matrix, mode, fill):
+    """Appends an affine warp by torchvision's pixel matrix (output size = input size) with
+    torchvision's handling of `fill`: uint8 is sampled in float32 and rounded; with a fill of
+    0 (not None) bilinear results are multiplied by the warped all-ones mask, as torchvision's
+    _apply_grid_transform does (nearest needs no mask: it is 1 exactly where a pixel was read)."""
+    h, w = state.h, state.w
+    op = {"op": "affine", "theta": _normalized_theta(matrix, h, w), "mode": mode, "padding_mode": "zeros",
+          "align_corners": False}
+    was_uint8 = state.dtype == "uint8"
+    if was_uint8:
+        state.add({"op": "convert", "dtype": "float32", "scale": False}, dtype="float32")
+    state.add(op)
+    if mode == "nearest" or fill is None:
+        if was_uint8:
+            if mode != "nearest":  # round half up (torch rounds ties to even: they differ only at .5)
+                state.add({"op": "normalize", "mean": [-0.5], "std": [1.0]})
+            state.add({"op": "convert", "dtype": "uint8", "scale": False}, dtype="uint8")
+        return
+    x = state.flush()
+    ones = _ones_like(x, h, w)
+    mask = _core.cached_pipeline([op])(ones)
+    mask = mask.reshape(h, w)
+    x = x * mask
+    if was_uint8:
+        if _core.is_torch(x):
+            x = x.round().to(_torch().uint8)
+        else:
+            import numpy as np
+            x = np.round(x).astype(np.uint8)
+        state.dtype = "uint8"
+    state.x = x
+
+
+def _ones_like(x, h, w):
+    if _core.is_torch(x):
+        return _torch().ones((1, 1, h, w), dtype=_torch().float32, device=x.device)
+    import numpy as np
+    return np.ones((1, 1, h, w), dtype=np.float32)
+
+
+def _check_fill(fill):
+    if fill is None:
+        return None
+    values = fill if isinstance(fill, (list, tuple)) else [fill]
+    if any(v != 0 for v in values):
+        raise Error("toroid.transforms supports fill=0 (or None) only, got %r" % (fill,))
+    return 0
+
+
+def _affine_mode(interpolation):
+    mode = _api._interpolation_name(interpolation)
+    if mode not in ("nearest", "bilinear"):
+        raise Error("affine supports nearest and bilinear interpolation, got %r" % (interpolation,))
+    return mode
+
+
+class RandomAffine(Transform):
+    """torchvision.transforms.v2.RandomAffine with fill 0 and nearest or bilinear interpolation:
+    angle, translation, scale and shear drawn as torchvision draws them, torchvision's inverse
+    pixel matrix turned into toroid's normalized theta."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
+                 fill=0, center=None):
+        self.degrees = _setup_angle(degrees, "degrees", (2,))
+        if translate is not None:
+            if not isinstance(translate, (list, tuple)) or len(translate) != 2 or \
+                    not all(0.0 <= t <= 1.0 for t in translate):
+                raise Error("translate must be two values between 0 and 1, got %r" % (translate,))
+        self.translate = translate
+        if scale is not None:
+            if not isinstance(scale, (list, tuple)) or len(scale) != 2 or not all(s > 0 for s in scale):
+                raise Error("scale must be two positive values, got %r" % (scale,))
+        self.scale = scale
+        self.shear = _setup_angle(shear, "shear", (2, 4)) if shear is not None else None
+        self.interpolation = interpolation
+        self._mode = _affine_mode(interpolation)
+        self.fill = fill
+        self._fill = _check_fill(fill)
+        if center is not None and (not isinstance(center, (list, tuple)) or len(center) != 2):
+            raise Error("center must be a sequence (x, y), got %r" % (center,))
+        self.center = center
+
+    def _params(self, h, w):
+        torch = _torch()
+        angle = torch.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
+        if self.translate is not None:
+            max_dx = float(self.translate[0] * w)
+            max_dy = float(self.translate[1] * h)
+            tx = int(round(torch.empty(1).uniform_(-max_dx, max_dx).item()))
+            ty = int(round(torch.empty(1).uniform_(-max_dy, max_dy).item()))
+        else:
+            tx = ty = 0
+        scale = torch.empty(1).uniform_(self.scale[0], self.scale[1]).item() if self.scale is not None else 1.0
+        shear_x = shear_y = 0.0
+        if self.shear is not None:
+            shear_x = torch.empty(1).uniform_(self.shear[0], self.shear[1]).item()
+            if len(self.shear) == 4:
+                shear_y = torch.empty(1).uniform_(self.shear[2], self.shear[3]).item()
+        return angle, (tx, ty), scale, (shear_x, shear_y)
+
+    def _emit(self, state):
+        angle, translate, scale, shear = self._params(state.h, state.w)
+        _emit_affine(state, _pixel_matrix(state.h, state.w, angle, translate, scale, shear, self.center),
+                     self._mode, self._fill)
+
+
+def _pixel_matrix(h, w, angle, translate, scale, shear, center):
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    shear = list(shear)
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    if scale <= 0:
+        raise Error("scale must be positive, got %r" % (scale,))
+    center_f = [0.0, 0.0]
+    if center is not None:  # pixel coordinates, relative to the image's center
+        center_f = [float(center[0]) - w * 0.5, float(center[1]) - h * 0.5]
+    return _inverse_affine_matrix(center_f, float(angle), [float(t) for t in translate], float(scale),
+                                  [float(s) for s in shear])
+
+
+class ToDtype(Transform):
+    """torchvision.transforms.v2.ToDtype(dtype, scale) for uint8 and float32."""
+
+    def __init__(self, dtype, scale=False):
+        self.dtype = dtype
+        self.scale = bool(scale)
+        self._name = _api._dtype_name(dtype)
+        if self._name not in ("uint8", "float32"):
+            raise Error("ToDtype supports uint8 and float32, got %r" % (dtype,))
+
+    def _emit(self, state):
+        state.add({"op": "convert", "dtype": self._name, "scale": self.scale}, dtype=self._name)
+
+
+class Normalize(Transform):
+    """torchvision.transforms.v2.Normalize(mean, std) on float32."""
+
+    def __init__(self, mean, std, inplace=False):
+        self.mean = list(mean) if isinstance(mean, (list, tuple)) else mean
+        self.std = list(std) if isinstance(std, (list, tuple)) else std
+        self._op = {"op": "normalize", "mean": _api._numbers(mean, "mean"), "std": _api._numbers(std, "std")}
+
+    def _emit(self, state):
+        state.add(self._op)
+
+
+# ---- functional forms (torchvision.transforms.v2.functional's names) --------------------------
+
+def _one(x, emit):
+    state = _State(x)
+    emit(state)
+    return state.flush()
+
+
+def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+    return Resize(size, interpolation, max_size, antialias)(inpt)
+
+
+def center_crop(inpt, output_size):
+    return CenterCrop(output_size)(inpt)
+
+
+def crop(inpt, top, left, height, width):
+    return _api.crop(inpt, top, left, height, width)
+
+
+def horizontal_flip(inpt):
+    return HorizontalFlip()(inpt)
+
+
+def vertical_flip(inpt):
+    return VerticalFlip()(inpt)
+
+
+hflip = horizontal_flip
+vflip = vertical_flip
+
+
+def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
+    """torchvision.transforms.v2.functional.affine (fill None or 0; output size = input size)."""
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise Error("translate must be a sequence of length 2, got %r" % (translate,))
+    mode = _affine_mode(interpolation)
+    fill = _check_fill(fill)
+    return _one(inpt, lambda s: _emit_affine(s, _pixel_matrix(s.h, s.w, angle, translate, scale, shear, center),
+                                             mode, fill))
+
+
+def to_dtype(inpt, dtype, scale=False):
+    return ToDtype(dtype, scale)(inpt)
+
+
+def normalize(inpt, mean, std, inplace=False):
+    return Normalize(mean, std)(inpt)

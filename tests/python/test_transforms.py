@@ -1,0 +1,356 @@
+"""Tests of toroid.transforms against torchvision: each transform's tensors against
+torchvision.transforms.functional (whose tensor semantics equal v2's for these ops), random
+transforms drawing the same parameters as torchvision's under one torch.manual_seed, against
+torchvision.transforms.v2 where it is installed, and a Compose inside DataLoader workers
+(fork after the parent ran it, and spawn)."""
+
+import os
+import unittest
+
+import numpy as np
+
+import toroid
+import toroid.transforms as T
+
+try:
+    import torch
+    import torchvision
+    import torchvision.transforms as TV
+    import torchvision.transforms.functional as TF
+    from torchvision.transforms import InterpolationMode
+except ImportError:  # pragma: no cover - Debian's python3-torchvision is a test dependency
+    torch = None
+
+try:
+    import torchvision.transforms.v2 as TV2  # torchvision >= 0.15
+except ImportError:
+    TV2 = None
+
+FLOAT_TOL = 1e-4
+needs_torchvision = unittest.skipIf(torch is None, "torchvision (python3-torchvision) is not installed")
+
+
+def image(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    if dtype == torch.uint8:
+        return torch.from_numpy(rng.integers(0, 256, size=shape, dtype=np.uint8))
+    return torch.from_numpy(rng.random(shape, dtype=np.float32))
+
+
+def max_diff(a, b):
+    return (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
+
+
+def draw_after(fn, seed):
+    """The generator's next draw after `fn` ran from `seed`: equal when both drew as often."""
+    torch.manual_seed(seed)
+    fn()
+    return torch.rand(1).item()
+
+
+@needs_torchvision
+class DeterministicTest(unittest.TestCase):
+    def check(self, got, want, tol=0.0):
+        self.assertEqual(tuple(got.shape), tuple(want.shape))
+        self.assertEqual(got.dtype, want.dtype)
+        self.assertLessEqual(max_diff(got, want), tol)
+
+    def test_resize_float(self):
+        x = image((3, 37, 53), torch.float32)
+        for size in (20, [24, 70], 64):
+            for mode in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR, InterpolationMode.BICUBIC):
+                for aa in (False, True):
+                    with self.subTest(size=size, mode=mode, antialias=aa):
+                        got = T.Resize(size, interpolation=mode, antialias=aa)(x)
+                        # torchvision 0.14 refuses antialias for nearest; v2 ignores it, as toroid does
+                        tv_aa = aa and mode != InterpolationMode.NEAREST
+                        self.check(got, TF.resize(x, size, interpolation=mode, antialias=tv_aa), FLOAT_TOL)
+        got = T.Resize(30, max_size=40, antialias=True)(x)
+        self.check(got, TF.resize(x, 30, max_size=40, antialias=True), FLOAT_TOL)
+        # strings and the batch form
+        xb = image((2, 3, 19, 23), torch.float32, 1)
+        self.check(T.Resize([9, 11], "bilinear")(xb), TF.resize(xb, [9, 11], antialias=True), FLOAT_TOL)
+
+    def test_resize_uint8(self):
+        x = image((3, 41, 29), torch.uint8)
+        self.check(T.Resize(17, InterpolationMode.NEAREST)(x), TF.resize(x, 17, InterpolationMode.NEAREST))
+        # torchvision 0.14 resizes uint8 in float32 and rounds; PyTorch's uint8 kernels (which
+        # toroid follows) may differ from that by one level.
+        got = T.Resize(17, antialias=True)(x)
+        self.check(got, TF.resize(x, 17, antialias=True), 1.0)
+
+    def test_crops_and_flips_are_exact(self):
+        for dtype in (torch.float32, torch.uint8):
+            x = image((3, 21, 34), dtype, 2)
+            with self.subTest(dtype=dtype):
+                self.check(T.CenterCrop(10)(x), TF.center_crop(x, [10, 10]))
+                self.check(T.CenterCrop([30, 13])(x), TF.center_crop(x, [30, 13]))  # zero padding
+                self.check(T.crop(x, 3, -2, 12, 40), TF.crop(x, 3, -2, 12, 40))
+                self.check(T.HorizontalFlip()(x), TF.hflip(x))
+                self.check(T.VerticalFlip()(x), TF.vflip(x))
+                self.check(T.hflip(x[None]), TF.hflip(x[None]))
+
+    def test_numpy_in_numpy_out(self):
+        x = image((3, 20, 30), torch.float32, 3)
+        out = T.Compose([T.Resize(12), T.CenterCrop(10), T.HorizontalFlip()])(x.numpy())
+        self.assertIsInstance(out, np.ndarray)
+        want = TF.hflip(TF.center_crop(TF.resize(x, 12, antialias=True), [10, 10]))
+        self.assertLessEqual(np.abs(out - want.numpy()).max(), FLOAT_TOL)
+
+    def test_to_dtype_and_normalize(self):
+        x8 = image((3, 16, 16), torch.uint8, 4)
+        xf = image((3, 16, 16), torch.float32, 4)
+        self.check(T.ToDtype(torch.float32, scale=True)(x8), TF.convert_image_dtype(x8, torch.float32), 1e-6)
+        self.check(T.ToDtype(torch.uint8, scale=True)(xf), TF.convert_image_dtype(xf, torch.uint8))
+        self.check(T.ToDtype(torch.float32)(x8), x8.float())
+        mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+        self.check(T.Normalize(mean, std)(xf), TF.normalize(xf, mean, std), 1e-6)
+
+    def test_affine_matches_torchvision(self):
+        cases = [(30.0, [3, -2], 0.9, [10.0, 0.0]), (-47.5, [0, 0], 1.2, [0.0, 0.0]),
+                 (12.0, [-5, 4], 0.75, [-8.0, 15.0]), (0.0, [2, 1], 1.0, [0.0, 0.0])]
+        for shape in ((3, 31, 40), (1, 2, 24, 17)):
+            for angle, translate, scale, shear in cases:
+                for fill in (None, [0.0]):
+                    kw = dict(angle=angle, translate=translate, scale=scale, shear=shear, fill=fill)
+                    with self.subTest(shape=shape, angle=angle, fill=fill):
+                        x = image(shape, torch.float32, 5)
+                        want = TF.affine(x, interpolation=InterpolationMode.BILINEAR, **kw)
+                        got = T.affine(x, interpolation=InterpolationMode.BILINEAR, **kw)
+                        self.check(got, want, FLOAT_TOL)
+                        # Nearest: a coordinate rounding the other way on an exact tie may pick
+                        # a neighbour; all but a handful of pixels are bit-exact.
+                        want = TF.affine(x, interpolation=InterpolationMode.NEAREST, **kw)
+                        got = T.affine(x, interpolation=InterpolationMode.NEAREST, **kw)
+                        self.assertEqual(got.shape, want.shape)
+                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
+                        x8 = image(shape, torch.uint8, 6)
+                        want = TF.affine(x8, interpolation=InterpolationMode.BILINEAR, **kw)
+                        got = T.affine(x8, interpolation=InterpolationMode.BILINEAR, **kw)
+                        self.check(got, want, 1.0)
+                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
+
+    def test_center_of_rotation(self):
+        x = image((3, 25, 30), torch.float32, 7)
+        kw = dict(angle=20.0, translate=[1, 2], scale=1.1, shear=[5.0, -3.0], center=[4.0, 9.0])
+        self.check(T.affine(x, interpolation="bilinear", **kw),
+                   TF.affine(x, interpolation=InterpolationMode.BILINEAR, **kw), FLOAT_TOL)
+
+    def test_errors(self):
+        with self.assertRaises(toroid.Error):
+            T.RandomCrop(10, fill=3)
+        with self.assertRaises(toroid.Error):
+            T.RandomAffine(10, interpolation="bicubic")
+        with self.assertRaises(toroid.Error):
+            T.RandomCrop(50)(image((3, 20, 20), torch.float32))
+        with self.assertRaises(toroid.Error):
+            T.Resize([1, 2, 3])
+
+
+@needs_torchvision
+class RandomTest(unittest.TestCase):
+    """Under one torch.manual_seed toroid and torchvision draw the same parameters."""
+
+    def test_random_crop_offsets(self):
+        x = image((3, 40, 50), torch.float32, 8)
+        for kw in (dict(size=24), dict(size=[30, 20], padding=4), dict(size=[60, 70], pad_if_needed=True),
+                   dict(size=32, padding=[2, 5], pad_if_needed=True)):
+            for seed in range(6):
+                with self.subTest(kw=kw, seed=seed):
+                    torch.manual_seed(seed)
+                    got = T.RandomCrop(**kw)(x)
+                    torch.manual_seed(seed)
+                    want = TV.RandomCrop(**kw)(x)
+                    self.assertTrue(torch.equal(got, want))
+                    self.assertEqual(draw_after(lambda: T.RandomCrop(**kw)(x), seed),
+                                     draw_after(lambda: TV.RandomCrop(**kw)(x), seed))
+
+    def test_random_crop_draws_only_along_longer_axes(self):
+        # torchvision v2 draws an offset only along an axis longer than the crop (v1's
+        # get_params draws both whenever the sizes differ): with the height equal to the
+        # crop's, one torch.randint picks the left edge and the generator moves by one draw.
+        x = image((3, 30, 50), torch.float32, 12)
+        for seed in range(5):
+            torch.manual_seed(seed)
+            got = T.RandomCrop([30, 20])(x)
+            after = torch.rand(1)
+            torch.manual_seed(seed)
+            left = int(torch.randint(0, 50 - 20 + 1, size=()))
+            self.assertTrue(torch.equal(got, TF.crop(x, 0, left, 30, 20)))
+            self.assertTrue(torch.equal(after, torch.rand(1)))
+
+    def test_random_flips(self):
+        x = image((3, 9, 13), torch.uint8, 9)
+        flipped = 0
+        for seed in range(10):
+            for cls, tv_cls in ((T.RandomHorizontalFlip, TV.RandomHorizontalFlip),
+                                (T.RandomVerticalFlip, TV.RandomVerticalFlip)):
+                torch.manual_seed(seed)
+                got = cls(p=0.5)(x)
+                torch.manual_seed(seed)
+                want = tv_cls(p=0.5)(x)
+                self.assertTrue(torch.equal(got, want))
+                flipped += not torch.equal(got, x)
+        self.assertGreater(flipped, 0)
+        self.assertLess(flipped, 20)
+
+    def test_random_affine(self):
+        x = image((3, 30, 36), torch.float32, 10)
+        for kw in (dict(degrees=25), dict(degrees=(-10, 40), translate=(0.1, 0.2), scale=(0.8, 1.2), shear=8),
+                   dict(degrees=5, shear=(-5, 5, -3, 3), interpolation=InterpolationMode.BILINEAR)):
+            for seed in range(4):
+                with self.subTest(kw=kw, seed=seed):
+                    torch.manual_seed(seed)
+                    got = T.RandomAffine(**kw)(x)
+                    torch.manual_seed(seed)
+                    want = TV.RandomAffine(**kw)(x)
+                    if kw.get("interpolation") == InterpolationMode.BILINEAR:
+                        self.assertLessEqual(max_diff(got, want), FLOAT_TOL)
+                    else:
+                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
+
+    def test_compose_training_pipeline(self):
+        mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
+        ours = T.Compose([T.Resize(48), T.RandomCrop(40, padding=2), T.RandomHorizontalFlip(),
+                          T.RandomAffine(15, translate=(0.1, 0.1), interpolation=InterpolationMode.BILINEAR),
+                          T.ToDtype(torch.float32, scale=True), T.Normalize(mean, std)])
+        theirs = TV.Compose([TV.Resize(48, antialias=True), TV.RandomCrop(40, padding=2), TV.RandomHorizontalFlip(),
+                             TV.RandomAffine(15, translate=(0.1, 0.1), interpolation=InterpolationMode.BILINEAR),
+                             TV.ConvertImageDtype(torch.float32), TV.Normalize(mean, std)])
+        for seed in range(5):
+            x = image((3, 50 + 3 * seed, 64 - 2 * seed), torch.uint8, seed)
+            torch.manual_seed(seed)
+            got = ours(x)
+            torch.manual_seed(seed)
+            want = theirs(x)
+            # uint8 resize and affine round like torchvision up to one level (see above).
+            self.assertEqual(got.shape, want.shape)
+            self.assertLessEqual(max_diff(got, want), 1.5 / 255 / min(std))
+
+    def test_host_callables_run_between_segments(self):
+        x = image((3, 20, 20), torch.float32, 11)
+        got = T.Compose([T.CenterCrop(10), lambda t: t * 2, T.VerticalFlip()])(x)
+        self.assertTrue(torch.equal(got, TF.vflip(TF.center_crop(x, [10, 10]) * 2)))
+
+
+@needs_torchvision
+@unittest.skipIf(TV2 is None, "torchvision.transforms.v2 needs torchvision >= 0.15 (Debian 12 has %s)"
+                 % (torchvision.__version__ if torch is not None else "none"))
+class V2Test(unittest.TestCase):
+    def test_compose_against_v2(self):
+        mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
+        for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+            ours = T.Compose([T.Resize(44), T.RandomCrop(36, pad_if_needed=True), T.RandomHorizontalFlip(),
+                              T.RandomVerticalFlip(0.3), T.RandomAffine(20, (0.1, 0.1), (0.9, 1.1), 5,
+                                                                        interpolation=interp),
+                              T.ToDtype(torch.float32, scale=True), T.Normalize(mean, std)])
+            theirs = TV2.Compose([TV2.Resize(44, antialias=True), TV2.RandomCrop(36, pad_if_needed=True),
+                                  TV2.RandomHorizontalFlip(), TV2.RandomVerticalFlip(0.3),
+                                  TV2.RandomAffine(20, (0.1, 0.1), (0.9, 1.1), 5, interpolation=interp),
+                                  TV2.ToDtype(torch.float32, scale=True), TV2.Normalize(mean, std)])
+            for seed in range(6):
+                x = image((3, 40 + 5 * seed, 60 - 3 * seed), torch.uint8, seed)
+                torch.manual_seed(seed)
+                got = ours(x)
+                torch.manual_seed(seed)
+                want = theirs(x)
+                self.assertEqual(got.shape, want.shape)
+                if interp == InterpolationMode.BILINEAR:
+                    self.assertLessEqual(max_diff(got, want), 1.5 / 255 / min(std))
+                else:
+                    self.assertLessEqual((got - want).abs().gt(1.5 / 255 / min(std)).float().mean().item(), 0.01)
+                self.assertEqual(draw_after(lambda: ours(x), seed), draw_after(lambda: theirs(x), seed))
+
+
+NO_RECOMPILE_SCRIPT = r"""
+import os, sys, numpy as np, torch
+import toroid.transforms as T
+cache = os.environ["TOROID_CACHE_DIR"]
+programs = lambda: sorted(n for n in os.listdir(cache) if not n.endswith(".lock"))
+t = T.Compose([T.Resize(24), T.RandomCrop(20, padding=2), T.RandomHorizontalFlip(),
+               T.RandomAffine(20, (0.1, 0.1), interpolation="nearest"), T.ToDtype(torch.float32, scale=True)])
+def run(seed):
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(30, 60, size=2))  # both axes shrink (an unchanged one is elided)
+    torch.manual_seed(seed)
+    return t(torch.from_numpy(rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)))
+for seed in range(12):  # with and without the flip, crops inside the image and leaving it
+    run(seed)
+warm = programs()
+for seed in range(12, 32):  # new sizes, offsets, matrices
+    run(seed)
+print(len(warm), len(programs()))
+sys.exit(0 if 0 < len(warm) <= 4 and programs() == warm else 1)
+"""
+
+
+@needs_torchvision
+class NoRecompileTest(unittest.TestCase):
+    def test_new_random_values_compile_nothing(self):
+        # Every program toroid compiles lands in the kernel cache folder. The structures are
+        # few (flip or not, times a crop inside the image or one that reads padding; a resize
+        # leaving an axis unchanged would be another, so every image here shrinks); once
+        # they were seen, twenty calls with new sizes and random values add nothing.
+        import subprocess
+        import sys
+        import tempfile
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, TOROID_CACHE_DIR=cache)
+            r = subprocess.run([sys.executable, "-c", NO_RECOMPILE_SCRIPT], env=env, capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
+# ---- DataLoader workers ----------------------------------------------------------------------
+
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+def training_transform():
+    return T.Compose([T.Resize(40), T.RandomCrop(32, pad_if_needed=True), T.RandomHorizontalFlip(),
+                      T.RandomAffine(10, interpolation="bilinear"), T.ToDtype(torch.float32, scale=True),
+                      T.Normalize(MEAN, STD)])
+
+
+class RandomSizedImages(torch.utils.data.Dataset if torch is not None else object):
+    """uint8 images of random sizes, transformed with a seed of their own (so that a worker's
+    result can be compared with the parent's)."""
+
+    def __init__(self, n):
+        self.n = n
+        self.transform = training_transform()
+
+    def __len__(self):
+        return self.n
+
+    def raw(self, i):
+        rng = np.random.default_rng(1000 + i)
+        h, w = rng.integers(20, 70, size=2)
+        return torch.from_numpy(rng.integers(0, 256, size=(3, h, w), dtype=np.uint8))
+
+    def __getitem__(self, i):
+        torch.manual_seed(i)
+        return self.transform(self.raw(i))
+
+
+@needs_torchvision
+class DataLoaderTest(unittest.TestCase):
+    N = 12
+
+    def check_loader(self, context):
+        ds = RandomSizedImages(self.N)
+        expected = torch.stack([ds[i] for i in range(self.N)])  # the parent compiles and runs first
+        loader = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=2, multiprocessing_context=context)
+        got = torch.cat(list(loader))
+        self.assertEqual(tuple(got.shape), (self.N, 3, 32, 32))
+        self.assertTrue(torch.equal(got, expected))
+
+    def test_fork_after_the_parent_ran(self):
+        self.check_loader("fork")
+
+    def test_spawn(self):
+        self.check_loader("spawn")
+
+
+if __name__ == "__main__":
+    unittest.main()
