@@ -197,6 +197,15 @@ std::string this_compiler() {
 #endif
 }
 
+// The median and spread of the timed runs, and the bandwidth they reach.
+void set_timing(Record& r, const std::vector<double>& times_us, std::size_t bytes) {
+    Stats st = summarize(times_us);
+    r.median_us = st.median;
+    r.iqr_us = st.iqr();
+    r.runs = static_cast<std::int64_t>(times_us.size());
+    r.gbps = st.median > 0 ? static_cast<double>(bytes) / (st.median * 1e3) : 0.0;
+}
+
 Record measure(const BenchCase& c, Engine& engine, const Tensor& input, std::size_t bytes,
                const BenchOptions& o) {
     Record r;
@@ -239,11 +248,7 @@ Record measure(const BenchCase& c, Engine& engine, const Tensor& input, std::siz
         bool enough = static_cast<int>(times_us.size()) >= o.min_runs && total_s >= o.min_time_s;
         if (enough || total_s >= cap_s) break;
     }
-    Stats st = summarize(times_us);
-    r.median_us = st.median;
-    r.iqr_us = st.iqr();
-    r.runs = static_cast<std::int64_t>(times_us.size());
-    r.gbps = st.median > 0 ? static_cast<double>(bytes) / (st.median * 1e3) : 0.0;
+    set_timing(r, times_us, bytes);
     return r;
 }
 
@@ -291,11 +296,7 @@ Record measure_cuda(const BenchCase& c, const Tensor& input, std::size_t bytes, 
             total_s >= cap_s)
             break;
     }
-    Stats st = summarize(times_us);
-    r.median_us = st.median;
-    r.iqr_us = st.iqr();
-    r.runs = static_cast<std::int64_t>(times_us.size());
-    r.gbps = st.median > 0 ? static_cast<double>(bytes) / (st.median * 1e3) : 0.0;
+    set_timing(r, times_us, bytes);
     return r;
 }
 

@@ -48,19 +48,6 @@ __device__ __forceinline__ int32_t sat_i32(float v) { return v > -2147483648.0f 
 __device__ __forceinline__ int32_t sat_i32(int64_t v) { return static_cast<int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
 )";
 
-std::string cuda_ctype(Type t) {
-    switch (t) {
-        case Type::Bool: return "bool";
-        case Type::U8: return "uint8_t";
-        case Type::I16: return "int16_t";
-        case Type::I32: return "int32_t";
-        case Type::I64: return "int64_t";
-        case Type::F32: return "float";
-        case Type::F64: return "double";
-    }
-    return "?";
-}
-
 class CudaKernelWriter final : public CPrinter {
 public:
     CudaKernelWriter(const Program& p, const Kernel& k, LoadBounds lb, std::string name, int block_threads)
@@ -150,7 +137,8 @@ public:
     }
 
 protected:
-    std::string ctype(Type t) const override { return cuda_ctype(t); }
+    // CUDA spells the fixed-width types as C does (the preamble typedefs them).
+    std::string ctype(Type t) const override { return std::string(type_name(t)); }
     std::string unroll_pragma() const override { return "#pragma unroll 4"; }
 
 private:
