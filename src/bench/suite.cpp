@@ -141,7 +141,7 @@ void add_preprocess(std::vector<BenchCase>& cases, std::string_view device) {
         c.device = std::string(device);
         c.pipeline.ops.emplace_back(std::move(r));
         c.pipeline.ops.emplace_back(CropOp{16, 16, 224, 224, false});  // the center 224 x 224
-        c.pipeline.ops.emplace_back(FlipOp{{-1}});
+        c.pipeline.ops.emplace_back(FlipOp{{3}});  // W
         c.pipeline.ops.emplace_back(ConvertOp{DType::Float32, true});
         c.pipeline.ops.emplace_back(NormalizeOp{{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}});
         c.dtype = DType::UInt8;
