@@ -78,6 +78,12 @@ std::string time_cell(const Record& r) {
     return fmt::format("{} (±{})", format_us(r.median_us), format_us(r.iqr_us));
 }
 
+// The first prepare's time and, unless the compiler ran, where the code came from.
+std::string prepare_cell(const Record& r) {
+    const std::string from = r.prepare_cache == "compiled" ? "" : " " + r.prepare_cache;
+    return fmt::format("{:.0f} ms{}", r.prepare_s * 1e3, from);
+}
+
 struct TableKey {
     std::string title, device;
     bool operator==(const TableKey&) const = default;
@@ -142,7 +148,8 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
 
     std::size_t label_w = 0;
     for (const std::string& c : cases) label_w = std::max(label_w, display_width(row_label(c, key.title)));
-    std::vector<std::size_t> time_w(engines.size()), gbps_w(engines.size());
+    // Compiling engines get a third column: each case's first prepare (compile latency).
+    std::vector<std::size_t> time_w(engines.size()), gbps_w(engines.size()), prep_w(engines.size(), 0);
     for (std::size_t e = 0; e < engines.size(); ++e) {
         time_w[e] = std::max<std::size_t>(display_width(engines[e]), 1);
         gbps_w[e] = 4;  // "GB/s"
@@ -150,12 +157,16 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
             if (const Record* r = find(c, engines[e])) {
                 time_w[e] = std::max(time_w[e], display_width(time_cell(*r)));
                 gbps_w[e] = std::max(gbps_w[e], fmt::format("{:.2f}", r->gbps).size());
+                if (!r->prepare_cache.empty())
+                    prep_w[e] = std::max({prep_w[e], std::string_view("prepare").size(), prepare_cell(*r).size()});
             }
     }
 
     std::string header = "  " + std::string(label_w, ' ');
-    for (std::size_t e = 0; e < engines.size(); ++e)
+    for (std::size_t e = 0; e < engines.size(); ++e) {
         header += " | " + center(engines[e], time_w[e]) + "  " + pad_left("GB/s", gbps_w[e]);
+        if (prep_w[e] > 0) header += "  " + pad_left("prepare", prep_w[e]);
+    }
     std::vector<std::string> rows;
     for (const std::string& c : cases) {
         std::string line = "  " + pad_right(row_label(c, key.title), label_w);
@@ -163,6 +174,8 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
             const Record* r = find(c, engines[e]);
             line += " | " + pad_left(r ? time_cell(*r) : "-", time_w[e]) + "  " +
                     pad_left(r ? fmt::format("{:.2f}", r->gbps) : "", gbps_w[e]);
+            if (prep_w[e] > 0)
+                line += "  " + pad_left(r && !r->prepare_cache.empty() ? prepare_cell(*r) : "", prep_w[e]);
         }
         rows.push_back(std::move(line));
     }
@@ -172,7 +185,10 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
     text += header + "\n";
     text += thread_head + std::string(width > thread_head.size() ? width - thread_head.size() : 3, '-') + "\n";
     for (const std::string& row : rows) text += row + "\n";
-    text += "\nTimes are in microseconds (us).\n";
+    text += "\nTimes are in microseconds (us).";
+    if (std::any_of(prep_w.begin(), prep_w.end(), [](std::size_t w) { return w > 0; }))
+        text += " prepare: the case's first prepare, a compile unless marked \"disk\" (a disk-cache hit).";
+    text += "\n";
     text += format_prepare_summary(engines, records);
     return text + "\n";
 }

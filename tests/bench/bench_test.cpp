@@ -54,6 +54,17 @@ TEST(BenchCompileLatency, TablesSumUpFirstPrepares) {
               std::string::npos)
         << text;
     EXPECT_EQ(text.find("First prepare, reference"), std::string::npos) << text;
+    // Per case: a prepare column for the compiled engine only, disk hits marked.
+    EXPECT_NE(text.find("    prepare | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  300 ms | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  10 ms disk | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  500 ms | "), std::string::npos) << text;
+}
+
+TEST(BenchCompileLatency, EnginesThatCompileNothingGetNoPrepareColumn) {
+    const std::string text = format_tables({record("reference", "(1, 3, 8, 8)", 0.001, "", 0)});
+    EXPECT_EQ(text.find("prepare"), std::string::npos) << text;
+    EXPECT_EQ(text.find("First prepare"), std::string::npos) << text;
 }
 
 }  // namespace
