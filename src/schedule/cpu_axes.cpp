@@ -114,12 +114,25 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         const bool heavy = node_count(k.value) > 40 || tap_loop;
         // Strided stores (channels-last pixels with unrolled channels) cost a lane loop;
         // worth it only when the value itself is expensive to compute.
-        if ((contiguous || heavy) && !gathers_narrow(prog, printed, l.var, target.byte_permute)) {
+        // Bytes of 3 or 4 unrolled channels stored pixel by pixel: one byte permute and one
+        // store per vector of pixels (codegen's store_interleaved) where the target has it.
+        bool pixels = false;
+        if (target.byte_permute && !contiguous && printed.loops.back().kind == LoopKind::Unrolled &&
+            type_bytes(prog.buffer(k.output).type) == 1) {
+            const Loop& c = printed.loops.back();
+            const Buffer& out = prog.buffer(k.output);
+            std::vector<Expr> idx;
+            for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+            const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
+            pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
+        }
+        if ((contiguous || heavy || pixels) && !gathers_narrow(prog, printed, l.var, target.byte_permute)) {
             l.kind = LoopKind::Vector;
             k.vector_width = target.kernel_lanes();
             k.decisions.push_back(fmt::format("vector axis v{} ({} lanes): {}", l.var, k.vector_width,
                                               contiguous ? "stride 1 in the output"
                                               : tap_loop ? "interleaved, a tap loop per output"
+                                              : pixels   ? "interleaved pixels of bytes, stored whole"
                                                          : "interleaved, expensive value"));
         } else {
             k.vector_width = 1;
