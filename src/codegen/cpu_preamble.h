@@ -283,14 +283,17 @@ inline vec<std::uint8_t> gather_window(const std::uint8_t* p, const byte_window&
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16) {
         if (w.groups > 0) {
-            vec<std::uint8_t> r = {};
+            // Each group's lanes are blended in by a byte mask.
+            t_bytes64 r = {}, lane = {};
+            for (int i = 0; i < 64; ++i) lane[i] = static_cast<char>(i);
             const int n = kLanes / w.groups;
             for (int g = 0; g < w.groups; ++g) {
                 const std::uint8_t* q = p + w.start[g];
                 const t_bytes64 b = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
-                for (int i = g * n; i < (g + 1) * n; ++i) r[i] = static_cast<std::uint8_t>(b[i]);
+                const t_bytes64 mine = (lane >= static_cast<char>(g * n)) & (lane < static_cast<char>((g + 1) * n));
+                r = (b & mine) | (r & ~mine);
             }
-            return r;
+            return reinterpret_cast<vec<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
         }
     }
 #endif
