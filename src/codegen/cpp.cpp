@@ -218,6 +218,10 @@ private:
         pending_.clear();
     }
 
+    // Element types read through windows: bytes (no gather instruction) and 4-byte words
+    // (whose gathers load lane by lane).
+    static bool windowed(Type t) { return type_bytes(t) == 1 || type_bytes(t) == 4; }
+
     // Splits a byte load's offset in a tap loop (reduction var r) into the part that differs
     // across lanes (not across taps) and the lane-uniform rest; false if it has no such form.
     bool split_gather(const Expr& off, int r, Expr& lanes, Expr& uniform) {
@@ -256,6 +260,7 @@ private:
         const int v = k_.loops[d].var;
         std::vector<Expr> todo;
         std::vector<std::string> keys;
+        std::vector<std::size_t> todo_bytes;
         vector_var_ = v;
         std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
             if (e->op == Op::Sum) {
@@ -263,7 +268,7 @@ private:
                 return;
             }
             for (const auto& a : e->args) walk(a, tap);
-            if (e->op != Op::Load || tap < 0 || type_bytes(prog_.buffer(e->buffer).type) != 1) return;
+            if (e->op != Op::Load || tap < 0 || !windowed(prog_.buffer(e->buffer).type)) return;
             Expr lanes, uniform;
             if (!split_gather(offset_expr(prog_.buffer(e->buffer), e->args), tap, lanes, uniform)) return;
             bool outer = false;
@@ -271,23 +276,25 @@ private:
                 if (x->op != Op::Var || x->var == v || is_param_var(x->var)) return;
                 outer = true;  // another loop's variable, or a tap's
             });
-            const std::string key = to_string(lanes);
+            const std::size_t e_bytes = type_bytes(prog_.buffer(e->buffer).type);
+            const std::string key = fmt::format("{}|{}", e_bytes, to_string(lanes));
             if (outer || std::find(keys.begin(), keys.end(), key) != keys.end()) return;
             keys.push_back(key);
             todo.push_back(lanes);
+            todo_bytes.push_back(e_bytes);
         };
         walk(k_.value, -1);
         vector_var_ = -1;
         const auto& [begin, end] = bounds_text[d];
         for (std::size_t i = 0; i < todo.size(); ++i) {
             const std::string table = fmt::format("wt{}", next_temp_++);
-            line(fmt::format("const window_table {}(({} - {}) / kLanes);", table, end, begin));
+            line(fmt::format("const window_table<{}> {}(({} - {}) / kLanes);", todo_bytes[i], table, end, begin));
             line(fmt::format("for (std::int64_t v{0} = {1}; v{0} + kLanes <= {2}; v{0} += kLanes) {{", v, begin, end));
             ++indent_;
             scopes_.emplace_back();
             vector_var_ = v;
             const VName lanes = emitv(todo[i]);
-            line(fmt::format("{}[(v{} - {}) / kLanes] = window_u8({});", table, v, begin, lanes.name));
+            line(fmt::format("{}[(v{} - {}) / kLanes] = make_window<{}>({});", table, v, begin, todo_bytes[i], lanes.name));
             vector_var_ = -1;
             scopes_.pop_back();
             --indent_;
@@ -301,15 +308,16 @@ private:
     // across taps) + (a part the same in every lane): the lanes' offsets are worked out once
     // before the loop (window_u8) and each tap reads them from one window of memory.
     void hoist_gather(const Expr& load, const Expr& off, int r) override {
-        if (vector_var_ < 0 || type_bytes(prog_.buffer(load->buffer).type) != 1) return;
+        if (vector_var_ < 0 || !windowed(prog_.buffer(load->buffer).type)) return;
         Expr lanes, uniform;
         if (!split_gather(off, r, lanes, uniform)) return;
+        const std::size_t e_bytes = type_bytes(prog_.buffer(load->buffer).type);
         std::string w;
-        if (auto t = window_tables_.find(to_string(lanes)); t != window_tables_.end()) {
-            w = temp("byte_window&", t->second);
+        if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end()) {
+            w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
         } else {
             const VName v = emitv(lanes);
-            w = temp("byte_window", fmt::format("window_u8({})", v.name));
+            w = temp(fmt::format("lane_window<{}>", e_bytes), fmt::format("make_window<{}>({})", e_bytes, v.name));
         }
         scopes_.back().windows[load.get()] = {w, uniform};
     }
@@ -364,10 +372,11 @@ private:
                 auto f = it->windows.find(e.get());
                 if (f == it->windows.end()) continue;
                 const std::string& w = f->second.first;
-                return {vtemp("std::uint8_t", fmt::format("{}(b{} + {} + {}.first, {})",
-                                                          one_window_ ? "gather_window1" : "gather_window", e->buffer,
-                                                          emit(f->second.second), w, w)),
-                        true, "std::uint8_t"};
+                const std::string el = ctype(prog_.buffer(e->buffer).type);
+                return {vtemp(el, fmt::format("{}(b{} + {} + {}.first, {})",
+                                              one_window_ ? "gather_window1" : "gather_window", e->buffer,
+                                              emit(f->second.second), w, w)),
+                        true, el};
             }
             const Buffer& b = prog_.buffer(e->buffer);
             const Expr off = offset_expr(b, e->args);

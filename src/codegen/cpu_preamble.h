@@ -202,30 +202,71 @@ inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
 }
 #endif
 
-// A gather of bytes whose offsets lie close together (the taps of a resize's consecutive
-// outputs): prepared once per vector of outputs (window_u8: each lane's place relative to
-// the lowest offset), then each tap reads the window with masked loads and picks the lanes
-// with a byte permute. Lanes whose span is too wide for one 128-byte window are split
-// into 2 or 4 groups of consecutive lanes, each with its own window; wider still, or
-// without the permute, lanes are read one by one.
-struct byte_window {
-    std::int64_t first = 0;     // the lowest offset
-    int groups = 0;             // windows (0: lane by lane)
-    std::int32_t rel[kLanes];   // each lane's offset from `first`
+#if defined(__AVX512F__)
+#define TOROID_WORD_PERMUTE 1
+typedef float t_floats16 __attribute__((vector_size(64)));
+typedef int t_ints16 __attribute__((vector_size(64)));
+inline unsigned short t_span_mask16(std::int64_t n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : static_cast<unsigned short>((1u << n) - 1); }
+inline t_floats16 t_load_words(unsigned short m, const void* p) {
+    return __builtin_ia32_loadups512_mask(static_cast<const float*>(p), t_floats16{}, m);
+}
+// Lane i of the result is element idx[i] (0..31) of the 32 elements a, b.
+inline t_floats16 t_permute2_words(t_floats16 a, t_ints16 idx, t_floats16 b) {
+#if defined(__clang__)
+    return __builtin_ia32_vpermi2varps512(a, idx, b);
+#else
+    return __builtin_ia32_vpermt2varps512_mask(idx, a, b, 0xffff);
+#endif
+}
+#endif
+
+// A gather of E-byte elements (E = 1 or 4) whose offsets lie close together (the taps of
+// a resize's consecutive outputs): prepared once per vector of outputs (make_window: each
+// lane's place relative to the lowest offset), then each tap reads the window with masked
+// loads (never beyond the lanes' span, so never past a buffer's end) and picks the lanes
+// with a permute: of bytes across 128 bytes (AVX-512 VBMI), of 4-byte words across 32
+// words (AVX-512F), where x86 has no byte gather and its word gathers load lane by lane.
+// Lanes whose span is too wide for one window are split into 2 or 4 groups of
+// consecutive lanes, each with its own window; wider still, or without the permute, lanes
+// are read one by one.
+template <int E> struct lane_window;
+template <> struct lane_window<1> {
+    static constexpr int kSpan = 128;  // elements one window holds
+    std::int64_t first = 0;
+    int groups = 0;
+    std::int32_t rel[kLanes];
 #if defined(TOROID_BYTE_PERMUTE)
-    std::int32_t start[4];      // each group's window start, from `first`
-    t_bytes64 idx[4];           // lane -> byte of its group's 128-byte window (other lanes 0)
-    t_mask64 m0[4], m1[4];      // the window's bytes to load (first and second 64)
+    std::int32_t start[4];
+    t_bytes64 idx[4];
+    t_mask64 m0[4], m1[4];
 #endif
 };
-template <typename I> inline byte_window window_u8(I off) {
-    byte_window w;
+template <> struct lane_window<4> {
+    static constexpr int kSpan = 32;
+    std::int64_t first = 0;
+    int groups = 0;
+    std::int32_t rel[kLanes];
+#if defined(TOROID_WORD_PERMUTE)
+    std::int32_t start[4];
+    t_ints16 idx[4];
+    unsigned short m0[4], m1[4];
+#endif
+};
+template <int E, typename I> inline lane_window<E> make_window(I off) {
+    lane_window<E> w;
     auto lo = off[0];
     for (int i = 1; i < kLanes; ++i) lo = off[i] < lo ? off[i] : lo;
     w.first = lo;
     for (int i = 0; i < kLanes; ++i) w.rel[i] = static_cast<std::int32_t>(off[i] - lo);
+    constexpr bool permute =
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
+        E == 1 ||
+#endif
+#if defined(TOROID_WORD_PERMUTE)
+        E == 4 ||
+#endif
+        false;
+    if constexpr (permute && kLanes == 16) {
         for (int groups = 1; groups <= 4; groups *= 2) {
             const int n = kLanes / groups;
             bool fits = true;
@@ -236,16 +277,26 @@ template <typename I> inline byte_window window_u8(I off) {
                     b = w.rel[i] > b ? w.rel[i] : b;
                 }
                 const std::int64_t span = static_cast<std::int64_t>(b) - a + 1;
-                if (span > 128) {
+                if (span > lane_window<E>::kSpan) {
                     fits = false;
                     break;
                 }
-                t_bytes64 idx = {};
-                for (int i = g * n; i < (g + 1) * n; ++i) idx[i] = static_cast<char>(w.rel[i] - a);
+                using Idx = std::conditional_t<E == 1, char, int>;
+                std::remove_reference_t<decltype(w.idx[0])> idx = {};
+                for (int i = g * n; i < (g + 1) * n; ++i) idx[i] = static_cast<Idx>(w.rel[i] - a);
                 w.start[g] = a;
                 w.idx[g] = idx;
-                w.m0[g] = t_span_mask(span);
-                w.m1[g] = t_span_mask(span - 64);
+                if constexpr (E == 1) {
+#if defined(TOROID_BYTE_PERMUTE)
+                    w.m0[g] = t_span_mask(span);
+                    w.m1[g] = t_span_mask(span - 64);
+#endif
+                } else {
+#if defined(TOROID_WORD_PERMUTE)
+                    w.m0[g] = t_span_mask16(span);
+                    w.m1[g] = t_span_mask16(span - 16);
+#endif
+                }
             }
             if (fits) {
                 w.groups = groups;
@@ -253,51 +304,78 @@ template <typename I> inline byte_window window_u8(I off) {
             }
         }
     }
-#endif
     return w;
 }
+template <typename I> inline lane_window<1> window_u8(I off) { return make_window<1>(off); }
 // The windows of every block of kLanes outputs of a kernel's vector loop, computed before
 // its loop nest (a heap array: the nest's threads share it).
-struct window_table {
-    byte_window* w;
-    explicit window_table(std::int64_t blocks) : w(new byte_window[blocks > 0 ? blocks : 1]) {}
+template <int E> struct window_table {
+    lane_window<E>* w;
+    explicit window_table(std::int64_t blocks) : w(new lane_window<E>[blocks > 0 ? blocks : 1]) {}
     ~window_table() { delete[] w; }
     window_table(const window_table&) = delete;
     window_table& operator=(const window_table&) = delete;
-    byte_window& operator[](std::int64_t i) const { return w[i]; }
+    lane_window<E>& operator[](std::int64_t i) const { return w[i]; }
 };
-// gather_window where every lane lies in the first group's window (w.groups == 1).
-inline vec<std::uint8_t> gather_window1(const std::uint8_t* p, const byte_window& w) {
+// One group's lanes (the others 0) from the window at q.
+template <typename T> inline vec<T> window_group(const T* q, const lane_window<sizeof(T)>& w, int g) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
-        const t_bytes64 r = t_permute2_bytes(t_load_bytes(w.m0[0], p), w.idx[0], t_load_bytes(w.m1[0], p + 64));
-        return reinterpret_cast<vec<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    if constexpr (sizeof(T) == 1 && kLanes == 16) {
+        const t_bytes64 r = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
+        return reinterpret_cast<vec<T>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     }
 #endif
-    vec<std::uint8_t> r;
+#if defined(TOROID_WORD_PERMUTE)
+    if constexpr (sizeof(T) == 4 && kLanes == 16)
+        return reinterpret_cast<vec<T>>(t_permute2_words(t_load_words(w.m0[g], q), w.idx[g], t_load_words(w.m1[g], q + 16)));
+#endif
+    (void)g;
+    vec<T> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = q[w.rel[i]];
+    return r;
+}
+// The elements at p + w.rel[i] (p: the buffer plus the window's lowest offset and the
+// tap's), when every lane lies in the first group's window (w.groups == 1).
+template <typename T> inline vec<T> gather_window1(const T* p, const lane_window<sizeof(T)>& w) {
+    if constexpr (kLanes == 16 && (
+#if defined(TOROID_BYTE_PERMUTE)
+                                      sizeof(T) == 1 ||
+#endif
+#if defined(TOROID_WORD_PERMUTE)
+                                      sizeof(T) == 4 ||
+#endif
+                                      false))
+        return window_group(p, w, 0);
+    vec<T> r;
     for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
     return r;
 }
-// The bytes at p + w.rel[i] (p: the buffer plus the window's lowest offset and the tap's).
-inline vec<std::uint8_t> gather_window(const std::uint8_t* p, const byte_window& w) {
+// The elements at p + w.rel[i], any window.
+template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w) {
+    if constexpr (kLanes == 16 && (
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
+                                      sizeof(T) == 1 ||
+#endif
+#if defined(TOROID_WORD_PERMUTE)
+                                      sizeof(T) == 4 ||
+#endif
+                                      false)) {
         if (w.groups > 0) {
-            // Each group's lanes are blended in by a byte mask.
-            t_bytes64 r = {}, lane = {};
-            for (int i = 0; i < 64; ++i) lane[i] = static_cast<char>(i);
+            // Each group's lanes are blended in by a lane mask.
+            using M = typename mask_of<sizeof(T)>::type;
+            vec<T> r = {};
+            vec<std::int32_t> lane32;
+            for (int i = 0; i < kLanes; ++i) lane32[i] = i;
             const int n = kLanes / w.groups;
             for (int g = 0; g < w.groups; ++g) {
-                const std::uint8_t* q = p + w.start[g];
-                const t_bytes64 b = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
-                const t_bytes64 mine = (lane >= static_cast<char>(g * n)) & (lane < static_cast<char>((g + 1) * n));
-                r = (b & mine) | (r & ~mine);
+                const vec<T> b = window_group(p + w.start[g], w, g);
+                const vec<M> mine = __builtin_convertvector((lane32 >= g * n) & (lane32 < (g + 1) * n), vec<M>);
+                r = reinterpret_cast<vec<T>>((reinterpret_cast<vec<M>>(b) & mine) | (reinterpret_cast<vec<M>>(r) & ~mine));
             }
-            return reinterpret_cast<vec<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+            return r;
         }
     }
-#endif
-    vec<std::uint8_t> r;
+    vec<T> r;
     for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
     return r;
 }

@@ -75,15 +75,19 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
     const int r = g.new_reduction_var();
     const Expr o = var(axis);
     Index4 i = output_index();
-    Expr tap = var(r);
+    const Expr tap = var(r);
+    // Float: a padding tap (weight 0) must not contribute 0 * x, which is NaN where x is NaN
+    // or infinite: only the taps PyTorch sums, [first_tap, last_tap), are added, the others
+    // add -0.0 (the exact identity of float addition, so signed zeros stay too). The
+    // padding taps' pixels are still loaded (they lie inside the image), so the tap's
+    // address stays start + tap: a window the vector code reads once per tap.
+    Expr in_support;
     if (dtype == DType::Float32) {
-        // A padding tap (weight 0) reads a pixel PyTorch reads too, never one it skips:
-        // 0 * NaN would otherwise leak a NaN from outside the filter's support.
         const int lo = g.add_constant_values(ctx.tensor_name(what + "_first_tap"), Type::I32, {out_size}, t.first_tap,
                                              Interval{0, 1 << 20});
         const int hi = g.add_constant_values(ctx.tensor_name(what + "_last_tap"), Type::I32, {out_size}, t.last_tap,
                                              Interval{0, 1 << 20});
-        tap = clamp(tap, load_index(g, lo, {o}), sub(load_index(g, hi, {o}), iconst(1)));
+        in_support = logical_and(le(load_index(g, lo, {o}), tap), lt(tap, load_index(g, hi, {o})));
     }
     i[ax] = add(load_index(g, start, {o}), tap);
     const Expr x = load4(g, src, i);
@@ -115,7 +119,7 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
         body = sat_cast(Type::U8, shift_right(add(acc, half), precision));
     } else {
         const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, wshape, layout(t.weight));
-        body = sum(r, taps, mul(x, load(w, Type::F32, widx)), Type::F32);
+        body = sum(r, taps, select(in_support, mul(x, load(w, Type::F32, widx)), fconst(-0.0)), Type::F32);
     }
     return g.add_compute(ctx.tensor_name(what), ir_type(dtype), shape, body, ctx.origin(), /*realize=*/true);
 }

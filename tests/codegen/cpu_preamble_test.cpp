@@ -114,7 +114,7 @@ extern "C" int check_bytes() {
         vec<std::int32_t> off;
         for (int i = 0; i < kLanes; ++i) off[i] = (i * scale + (i % 3)) % 2000;
         for (int base : {0, 7, n - 2000}) {
-            const byte_window w = window_u8(off);
+            const lane_window<1> w = window_u8(off);
             const std::uint8_t* p = buf + base + w.first;
             const vec<std::uint8_t> g = gather_window(p, w);
             for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[base + off[i]];
@@ -122,7 +122,7 @@ extern "C" int check_bytes() {
                 const vec<std::uint8_t> g1 = gather_window1(p, w);
                 for (int i = 0; i < kLanes; ++i) bad += g1[i] != buf[base + off[i]];
             }
-            const window_table t(3);
+            const window_table<1> t(3);
             t[2] = w;
             const vec<std::uint8_t> gt = gather_window(p, t[2]);
             for (int i = 0; i < kLanes; ++i) bad += gt[i] != buf[base + off[i]];
@@ -132,10 +132,28 @@ extern "C" int check_bytes() {
     {
         vec<std::int32_t> off;
         for (int i = 0; i < kLanes; ++i) off[i] = n - 1 - 5 * (kLanes - 1 - i);
-        const byte_window w = window_u8(off);
+        const lane_window<1> w = window_u8(off);
         const vec<std::uint8_t> g = gather_window(buf + w.first, w);
         for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[off[i]];
     }
+    // 4-byte words through windows of 32.
+    std::int32_t* words = new std::int32_t[n];
+    for (int i = 0; i < n; ++i) words[i] = i * 7919 - 5;
+    for (int scale : {0, 1, 2, 3, 7, 9, 40}) {
+        vec<std::int32_t> off;
+        for (int i = 0; i < kLanes; ++i) off[i] = n - 1 - (kLanes - 1 - i) * scale - (i % 2);
+        const lane_window<4> w = make_window<4>(off);
+        const vec<std::int32_t> g = gather_window(words + w.first, w);
+        for (int i = 0; i < kLanes; ++i) bad += g[i] != words[off[i]];
+        if (w.groups == 1) {
+            const vec<std::int32_t> g1 = gather_window1(words + w.first, w);
+            for (int i = 0; i < kLanes; ++i) bad += g1[i] != words[off[i]];
+        }
+        const vec<float> gf = gather_window(reinterpret_cast<const float*>(words) + w.first, w);
+        const vec<std::int32_t> gi = reinterpret_cast<const vec<std::int32_t>&>(gf);
+        for (int i = 0; i < kLanes; ++i) bad += gi[i] != words[off[i]];
+    }
+    delete[] words;
     for (int stride = -9; stride <= 9; ++stride) {
         const std::uint8_t* p = stride < 0 ? buf + n - 1 : buf;
         const vec<std::uint8_t> g = gather_stride_v(p, stride);
