@@ -423,6 +423,27 @@ template <typename T, typename... V> inline void store_interleaved(T* p, V... v)
         return;
     }
 #endif
+#if defined(TOROID_WORD_PERMUTE)
+    // 4-byte elements: each of the C output vectors takes its lanes from every channel by a
+    // word permute, blended by a constant lane mask.
+    if constexpr (kLanes == 16 && sizeof(T) == 4 && (C == 3 || C == 4)) {
+        for (int j = 0; j < C; ++j) {
+            t_ints16 r = {};
+            for (int c = 0; c < C; ++c) {
+                t_ints16 idx, sel;
+                for (int l = 0; l < 16; ++l) {
+                    idx[l] = (16 * j + l) / C;
+                    sel[l] = (16 * j + l) % C == c ? -1 : 0;
+                }
+                const t_floats16 src = reinterpret_cast<t_floats16>(ch[c]);
+                const t_ints16 moved = reinterpret_cast<t_ints16>(t_permute2_words(src, idx, src));
+                r = (moved & sel) | (r & ~sel);
+            }
+            __builtin_memcpy(p + 16 * j, &r, 64);
+        }
+        return;
+    }
+#endif
     for (int i = 0; i < kLanes; ++i)
         for (int c = 0; c < C; ++c) p[i * C + c] = ch[c][i];
 }

@@ -177,6 +177,24 @@ extern "C" int check_bytes() {
             if (c == 4) bad += out[4 + i * c] != e[i];
         }
     }
+    for (int c = 3; c <= 4; ++c) {
+        float out[4 * 64 + 2];
+        for (auto& x : out) x = -7.0f;
+        vec<float> a, b, d, e;
+        for (int i = 0; i < kLanes; ++i) {
+            a[i] = static_cast<float>(i) + 0.5f;
+            b[i] = 100.0f + static_cast<float>(i);
+            d[i] = -200.0f - static_cast<float>(i);
+            e[i] = 1e6f * static_cast<float>(i);
+        }
+        if (c == 3) store_interleaved(out + 1, a, b, d);
+        else store_interleaved(out + 1, a, b, d, e);
+        bad += out[0] != -7.0f || out[1 + kLanes * c] != -7.0f;
+        for (int i = 0; i < kLanes; ++i) {
+            bad += out[1 + i * c] != a[i] || out[2 + i * c] != b[i] || out[3 + i * c] != d[i];
+            if (c == 4) bad += out[4 + i * c] != e[i];
+        }
+    }
     vec<std::uint8_t> u;
     vec<std::int16_t> h;
     vec<std::int32_t> big;
