@@ -83,10 +83,41 @@ public:
         while (parallel < static_cast<int>(k_.loops.size()) &&
                k_.loops[static_cast<std::size_t>(parallel)].kind == LoopKind::Parallel)
             ++parallel;
-        if (parallel > 0)
-            line(fmt::format("#pragma omp parallel for collapse({}) schedule(static) num_threads(threads) if(threads > 1)",
-                             parallel));
-        std::size_t depth = 0;
+        auto var_type = [&](const Loop& l) {
+            return fits_i32(ranges_.count(l.var) ? std::optional<Interval>(ranges_.at(l.var)) : std::nullopt)
+                       ? "std::int32_t" : "std::int64_t";
+        };
+        if (parallel > 0) {
+            // The parallel loops become one flat index over their iterations, and the rows run
+            // in a function of their own: called once per thread with a contiguous range
+            // (OpenMP's static schedule), or directly with one thread, because an OpenMP
+            // region costs a team of one even under if(false).
+            std::string total;
+            for (int i = 0; i < parallel; ++i) {
+                const Loop& l = k_.loops[static_cast<std::size_t>(i)];
+                const auto& [b, e] = bounds_text[static_cast<std::size_t>(i)];
+                line(fmt::format("const std::int64_t n{0} = std::int64_t({2}) > std::int64_t({1}) ? std::int64_t({2}) - std::int64_t({1}) : 0;",
+                                 l.var, b, e));
+                total += (total.empty() ? "" : " * ") + fmt::format("n{}", l.var);
+            }
+            line(fmt::format("const std::int64_t total = {};", total));
+            line("const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {");
+            ++indent_;
+            line("for (std::int64_t it = lo; it < hi; ++it) {");
+            ++indent_;
+            line("std::int64_t rest = it;");
+            for (int i = parallel - 1; i >= 0; --i) {
+                const Loop& l = k_.loops[static_cast<std::size_t>(i)];
+                const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
+                if (i > 0) {
+                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest % n{1});", var_type(l), l.var, b));
+                    line(fmt::format("rest /= n{};", l.var));
+                } else {
+                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest);", var_type(l), l.var, b));
+                }
+            }
+        }
+        std::size_t depth = static_cast<std::size_t>(parallel);
         const Loop* vector_loop = nullptr;
         for (; depth < k_.loops.size(); ++depth) {
             const Loop& l = k_.loops[depth];
@@ -128,8 +159,23 @@ public:
         } else {
             emit_body(depth, out);
         }
-        for (std::size_t i = 0; i < depth; ++i) {
+        for (std::size_t i = static_cast<std::size_t>(parallel); i < depth; ++i) {
             --indent_;
+            line("}");
+        }
+        if (parallel > 0) {
+            --indent_;
+            line("}");
+            --indent_;
+            line("};");
+            line("if (threads > 1) {");
+            line("    #pragma omp parallel num_threads(threads)");
+            line("    {");
+            line("        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();");
+            line("        rows(total * t / nt, total * (t + 1) / nt);");
+            line("    }");
+            line("} else {");
+            line("    rows(0, total);");
             line("}");
         }
         --indent_;

@@ -33,6 +33,10 @@
 #define INFINITY (__builtin_inff ())
 #endif
 
+// OpenMP's thread queries (libgomp, linked by -fopenmp), without <omp.h>.
+extern "C" int omp_get_thread_num(void);
+extern "C" int omp_get_num_threads(void);
+
 namespace {
 
 
