@@ -283,6 +283,8 @@ class Pipeline:
         self._handle = _core.PipelineHandle(ops, base_dir)
 
     def __call__(self, x):
+        if type(x) is _core._ndarray:  # the common case first: the handle's fast path
+            return self._handle(x, self.engine, self.threads)
         if isinstance(x, (list, tuple)):  # a batch of images of any sizes
             return self._handle.run_batch(x, self.engine, self.threads)
         if isinstance(x, Traced):  # inside toroid.compile: record the ops

@@ -15,6 +15,16 @@
 namespace toroid {
 namespace {
 
+// The counters of cache_stats(): relaxed atomics, added to once per prepare.
+struct CacheCounters {
+    std::atomic<std::int64_t> prepares{0}, compiles{0}, disk_hits{0}, memory_hits{0}, binds{0};
+};
+
+CacheCounters& counters() {
+    static CacheCounters c;
+    return c;
+}
+
 class ReferencePrepared final : public PreparedPipeline {
 public:
     ReferencePrepared(Pipeline p, TensorSpec spec, int threads)
@@ -48,6 +58,26 @@ private:
 };
 
 }  // namespace
+
+CacheStats cache_stats() {
+    const CacheCounters& c = counters();
+    CacheStats s;
+    s.prepares = c.prepares.load(std::memory_order_relaxed);
+    s.compiles = c.compiles.load(std::memory_order_relaxed);
+    s.disk_hits = c.disk_hits.load(std::memory_order_relaxed);
+    s.memory_hits = c.memory_hits.load(std::memory_order_relaxed);
+    s.binds = c.binds.load(std::memory_order_relaxed);
+    return s;
+}
+
+void count_cache(const CacheStats& d) {
+    CacheCounters& c = counters();
+    c.prepares.fetch_add(d.prepares, std::memory_order_relaxed);
+    c.compiles.fetch_add(d.compiles, std::memory_order_relaxed);
+    c.disk_hits.fetch_add(d.disk_hits, std::memory_order_relaxed);
+    c.memory_hits.fetch_add(d.memory_hits, std::memory_order_relaxed);
+    c.binds.fetch_add(d.binds, std::memory_order_relaxed);
+}
 
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine,
                const EngineOptions& options) {

@@ -6,6 +6,7 @@
 #include "core/tensor.h"
 #include "ops/ops.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +30,21 @@ struct PrepareStats {
     int compiled = 0, disk_hits = 0, memory_hits = 0;
     double prepare_seconds = 0;
 };
+
+// Process-wide counters of the compiling engines' caches since the process started
+// (toroid_cache_stats): how often a prepare found its bound instance, how often the
+// compiler ran. A pipeline run on many sizes of one structure compiles once and binds
+// once per size.
+struct CacheStats {
+    std::int64_t prepares = 0;     // prepare() calls of the compiled and CUDA engines
+    std::int64_t compiles = 0;     // compiler runs (C++ or NVRTC) that produced a module
+    std::int64_t disk_hits = 0;    // modules loaded from the on-disk cache
+    std::int64_t memory_hits = 0;  // prepares answered from memory: a bound instance or a program
+    std::int64_t binds = 0;        // instances bound: a graph decomposed and bound to its program
+};
+CacheStats cache_stats();
+// Adds `delta` to the process-wide counters (the engines call it once per prepare).
+void count_cache(const CacheStats& delta);
 
 class PreparedPipeline {
 public:
