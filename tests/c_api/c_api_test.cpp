@@ -449,4 +449,56 @@ TEST(CApi, ConcurrentRuns) {
     for (int v : ok) EXPECT_TRUE(v);
 }
 
+
+// toroid_run_data: memory laid out as compiled, for both engines; the pointers are checked
+// (NULL, overlap) and a CUDA-less CPU function is all it runs.
+TEST(CApi, RunDataOnCompiledLayout) {
+    for (const char* engine : {"reference", "compiled"}) {
+        SCOPED_TRACE(engine);
+        const std::vector<std::int64_t> shape{3, 4, 5};
+        std::vector<std::uint8_t> in = iota_u8(60);
+        Compiled c;
+        compile(c, R"([{"op": "flip", "dims": [3]}])", desc(TOROID_UINT8, shape, row_major(shape)), engine);
+        std::vector<std::uint8_t> out(60, 0);
+        ASSERT_EQ(toroid_run_data(c.fn, in.data(), out.data()), TOROID_OK) << toroid_last_error();
+        for (std::size_t ch = 0; ch < 3; ++ch)
+            for (std::size_t h = 0; h < 4; ++h)
+                for (std::size_t w = 0; w < 5; ++w)
+                    ASSERT_EQ(out[ch * 20 + h * 5 + w], in[ch * 20 + h * 5 + (4 - w)]);
+        EXPECT_EQ(toroid_run_data(c.fn, nullptr, out.data()), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(toroid_last_error()).find("input has a NULL data pointer"), std::string::npos);
+        EXPECT_EQ(toroid_run_data(c.fn, in.data(), nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_EQ(toroid_run_data(c.fn, in.data(), in.data() + 59), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(toroid_last_error()).find("overlaps the input"), std::string::npos);
+        EXPECT_EQ(toroid_run_data(nullptr, in.data(), out.data()), TOROID_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+// The counters move as the caches work: a new structure compiles or loads once, a second
+// size of it binds without compiling, the same size again is a memory hit.
+TEST(CApi, CacheStatsCountPreparesCompilesAndBinds) {
+    toroid_cache_counts before{};
+    before.struct_size = sizeof before;
+    ASSERT_EQ(toroid_cache_stats(&before), TOROID_OK) << toroid_last_error();
+    // A structure no other test compiles: its program is new to this process.
+    const char* json = R"([{"op": "flip", "dims": [2]}, {"op": "convert", "dtype": "float32", "scale": true},
+                           {"op": "normalize", "mean": [0.25], "std": [0.5]}])";
+    const std::vector<std::vector<std::int64_t>> shapes{{1, 6, 7}, {1, 9, 4}, {1, 6, 7}};
+    for (const auto& shape : shapes) {
+        Compiled c;
+        compile(c, json, desc(TOROID_UINT8, shape, row_major(shape)), "compiled");
+    }
+    toroid_cache_counts after{};
+    after.struct_size = sizeof after;
+    ASSERT_EQ(toroid_cache_stats(&after), TOROID_OK);
+    EXPECT_EQ(after.prepares - before.prepares, 3);
+    EXPECT_EQ((after.compiles - before.compiles) + (after.disk_hits - before.disk_hits), 1);
+    EXPECT_EQ(after.binds - before.binds, 2);
+    EXPECT_EQ(after.memory_hits - before.memory_hits, 2);  // the second size's program, the third's instance
+    toroid_cache_counts tiny{};
+    tiny.struct_size = 8;
+    EXPECT_EQ(toroid_cache_stats(&tiny), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_cache_stats(nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+}
+
 }  // namespace
