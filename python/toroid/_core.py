@@ -143,6 +143,21 @@ def _check_rank(shape):
                     (len(shape), tuple(shape)))
 
 
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _numpy_pointer(x):
+    """The data pointer of a NumPy array: a writable C-contiguous one exports its buffer,
+    whose address is several times cheaper to get than __array_interface__'s."""
+    if x.flags.c_contiguous:
+        try:
+            return _addressof(_from_buffer(x))
+        except (TypeError, ValueError, BufferError):  # read-only, or empty
+            pass
+    return x.__array_interface__["data"][0]
+
+
 def adapt(x, what="input"):
     """Describes `x` (numpy array or torch tensor) for the C API without copying it, when
     its memory allows: negative or unaligned strides and non-native byte order make a
@@ -170,7 +185,7 @@ def adapt(x, what="input"):
             _check_rank(shape)
         a.kind = "numpy"
         a.obj = x
-        a.ptr = x.__array_interface__["data"][0]
+        a.ptr = _numpy_pointer(x)
         a.dtype = code
         a.shape = shape
         a.strides = strides if item == 1 else tuple(st // item for st in strides)
