@@ -667,11 +667,15 @@ def cached_pipeline(ops):
     """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
     the same ops."""
     key = _op_key(ops)
-    with _op_lock:
-        p = _op_pipelines.get(key)
-        if p is not None:
+    # A hit takes no lock: OrderedDict's get and move_to_end are single C calls under the GIL;
+    # an entry evicted between them is simply not moved.
+    p = _op_pipelines.get(key)
+    if p is not None:
+        try:
             _op_pipelines.move_to_end(key)
-            return p
+        except KeyError:
+            pass
+        return p
     p = PipelineHandle(ops)
     with _op_lock:
         _op_pipelines[key] = p

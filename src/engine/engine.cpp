@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <map>
+#include <tuple>
 
 namespace toroid {
 namespace {
@@ -84,16 +85,16 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
     EngineOptions one = options;
     one.threads = 1;
     auto e = make_engine(engine, one);
-    // Prepared once per input spec (a compile only for a new structure).
-    std::map<std::string, std::shared_ptr<PreparedPipeline>> by_spec;
+    // Prepared once per input spec (a compile only for a new structure), found by the spec's
+    // values (no key text printed per image).
+    using SpecKey = std::tuple<DType, Dims, Dims>;
+    std::map<SpecKey, std::shared_ptr<PreparedPipeline>> by_spec;
     std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         BatchItem& it = items[i];
         try {
             const TensorSpec s = it.input.spec();
-            const std::string key = fmt::format("{} {} {}", dtype_name(s.dtype), fmt::join(s.shape, ","),
-                                                fmt::join(s.strides, ","));
-            auto& slot = by_spec[key];
+            auto& slot = by_spec[SpecKey{s.dtype, s.shape, s.strides}];
             if (!slot) slot = e->prepare(p, s);
             const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
             if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
