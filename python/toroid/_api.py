@@ -9,6 +9,7 @@ import threading
 
 from . import _core
 from ._capi import Error
+from ._core import _generation
 
 __all__ = ["interpolate", "resize", "center_crop", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
            "compile"]
@@ -281,10 +282,14 @@ class Pipeline:
         self.threads = threads
         self.base_dir = base_dir
         self._handle = _core.PipelineHandle(ops, base_dir)
+        self._fast = self._handle.fast  # one dict for the life of the handle (cleared, never replaced)
 
     def __call__(self, x):
-        if type(x) is _core._ndarray:  # the common case first: the handle's fast path
-            return self._handle(x, self.engine, self.threads)
+        if type(x) is _core._ndarray:  # the common case first: the handle's fast path, inline
+            run = self._fast.get((x.dtype, x.shape, x.strides, self.engine, self.threads, _generation[0]))
+            if run is not None:
+                return run(x)
+            return self._handle.call_general(x, self.engine, self.threads)
         if isinstance(x, (list, tuple)):  # a batch of images of any sizes
             return self._handle.run_batch(x, self.engine, self.threads)
         if isinstance(x, Traced):  # inside toroid.compile: record the ops
