@@ -331,10 +331,18 @@ class CompiledFunction:
         self.threads = threads
         self._pipelines = {}
         self._lock = threading.Lock()
+        # Calls without extra arguments on arrays of a spec traced before: fast_key -> Pipeline
+        # (read without the lock, like the pipelines' own fast path).
+        self._fast = {}
         functools.update_wrapper(self, fn)
 
     def pipeline(self, x, *args, **kwargs):
         """The toroid.Pipeline traced for inputs like `x` (and these extra arguments)."""
+        fast = _core.fast_key(x, None, None) if not args and not kwargs else None
+        if fast is not None:
+            p = self._fast.get(fast)
+            if p is not None:
+                return p
         arg = _core.adapt(x)
         try:
             key = (arg.key(), args, tuple(sorted(kwargs.items())))
@@ -351,6 +359,10 @@ class CompiledFunction:
             p = Pipeline(result._ops, engine=self.engine, threads=self.threads)
             with self._lock:
                 self._pipelines[key] = p
+        if fast is not None and arg.obj is x:  # x was described without a copy
+            if len(self._fast) >= _core._MAX_FAST:
+                self._fast.clear()
+            self._fast[fast] = p
         return p
 
     def __call__(self, x, *args, **kwargs):

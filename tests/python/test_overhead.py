@@ -130,6 +130,26 @@ class FastPathTest(unittest.TestCase):
         self.assertEqual(len(_core._op_pipelines), n)
 
 
+class CompiledFunctionFastPathTest(unittest.TestCase):
+    def test_traced_once_per_spec(self):
+        traced = []
+
+        @toroid.compile
+        def pre(img, scale=True):
+            traced.append(img.ndim)
+            return toroid.convert(toroid.flip(img, -1), "float32", scale=scale)
+
+        a, b = sample((4, 5)), sample((2, 3, 6))
+        for _ in range(3):
+            np.testing.assert_allclose(pre(a), a[:, ::-1].astype(np.float32) / 255, rtol=0, atol=1e-7)
+            np.testing.assert_allclose(pre(b), b[..., ::-1].astype(np.float32) / 255, rtol=0, atol=1e-7)
+        self.assertEqual(traced, [2, 3])  # one trace per spec, later calls found it directly
+        self.assertEqual(len(pre._fast), 2)
+        np.testing.assert_array_equal(pre(a, scale=False), a[:, ::-1].astype(np.float32))
+        self.assertEqual(len(pre._fast), 2)  # calls with extra arguments take the general path
+        self.assertEqual(traced, [2, 3, 2])
+
+
 class OpKeyTest(unittest.TestCase):
     def test_keys_follow_json_equality(self):
         key = _core._op_key
