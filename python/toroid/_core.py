@@ -317,27 +317,29 @@ def _fast_runner(fn, arg):
         dense_shape = plan.dense_shape
         np_dtype = plan.np_dtype
         inverse = plan.inverse if plan.inverse != tuple(range(len(plan.inverse))) else None
+        # The input's pointer through the buffer protocol, which needs a C-contiguous view:
+        # the array itself, or (channels-last and other dense permutations) its axes put in
+        # memory order, a view with the same data pointer. Other strides (sliced views) take
+        # __array_interface__.
+        order = tuple(sorted(range(arg.obj.ndim), key=lambda i: -arg.obj.strides[i]))
         if arg.obj.flags.c_contiguous:
-            def run_numpy(x):
-                # A writable C-contiguous array exports its buffer: its address is the data
-                # pointer, far cheaper than __array_interface__ (read-only ones fall back).
-                try:
-                    ip = addressof(from_buffer(x))
-                except (TypeError, ValueError, BufferError):
-                    ip = x.__array_interface__["data"][0]
-                out = empty(dense_shape, np_dtype)
-                status = run(handle, ip, addressof(from_buffer(out)))
-                if status:
-                    check(status)
-                return out if inverse is None else out.transpose(inverse)
-        else:
-            def run_numpy(x):
+            order = None
+        elif not arg.obj.transpose(order).flags.c_contiguous:
+            order = False
+
+        def run_numpy(x):
+            if order is False:
                 ip = x.__array_interface__["data"][0]
-                out = empty(dense_shape, np_dtype)
-                status = run(handle, ip, addressof(from_buffer(out)))
-                if status:
-                    check(status)
-                return out if inverse is None else out.transpose(inverse)
+            else:
+                try:
+                    ip = addressof(from_buffer(x if order is None else x.transpose(order)))
+                except (TypeError, ValueError, BufferError):  # read-only
+                    ip = x.__array_interface__["data"][0]
+            out = empty(dense_shape, np_dtype)
+            status = run(handle, ip, addressof(from_buffer(out)))
+            if status:
+                check(status)
+            return out if inverse is None else out.transpose(inverse)
         run_numpy.function = fn  # keeps the compiled function (and its handle) alive
         return run_numpy
     t = _torch_module()
