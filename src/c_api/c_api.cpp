@@ -19,7 +19,9 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <set>
 #include <string>
@@ -30,6 +32,23 @@ struct toroid_pipeline {
     toroid::Pipeline pipeline;
     std::vector<bool> grid_missing;  // per op: a grid_sample still waiting for its grid
     std::string json;                // cache of toroid_pipeline_to_json
+    // Engines of this pipeline's batches and files, by (engine name, threads), each keeping
+    // what it prepared by input spec: a repeated batch or file of a seen size finds its
+    // prepared pipeline without the engine printing its cache key. Dropped by set_grid.
+    std::mutex engines_mutex;
+    std::map<std::pair<std::string, int>, std::shared_ptr<toroid::Engine>> engines;
+
+    std::shared_ptr<toroid::Engine> engine(const char* name, int threads) {
+        const std::string n = name ? name : "compiled";
+        std::lock_guard lock(engines_mutex);
+        auto& e = engines[{n, threads}];
+        if (!e) {
+            toroid::EngineOptions eo;
+            eo.threads = threads;
+            e = toroid::cache_by_spec(toroid::make_engine(n, eo));
+        }
+        return e;
+    }
 };
 
 struct toroid_function {
@@ -337,6 +356,8 @@ toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_inde
         g->grid_path = kArrayGrid;
         pipeline->grid_missing[op_index] = false;
         pipeline->json.clear();
+        std::lock_guard lock(pipeline->engines_mutex);
+        pipeline->engines.clear();  // what they prepared was for the old grid
     });
 }
 
@@ -584,8 +605,10 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
             });
             if (status[i] != TOROID_OK) text[i] = g_last_error;
         }
-        EngineOptions eo;
-        eo.threads = threads == 0 ? default_threads() : threads;
+        const int workers = threads == 0 ? default_threads() : threads;
+        // Each item runs on one thread; the engine is the handle's, so sizes seen in earlier
+        // batches are found by their spec.
+        const std::shared_ptr<Engine> eng = const_cast<toroid_pipeline*>(pipeline)->engine(engine, 1);
         std::vector<std::size_t> runnable;
         std::vector<BatchItem> run_items;
         for (std::size_t i = 0; i < count; ++i)
@@ -593,7 +616,7 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
                 runnable.push_back(i);
                 run_items.push_back(items[i]);
             }
-        run_batch(pipeline->pipeline, run_items, engine ? engine : "compiled", eo);
+        run_batch(pipeline->pipeline, run_items, *eng, workers);
         for (std::size_t k = 0; k < runnable.size(); ++k)
             if (!run_items[k].ok) {
                 status[runnable[k]] = TOROID_ERROR_INVALID_ARGUMENT;
@@ -661,11 +684,11 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
         FileOptions fo;
         if (o.format) fo.format = io::parse_image_format(o.format);
         fo.jpeg_quality = o.jpeg_quality;
-        EngineOptions eo;
-        eo.threads = o.threads == 0 ? default_threads() : o.threads;
-        // Engines are light handles; the compiled engine's cache of prepared pipelines is
-        // process-wide, so a same-sized image compiles once across calls and threads.
-        auto engine = make_engine(o.engine ? o.engine : "compiled", eo);
+        // The handle's engine for these options: a same-sized image compiles once across
+        // calls and threads (the compiled engine's process-wide cache) and is found by its
+        // spec on later calls.
+        const std::shared_ptr<Engine> engine = const_cast<toroid_pipeline*>(pipeline)->engine(
+            o.engine, o.threads == 0 ? default_threads() : o.threads);
         process_file(*engine, pipeline->pipeline, input_path, output_path, fo);
     });
 }

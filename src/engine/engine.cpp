@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
 #include <tuple>
 
 namespace toroid {
@@ -80,11 +81,63 @@ void count_cache(const CacheStats& d) {
     c.binds.fetch_add(d.binds, std::memory_order_relaxed);
 }
 
+namespace {
+
+// A prepared pipeline shared by several holders (SpecCachedEngine's answers).
+class SharedPrepared final : public PreparedPipeline {
+public:
+    explicit SharedPrepared(std::shared_ptr<PreparedPipeline> p) : p_(std::move(p)) {}
+    Tensor run(const Tensor& in) override { return p_->run(in); }
+    void run_into(const Tensor& in, const Tensor& out) override { p_->run_into(in, out); }
+    std::string explain() const override { return p_->explain(); }
+    PrepareStats stats() const override { return p_->stats(); }
+
+private:
+    std::shared_ptr<PreparedPipeline> p_;
+};
+
+class SpecCachedEngine final : public Engine {
+public:
+    explicit SpecCachedEngine(std::unique_ptr<Engine> inner) : inner_(std::move(inner)) {}
+    std::string_view name() const override { return inner_->name(); }
+    std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
+        const SpecKey key{in.dtype, in.shape, in.strides};
+        {
+            std::lock_guard lock(mutex_);
+            const auto it = prepared_.find(key);
+            if (it != prepared_.end()) return std::make_unique<SharedPrepared>(it->second);
+        }
+        std::shared_ptr<PreparedPipeline> made = inner_->prepare(p, in);
+        std::lock_guard lock(mutex_);
+        if (prepared_.size() >= kMaxSpecs) prepared_.clear();
+        prepared_.emplace(key, made);
+        return std::make_unique<SharedPrepared>(std::move(made));
+    }
+
+private:
+    using SpecKey = std::tuple<DType, Dims, Dims>;
+    static constexpr std::size_t kMaxSpecs = 256;
+    std::unique_ptr<Engine> inner_;
+    std::mutex mutex_;
+    std::map<SpecKey, std::shared_ptr<PreparedPipeline>> prepared_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> cache_by_spec(std::unique_ptr<Engine> inner) {
+    return std::make_unique<SpecCachedEngine>(std::move(inner));
+}
+
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine,
                const EngineOptions& options) {
     EngineOptions one = options;
     one.threads = 1;
     auto e = make_engine(engine, one);
+    run_batch(p, items, *e, options.threads);
+}
+
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int threads) {
+    Engine* e = &engine;
     // Prepared once per input spec (a compile only for a new structure), found by the spec's
     // values (no key text printed per image).
     using SpecKey = std::tuple<DType, Dims, Dims>;
@@ -108,7 +161,7 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
     }
     // One loop over the items; each worker takes the next item (sizes differ).
     std::atomic<std::size_t> next{0};
-    const int workers = std::max(1, std::min<int>(options.threads, static_cast<int>(items.size())));
+    const int workers = std::max(1, std::min<int>(threads, static_cast<int>(items.size())));
     parallel_for(0, workers, workers, [&](std::int64_t) {
         for (std::size_t i = next++; i < items.size(); i = next++) {
             if (!prepared[i]) continue;

@@ -87,6 +87,16 @@ struct BatchItem {
 // parallel loop over the items on options.threads workers, each item on one thread. A
 // failing item gets its message and is skipped; the others go on.
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine, const EngineOptions& options);
+// The same with an engine the caller keeps (made with threads = 1: each item runs on one
+// thread) and `workers` threads.
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int workers);
+
+// An engine that keeps what `inner` prepares, by input spec, so that a front running one
+// pipeline again and again (a C API pipeline handle's batches and files) finds its prepared
+// pipeline by the spec's values instead of the engine building its cache key (the
+// pipeline's canonical JSON) on every prepare. It serves ONE pipeline: use a new one (or
+// clear()) when the pipeline changes. Thread-safe.
+std::unique_ptr<Engine> cache_by_spec(std::unique_ptr<Engine> inner);
 
 // Engines by name ("reference", "compiled"); throws toroid::Error for unknown names.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options);

@@ -501,4 +501,54 @@ TEST(CApi, CacheStatsCountPreparesCompilesAndBinds) {
     EXPECT_EQ(toroid_cache_stats(nullptr), TOROID_ERROR_INVALID_ARGUMENT);
 }
 
+
+// A pipeline handle's batches keep what they prepared by input spec: a second batch of seen
+// sizes prepares nothing, and a new grid (set_grid) is not served by what the old one prepared.
+TEST(CApi, RepeatedBatchesPrepareOncePerSpecAndFollowNewGrids) {
+    const std::int64_t H = 2, W = 3;
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(
+                  R"([{"op": "grid_sample", "mode": "nearest", "padding_mode": "border", "align_corners": true}])",
+                  nullptr, &p),
+              TOROID_OK);
+    // A grid of (H, W, 2) sampling input pixel (h, w) or, flipped, (h, W - 1 - w).
+    auto set_grid = [&](bool flipped) {
+        std::vector<float> g(static_cast<std::size_t>(H * W * 2));
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t w = 0; w < W; ++w) {
+                const std::int64_t sw = flipped ? W - 1 - w : w;
+                g[static_cast<std::size_t>((h * W + w) * 2)] = -1.0f + 2.0f * static_cast<float>(sw) / (W - 1);
+                g[static_cast<std::size_t>((h * W + w) * 2 + 1)] = -1.0f + 2.0f * static_cast<float>(h) / (H - 1);
+            }
+        toroid_tensor t{g.data(), desc(TOROID_FLOAT32, {H, W, 2}, {W * 2, 2, 1})};
+        ASSERT_EQ(toroid_pipeline_set_grid(p, 0, &t), TOROID_OK) << toroid_last_error();
+    };
+    std::vector<float> in(static_cast<std::size_t>(H * W)), out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    const toroid_tensor_desc d = desc(TOROID_FLOAT32, {1, H, W}, row_major({1, H, W}));
+    toroid_tensor tin{in.data(), d}, tout{out.data(), d};
+    toroid_options o;
+    toroid_options_init(&o);
+    o.threads = 1;
+    auto prepares = [] {
+        toroid_cache_counts c{};
+        c.struct_size = sizeof c;
+        EXPECT_EQ(toroid_cache_stats(&c), TOROID_OK);
+        return c.prepares;
+    };
+    set_grid(false);
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(out, in);
+    const std::int64_t after_first = prepares();
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK);
+    EXPECT_EQ(prepares(), after_first);  // found by its spec
+    set_grid(true);
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(prepares(), after_first + 1);
+    for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t w = 0; w < W; ++w)
+            EXPECT_EQ(out[static_cast<std::size_t>(h * W + w)], in[static_cast<std::size_t>(h * W + W - 1 - w)]);
+    toroid_pipeline_free(p);
+}
+
 }  // namespace
