@@ -78,6 +78,12 @@ std::string time_cell(const Record& r) {
     return fmt::format("{} (±{})", format_us(r.median_us), format_us(r.iqr_us));
 }
 
+// The first prepare's time and, unless the compiler ran, where the code came from.
+std::string prepare_cell(const Record& r) {
+    const std::string from = r.prepare_cache == "compiled" ? "" : " " + r.prepare_cache;
+    return fmt::format("{:.0f} ms{}", r.prepare_s * 1e3, from);
+}
+
 struct TableKey {
     std::string title, device;
     bool operator==(const TableKey&) const = default;
@@ -104,6 +110,30 @@ void add_unique(std::vector<T>& list, const T& value) {
     if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
+// One line per compiling engine: the first-prepare times (compile latency) of the table's
+// cases, and how many compiled and how many the disk cache answered.
+std::string format_prepare_summary(const std::vector<std::string>& engines, const std::vector<const Record*>& records) {
+    std::string text;
+    for (const std::string& e : engines) {
+        std::vector<double> times;
+        int compiled = 0, disk = 0, memory = 0;
+        for (const Record* r : records) {
+            if (r->engine != e || r->prepare_cache.empty()) continue;
+            times.push_back(r->prepare_s);
+            compiled += r->prepare_cache == "compiled";
+            disk += r->prepare_cache == "disk";
+            memory += r->prepare_cache == "memory";
+        }
+        if (times.empty()) continue;
+        const Stats st = summarize(times);
+        text += fmt::format("First prepare, {}: median {:.0f} ms, max {:.0f} ms over {} case{} ({} compiled, {} disk hit{}{})\n",
+                            e, st.median * 1e3, *std::max_element(times.begin(), times.end()) * 1e3, times.size(),
+                            times.size() == 1 ? "" : "s", compiled, disk, disk == 1 ? "" : "s",
+                            memory ? fmt::format(", {} memory hits", memory) : std::string());
+    }
+    return text;
+}
+
 std::string format_one_table(const TableKey& key, const std::vector<const Record*>& records) {
     std::vector<std::string> engines, cases;
     for (const Record* r : records) {
@@ -118,7 +148,8 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
 
     std::size_t label_w = 0;
     for (const std::string& c : cases) label_w = std::max(label_w, display_width(row_label(c, key.title)));
-    std::vector<std::size_t> time_w(engines.size()), gbps_w(engines.size());
+    // Compiling engines get a third column: each case's first prepare (compile latency).
+    std::vector<std::size_t> time_w(engines.size()), gbps_w(engines.size()), prep_w(engines.size(), 0);
     for (std::size_t e = 0; e < engines.size(); ++e) {
         time_w[e] = std::max<std::size_t>(display_width(engines[e]), 1);
         gbps_w[e] = 4;  // "GB/s"
@@ -126,12 +157,16 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
             if (const Record* r = find(c, engines[e])) {
                 time_w[e] = std::max(time_w[e], display_width(time_cell(*r)));
                 gbps_w[e] = std::max(gbps_w[e], fmt::format("{:.2f}", r->gbps).size());
+                if (!r->prepare_cache.empty())
+                    prep_w[e] = std::max({prep_w[e], std::string_view("prepare").size(), prepare_cell(*r).size()});
             }
     }
 
     std::string header = "  " + std::string(label_w, ' ');
-    for (std::size_t e = 0; e < engines.size(); ++e)
+    for (std::size_t e = 0; e < engines.size(); ++e) {
         header += " | " + center(engines[e], time_w[e]) + "  " + pad_left("GB/s", gbps_w[e]);
+        if (prep_w[e] > 0) header += "  " + pad_left("prepare", prep_w[e]);
+    }
     std::vector<std::string> rows;
     for (const std::string& c : cases) {
         std::string line = "  " + pad_right(row_label(c, key.title), label_w);
@@ -139,6 +174,8 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
             const Record* r = find(c, engines[e]);
             line += " | " + pad_left(r ? time_cell(*r) : "-", time_w[e]) + "  " +
                     pad_left(r ? fmt::format("{:.2f}", r->gbps) : "", gbps_w[e]);
+            if (prep_w[e] > 0)
+                line += "  " + pad_left(r && !r->prepare_cache.empty() ? prepare_cell(*r) : "", prep_w[e]);
         }
         rows.push_back(std::move(line));
     }
@@ -148,8 +185,12 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
     text += header + "\n";
     text += thread_head + std::string(width > thread_head.size() ? width - thread_head.size() : 3, '-') + "\n";
     for (const std::string& row : rows) text += row + "\n";
-    text += "\nTimes are in microseconds (us).\n\n";
-    return text;
+    text += "\nTimes are in microseconds (us).";
+    if (std::any_of(prep_w.begin(), prep_w.end(), [](std::size_t w) { return w > 0; }))
+        text += " prepare: the case's first prepare, a compile unless marked \"disk\" (a disk-cache hit).";
+    text += "\n";
+    text += format_prepare_summary(engines, records);
+    return text + "\n";
 }
 
 // ---- JSON ----------------------------------------------------------------------------
@@ -206,6 +247,14 @@ void set_timing(Record& r, const std::vector<double>& times_us, std::size_t byte
     r.gbps = st.median > 0 ? static_cast<double>(bytes) / (st.median * 1e3) : 0.0;
 }
 
+// Where the prepared code came from; engines that compile nothing report no cache at all.
+void set_prepare_source(Record& r, const PrepareStats& st) {
+    r.compile_s = st.compile_seconds;
+    if (st.compiled > 0) r.prepare_cache = "compiled";
+    else if (st.disk_hits > 0) r.prepare_cache = "disk";
+    else if (st.memory_hits > 0) r.prepare_cache = "memory";
+}
+
 Record measure(const BenchCase& c, Engine& engine, const Tensor& input, std::size_t bytes,
                const BenchOptions& o) {
     Record r;
@@ -218,6 +267,7 @@ Record measure(const BenchCase& c, Engine& engine, const Tensor& input, std::siz
     auto t0 = Clock::now();
     std::unique_ptr<PreparedPipeline> prepared = engine.prepare(c.pipeline, input.spec());
     r.prepare_s = seconds_between(t0, Clock::now());
+    set_prepare_source(r, prepared->stats());
 
     // Warm-up: caches, page faults and lazy initialization out of the way. The first
     // result is also checked for the shape the op catalogue promises.
@@ -264,6 +314,7 @@ Record measure_cuda(const BenchCase& c, const Tensor& input, std::size_t bytes, 
     auto t0 = Clock::now();
     std::unique_ptr<CudaPipeline> p = prepare_cuda(c.pipeline, input.spec(), EngineOptions{}, 0);
     r.prepare_s = seconds_between(t0, Clock::now());
+    set_prepare_source(r, p->stats());
     const cuda::Device& dev = cuda::Device::get(0);
     std::int64_t span = 1;
     for (std::size_t d = 0; d < 4; ++d) span += (input.shape()[d] - 1) * input.strides()[d];
@@ -381,6 +432,10 @@ std::string results_to_json(const Results& res) {
             j["iqr_us"] = r.iqr_us;
             j["runs"] = r.runs;
             j["prepare_s"] = r.prepare_s;
+            if (!r.prepare_cache.empty()) {
+                j["prepare_cache"] = r.prepare_cache;
+                j["compile_s"] = r.compile_s;
+            }
             j["gbps"] = r.gbps;
         }
         records.push_back(std::move(j));
@@ -427,6 +482,8 @@ Results results_from_json(const std::string& text, const std::string& origin) {
         r.iqr_us = number_field(j, "iqr_us", where, false);
         r.runs = static_cast<std::int64_t>(number_field(j, "runs", where, false));
         r.prepare_s = number_field(j, "prepare_s", where, false);
+        r.prepare_cache = optional_string(j, "prepare_cache", where);
+        r.compile_s = number_field(j, "compile_s", where, false);
         r.gbps = number_field(j, "gbps", where, false);
         res.records.push_back(std::move(r));
     }
@@ -581,6 +638,8 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
     for (const std::string& name : o.engines) {
         EngineOptions eo;
         eo.threads = o.threads;
+        // Every case's prepare is a first prepare, so that its time is the compile latency.
+        eo.cold_prepare = true;
         engines.push_back(make_engine(name, eo));
     }
 

@@ -62,6 +62,13 @@ struct Record {
     double median_us = 0, iqr_us = 0;
     std::int64_t runs = 0;
     double prepare_s = 0, gbps = 0;
+    // The first prepare of the case, with the process's in-memory caches bypassed
+    // (EngineOptions::cold_prepare): prepare_s is the compile latency a new process sees.
+    // prepare_cache says where the code came from: "compiled" (the C++ compiler or NVRTC
+    // ran), "disk" (a disk-cache hit), "memory", or "" for engines that compile nothing;
+    // compile_s is the compiler's share of prepare_s.
+    std::string prepare_cache;
+    double compile_s = 0;
     std::string error;
 };
 

@@ -125,6 +125,32 @@ void add_flips(std::vector<BenchCase>& cases, std::string_view device) {
             }
 }
 
+// An eval-style preprocessing pipeline (resize, center crop, flip, scale to float,
+// normalize) on a decoded photo's uint8 pixels: several ops fused into few kernels, and the
+// case whose first prepare (compile latency) matters most to a data loader.
+void add_preprocess(std::vector<BenchCase>& cases, std::string_view device) {
+    const Dims shape{1, 3, 480, 640};
+    for (Layout l : kLayouts) {
+        ResizeOp r;
+        r.mode = ResizeMode::Bilinear;
+        r.size = Size2{256, 256};
+        r.antialias = true;
+        BenchCase c;
+        c.title = "resize AA+crop+flip+normalize";
+        c.name = case_name(c.title, shape, {224, 224}, DType::UInt8, l);
+        c.device = std::string(device);
+        c.pipeline.ops.emplace_back(std::move(r));
+        c.pipeline.ops.emplace_back(CropOp{16, 16, 224, 224, false});  // the center 224 x 224
+        c.pipeline.ops.emplace_back(FlipOp{{3}});  // W
+        c.pipeline.ops.emplace_back(ConvertOp{DType::Float32, true});
+        c.pipeline.ops.emplace_back(NormalizeOp{{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}});
+        c.dtype = DType::UInt8;
+        c.shape = shape;
+        c.layout = l;
+        cases.push_back(std::move(c));
+    }
+}
+
 std::vector<BenchCase> seeds_cpu() {
     std::vector<BenchCase> cases;
     add_resize_aa(cases, "cpu",
@@ -143,6 +169,7 @@ std::vector<BenchCase> seeds_cpu() {
                      {ResizeMode::Nearest, ResizeMode::NearestExact});
     add_affine(cases, "cpu");
     add_flips(cases, "cpu");
+    add_preprocess(cases, "cpu");
     return cases;
 }
 
@@ -186,6 +213,7 @@ std::vector<BenchCase> quick() {
         "interpolate bicubic AA (1, 3, 345, 456) -> (270, 270) uint8 CF",
         "affine_grid+grid_sample bilinear ac=False (2, 3, 345, 456) -> (345, 456) float32 CF",
         "hflip (1, 3, 224, 224) -> (224, 224) uint8 CL",
+        "resize AA+crop+flip+normalize (1, 3, 480, 640) -> (224, 224) uint8 CL",
     };
     std::vector<BenchCase> all = seeds_cpu(), cases;
     for (const std::string& n : names) {

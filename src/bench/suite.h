@@ -1,6 +1,7 @@
 // The benchmark suites of `toroid bench`: each case is one pipeline on one input
 // (dtype, shape, layout) for one device. "seeds" holds the rows of the anchor tables
-// (docs of the measured PyTorch baselines); "quick" a few small CPU rows for smoke runs.
+// (docs of the measured PyTorch baselines) and an eval preprocessing pipeline (resize, crop,
+// flip, convert, normalize); "quick" a few small CPU rows for smoke runs.
 #pragma once
 
 #include "core/dtype.h"

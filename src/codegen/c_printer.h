@@ -100,6 +100,7 @@ protected:
                     const Expr off = offset_expr(prog_.buffer(x->buffer), x->args);
                     pinned_.push_back(off);
                     walk(off);
+                    if (vector) hoist_gather(x, off, r);
                 }
                 return;
             }
@@ -127,22 +128,24 @@ protected:
             elems.push_back(vec ? el : std::string());
         }
         for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
-        line(unroll_pragma());
-        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
-        ++indent_;
-        scopes_.emplace_back();
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-            const Expr& body = sums[i]->args[0];
-            if (!elems[i].empty()) {
-                const VName v = emitv(body);
-                line(fmt::format("{} += to_v<vec<{}>>({});", accs[i], elems[i], v.name));
-            } else {
-                line(fmt::format("{} += {};", accs[i], emit(body)));
+        emit_tap_loop_variants([&] {
+            line(unroll_pragma());
+            line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
+            ++indent_;
+            scopes_.emplace_back();
+            for (std::size_t i = 0; i < sums.size(); ++i) {
+                const Expr& body = sums[i]->args[0];
+                if (!elems[i].empty()) {
+                    const VName v = emitv(body);
+                    line(fmt::format("{} += to_v<vec<{}>>({});", accs[i], elems[i], v.name));
+                } else {
+                    line(fmt::format("{} += {};", accs[i], emit(body)));
+                }
             }
-        }
-        scopes_.pop_back();
-        --indent_;
-        line("}");
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        });
         for (std::size_t i = 0; i < sums.size(); ++i) {
             pinned_.push_back(sums[i]);
             if (!elems[i].empty()) scopes_.back().vby_node[sums[i].get()] = VName{accs[i], true, elems[i]};
@@ -204,6 +207,9 @@ protected:
         std::unordered_map<std::string, std::string> by_key;
         std::vector<Expr> pinned;  // keeps by_node's keys alive, so no address is reused
         std::unordered_map<const Node*, VName> vby_node;  // vector values in the vector body
+        // Byte gathers prepared before a tap loop: load node -> (window temporary, the
+        // lane-uniform part of its offset, evaluated per tap).
+        std::unordered_map<const Node*, std::pair<std::string, Expr>> windows;
     };
     std::vector<Scope> scopes_;
 
@@ -260,7 +266,15 @@ protected:
             emit_store(c.value, out, &c.fixed);
             ranges_ = saved;
         }
+        end_stores();
     }
+
+    // Emits a tap loop (`emit_loop` prints it, after hoist_invariants): targets may print
+    // it more than once, each copy under a run-time condition that lets it be simpler.
+    virtual void emit_tap_loop_variants(const std::function<void()>& emit_loop) { emit_loop(); }
+
+    // After the stores of a pixel's unrolled copies (targets that combine them).
+    virtual void end_stores() {}
 
     // The element offset of a load or store: sum over dims of (index - origin) * stride.
     // Programs with int32 indices compute every offset in int32: binding checked that each
@@ -286,6 +300,7 @@ protected:
     }
 
     std::vector<Expr> store_index(const Buffer& out, const std::vector<std::pair<int, std::int64_t>>* fixed) const {
+        if (!k_.store_index.empty()) return k_.store_index;
         std::vector<Expr> idx;
         for (std::size_t d = 0; d < out.shape.size(); ++d) {
             Expr v = var(static_cast<int>(d));
@@ -296,6 +311,11 @@ protected:
         }
         return idx;
     }
+
+    // Before a vector summation loop: what a target precomputes for a load inside it whose
+    // address moves with the tap (`off`, its element offset). The C++ printer prepares byte
+    // gathers here.
+    virtual void hoist_gather(const Expr& /*load*/, const Expr& /*off*/, int /*r*/) {}
 
     // Vector bodies (targets that have them): whether e differs across lanes, and its value.
     virtual bool varying(const Expr&) { return false; }

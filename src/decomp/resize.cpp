@@ -87,11 +87,26 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
     }
     i[ax] = add(load_index(g, start, {o}), tap);
     const Expr x = load4(g, src, i);
+    // The horizontal pass's weights are stored tap-major ([tap][output]): the vector loop
+    // runs along the output column, so one tap's weights of consecutive outputs are one
+    // contiguous vector load (output-major they would be a gather with a run-time stride).
+    // The vertical pass reads one row's weights per output row: output-major.
+    const bool tap_major = axis == 3;
+    const std::vector<Expr> wshape = tap_major ? std::vector<Expr>{taps, out_size} : std::vector<Expr>{out_size, taps};
+    const std::vector<Expr> widx = tap_major ? std::vector<Expr>{var(r), o} : std::vector<Expr>{o, var(r)};
+    auto layout = [&](const auto& v) {
+        if (!tap_major) return v;
+        auto out = v;
+        const std::size_t n = v.size() / static_cast<std::size_t>(t.taps), k = static_cast<std::size_t>(t.taps);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < k; ++j) out[j * n + i] = v[i * k + j];
+        return out;
+    };
     Expr body;
     if (dtype == DType::UInt8) {
-        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, {out_size, taps},
-                                            t.weight_i16);
-        const Expr k = cast(Type::I32, load(w, Type::I16, {o, var(r)}));
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, wshape,
+                                            layout(t.weight_i16));
+        const Expr k = cast(Type::I32, load(w, Type::I16, widx));
         const Expr acc = sum(r, taps, mul(k, cast(Type::I32, x)), Type::I32);
         // Fixed-point rounding: add one half, shift, saturate to 0..255.
         const int p = axis_table.precision;
@@ -99,8 +114,8 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
         const Expr half = cast(Type::I32, ctx.param(what + "_half", ParamKind::Offset, std::int64_t{1} << (p - 1)));
         body = sat_cast(Type::U8, shift_right(add(acc, half), precision));
     } else {
-        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, {out_size, taps}, t.weight);
-        body = sum(r, taps, mul(x, load(w, Type::F32, {o, var(r)})), Type::F32);
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, wshape, layout(t.weight));
+        body = sum(r, taps, mul(x, load(w, Type::F32, widx)), Type::F32);
     }
     return g.add_compute(ctx.tensor_name(what), ir_type(dtype), shape, body, ctx.origin(), /*realize=*/true);
 }

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace toroid {
@@ -49,6 +50,16 @@ struct Instance {
     schedule::Binding binding;
 };
 
+CompilerConfig jit_config() {
+    CompilerConfig c = CompilerConfig::from_environment();
+    // The parallel loops are OpenMP loops.
+    c.extra_flags.push_back("-fopenmp");
+    // Every float operation rounds on its own, as in the reference and PyTorch's
+    // scalar formulas: no fused multiply-adds the source does not ask for.
+    c.extra_flags.push_back("-ffp-contract=off");
+    return c;
+}
+
 JitCompiler& jit() {
     static JitCompiler compiler = [] {
         // The kernels' parallel loops run on OpenMP's thread pool, which lives in the
@@ -56,13 +67,7 @@ JitCompiler& jit() {
         // process: unloaded with the last module (at exit, say) it would pull its code out
         // from under its idle worker threads.
         dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-        CompilerConfig c = CompilerConfig::from_environment();
-        // The parallel loops are OpenMP loops.
-        c.extra_flags.push_back("-fopenmp");
-        // Every float operation rounds on its own, as in the reference and PyTorch's
-        // scalar formulas: no fused multiply-adds the source does not ask for.
-        c.extra_flags.push_back("-ffp-contract=off");
-        return JitCompiler(std::move(c));
+        return JitCompiler(jit_config());
     }();
     return compiler;
 }
@@ -96,14 +101,21 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
         }
         write_text(debug / "decisions.txt", decisions);
     }
-    const JitStats before = jit().stats();
+    // A cold prepare loads through a JIT of its own, whose memory cache is empty: the
+    // module comes from the disk cache or the compiler, as in a new process.
+    std::optional<JitCompiler> own;
+    JitCompiler& compiler = jit();  // first, so that the OpenMP runtime is pinned
+    if (options.cold_prepare) own.emplace(jit_config());
+    JitCompiler& j = own ? *own : compiler;
+    const JitStats before = j.stats();
     LoadOptions lo;
     lo.debug_dir = debug;
-    art->module = jit().load(source, codegen::kEntryPoint, lo);
-    const JitStats after = jit().stats();
+    art->module = j.load(source, codegen::kEntryPoint, lo);
+    const JitStats after = j.stats();
     stats.compiled += after.compiled - before.compiled;
     stats.disk_hits += after.disk_hits - before.disk_hits;
     stats.memory_hits += after.memory_hits - before.memory_hits;
+    stats.compile_seconds += after.compile_seconds - before.compile_seconds;
     art->entry = art->module->lookup<Entry>(codegen::kEntryPoint);
     return art;
 }
@@ -256,7 +268,8 @@ public:
         PrepareStats stats;
         const std::string key = (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
         const bool debug = !options_.debug_dir.empty();
-        std::shared_ptr<const Instance> inst = debug ? nullptr : cache().find_instance(key);
+        const bool fresh = debug || options_.cold_prepare;
+        std::shared_ptr<const Instance> inst = fresh ? nullptr : cache().find_instance(key);
         CacheStats counted;
         counted.prepares = 1;
         if (inst) {
@@ -267,7 +280,7 @@ public:
             driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
             made->graph = std::move(d.graph);
             const std::string& structure = d.structure;
-            made->art = debug ? nullptr : cache().find_artifact(structure);
+            made->art = fresh ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;
             else made->art = compile(made->graph, d.width, options_, stats);
             made->binding = schedule::bind(made->art->program, made->graph);

@@ -23,12 +23,18 @@ struct EngineOptions {
     // Compiled engine: bake every size and parameter into the code (one compile per input
     // size; the `specialized` engine) instead of sharing one program across sizes.
     bool specialize = false;
+    // Compiled engine: prepare() looks in none of the process's in-memory caches (bound
+    // instances, programs, loaded modules), so that it costs what a new process's first
+    // prepare does: a compile, or a load from the disk cache. Benchmarks set it to report
+    // compile latency.
+    bool cold_prepare = false;
 };
 
 // What preparing cost, for `--stats`.
 struct PrepareStats {
     int compiled = 0, disk_hits = 0, memory_hits = 0;
     double prepare_seconds = 0;
+    double compile_seconds = 0;  // of prepare_seconds, the time spent in the C++ compiler
 };
 
 // Process-wide counters of the compiling engines' caches since the process started

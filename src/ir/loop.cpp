@@ -3,6 +3,8 @@
 // the stored value, the scheduler's reasons and cost estimates.
 #include "ir/loop.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -41,6 +43,26 @@ Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
         off = add(off, mul(i, b.strides[d]));
     }
     return off;
+}
+
+Kernel fused_channel_kernel(const Kernel& k) {
+    const std::size_t n = k.loops.size();
+    if (k.fused_channels <= 0 || n < 2 || k.loops[n - 1].kind != LoopKind::Unrolled)
+        throw std::logic_error("fused_channel_kernel: the kernel has no fused channel loop");
+    const int c = k.loops[n - 1].var, w = k.loops[n - 2].var;
+    Kernel f = k;
+    f.loops.pop_back();
+    Loop& l = f.loops.back();
+    l.begin = mul(iconst(k.fused_channels), l.begin);
+    l.extent = mul(iconst(k.fused_channels), l.extent);
+    f.value = substitute(k.value, {{c, var(w)}, {w, iconst(0)}});
+    f.store_index.clear();
+    for (std::size_t d = 0; d < n; ++d) {
+        const int dv = static_cast<int>(d);
+        f.store_index.push_back(dv == c ? var(w) : dv == w ? iconst(0) : var(dv));
+    }
+    f.fused_channels = 0;
+    return f;
 }
 
 VarRanges Program::param_ranges() const {

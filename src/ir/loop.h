@@ -80,8 +80,20 @@ struct Kernel {
     std::vector<Loop> loops;  // outer to inner; a permutation of the output's dims
     Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
     int vector_width = 1;     // lanes of the Vector loop (1: none)
+    // CPU: C > 0 when the innermost loop (Unrolled, the C channels of a channels-last
+    // pixel) and the loop around it are one run of C * pixels elements for code
+    // generation (fused_channel_kernel): every access moves along both by the same stride.
+    int fused_channels = 0;
+    // Where the value is stored; empty: at the loop vars (dim d at var(d)).
+    std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
 };
+
+// The kernel `k` (fused_channels = C) as code generators print it: the channel loop c
+// (innermost, C iterations) and the loop w around it become one loop over f = C * w + c,
+// from C * begin(w), C * extent(w) iterations. Every offset of k is A + s * (C * w + c),
+// so substituting c := f and w := 0 leaves each offset at A + s * f.
+Kernel fused_channel_kernel(const Kernel& k);
 
 struct Program {
     std::vector<Buffer> buffers;  // indexed by buffer id

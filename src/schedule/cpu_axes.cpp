@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace toroid::schedule {
 
 using namespace ir;
@@ -16,8 +18,9 @@ namespace {
 // Whether the output is written at consecutive addresses along loop var `v`.
 bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
     const Buffer& out = prog.buffer(k.output);
-    std::vector<Expr> idx;
-    for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+    std::vector<Expr> idx = k.store_index;
+    if (idx.empty())
+        for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
     const auto stride = linear_stride(simplify(offset_expr(out, idx)), v);
     return stride && *stride == 1;
 }
@@ -25,15 +28,58 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
 // Whether the value gathers 1- or 2-byte elements along loop var `v` (computed addresses):
 // there is no gather instruction for those, and lane-by-lane loads in vector code lose to
 // the scalar loop (uint8 separable resize passes, say).
-bool gathers_narrow(const Program& prog, const Kernel& k, int v) {
+// With a byte permute, 1-byte gathers inside a run-time tap loop whose addresses move with
+// the tap only by a lane-uniform amount read a window of memory per tap (codegen's
+// gather_window): those do not count.
+bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute) {
     bool found = false;
-    visit(k.value, [&](const Expr& e) {
-        if (found || e->op != Op::Load) return;
+    std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
+        if (found) return;
+        if (e->op == Op::Sum) {
+            walk(e->args[0], const_extent(e) ? tap : e->var);
+            return;
+        }
+        for (const auto& a : e->args) walk(a, tap);
+        if (e->op != Op::Load) return;
         const Buffer& b = prog.buffer(e->buffer);
         if (type_bytes(b.type) >= 4) return;
-        if (!linear_stride(simplify(offset_expr(b, e->args)), v)) found = true;
-    });
+        const Expr off = simplify(offset_expr(b, e->args));
+        if (linear_stride(off, v)) return;
+        if (byte_permute && tap >= 0 && type_bytes(b.type) == 1 && depends_on_var(off, tap)) return;
+        found = true;
+    };
+    walk(k.value, -1);
     return found;
+}
+
+// Whether every access of `k` moves along the unrolled channel loop `c` (C iterations) and
+// the loop `w` around it as one run: offset A + s * (C * w + c), and nothing else in the
+// value depends on c or w. Then the two loops are one loop over C * w + c for code
+// generation (channels-last pixels as consecutive elements: a vertical resize pass, a
+// crop, a conversion), with contiguous vectors instead of interleaved ones.
+bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int64_t C) {
+    auto moves_together = [&](const Expr& off) {
+        if (!depends_on_var(off, c) && !depends_on_var(off, w)) return true;
+        const auto sc = linear_stride(off, c), sw = linear_stride(off, w);
+        return sc && sw && *sc != 0 && *sw == C * *sc;
+    };
+    const Buffer& out = prog.buffer(k.output);
+    std::vector<Expr> idx;
+    for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+    const Expr store = simplify(offset_expr(out, idx));
+    if (!depends_on_var(store, c) || !moves_together(store)) return false;
+    bool ok = true;
+    std::function<void(const Expr&)> walk = [&](const Expr& e) {
+        if (!ok) return;
+        if (e->op == Op::Var && (e->var == c || e->var == w)) ok = false;
+        if (e->op == Op::Load) {
+            if (!moves_together(simplify(offset_expr(prog.buffer(e->buffer), e->args)))) ok = false;
+            return;
+        }
+        for (const auto& a : e->args) walk(a);
+    };
+    walk(k.value);
+    return ok;
 }
 
 }  // namespace
@@ -49,9 +95,18 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             k.decisions.push_back(fmt::format("unroll v{}: {} iterations, innermost in memory", last.var,
                                               last.extent->ival));
             --inner;
+            if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival)) {
+                k.fused_channels = static_cast<int>(last.extent->ival);
+                k.decisions.push_back(fmt::format("fuse v{} and v{}: every access moves by the same stride along "
+                                                  "{} * v{} + v{}, one loop over consecutive elements",
+                                                  k.loops[inner].var, last.var, last.extent->ival, k.loops[inner].var,
+                                                  last.var));
+            }
         }
+        // The vector decision looks at the kernel as it is printed.
+        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(k) : k;
         Loop& l = k.loops[inner];
-        const bool contiguous = stores_contiguously(prog, k, l.var);
+        const bool contiguous = stores_contiguously(prog, printed, l.var);
         // A sum over a run-time number of taps is a loop per output: the C++ compiler does not
         // vectorize across it, so it is worth explicit vectors even with interleaved stores.
         bool tap_loop = false;
@@ -59,12 +114,25 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         const bool heavy = node_count(k.value) > 40 || tap_loop;
         // Strided stores (channels-last pixels with unrolled channels) cost a lane loop;
         // worth it only when the value itself is expensive to compute.
-        if ((contiguous || heavy) && !gathers_narrow(prog, k, l.var)) {
+        // Bytes of 3 or 4 unrolled channels stored pixel by pixel: one byte permute and one
+        // store per vector of pixels (codegen's store_interleaved) where the target has it.
+        bool pixels = false;
+        if (target.byte_permute && !contiguous && printed.loops.back().kind == LoopKind::Unrolled &&
+            type_bytes(prog.buffer(k.output).type) == 1) {
+            const Loop& c = printed.loops.back();
+            const Buffer& out = prog.buffer(k.output);
+            std::vector<Expr> idx;
+            for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+            const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
+            pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
+        }
+        if ((contiguous || heavy || pixels) && !gathers_narrow(prog, printed, l.var, target.byte_permute)) {
             l.kind = LoopKind::Vector;
             k.vector_width = target.kernel_lanes();
             k.decisions.push_back(fmt::format("vector axis v{} ({} lanes): {}", l.var, k.vector_width,
                                               contiguous ? "stride 1 in the output"
                                               : tap_loop ? "interleaved, a tap loop per output"
+                                              : pixels   ? "interleaved pixels of bytes, stored whole"
                                                          : "interleaved, expensive value"));
         } else {
             k.vector_width = 1;

@@ -14,7 +14,7 @@ int Target::lanes(ir::Type t) const {
 
 std::string Target::name() const {
     if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
-    return fmt::format("cpu ({}-byte vectors)", vector_bytes);
+    return fmt::format("cpu ({}-byte vectors{})", vector_bytes, byte_permute ? ", byte permute" : "");
 }
 
 Target Target::cuda(const std::string& arch) {
@@ -32,6 +32,7 @@ Target Target::host_cpu() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
+    t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
 #endif
     return t;
 }

@@ -14,6 +14,9 @@ struct Target {
     TargetKind kind = TargetKind::Cpu;
     // CPU: bytes of one SIMD register the vector loops are written for (32: AVX2, 64: AVX-512).
     int vector_bytes = 32;
+    // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
+    // lanes lie close together become a window load and a permute (codegen's gather_window).
+    bool byte_permute = false;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key

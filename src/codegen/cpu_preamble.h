@@ -1,0 +1,395 @@
+// The C++ preamble of every generated CPU kernel: scalar helpers under the names the
+// printer emits (t_floor, sat_u8, ...) and kLanes-wide vectors (GCC/Clang vector
+// extensions) with their loads, stores, gathers and conversions.
+//
+// Not compiled into toroid: CMake embeds this file's text into the library
+// (cmake/EmbedText.cmake), and codegen/cpp.cpp pastes it at the top of each generated
+// source after defining TOROID_LANES (the vector width) and TOROID_REVERSE (the lane
+// indices kLanes-1, ..., 0), so that every kernel.cpp stands alone. It can also be
+// included from a file that defines both (tests compile it that way).
+//
+// It is parsed once per compile, which is most of a small pipeline's compile time, so it
+// includes only small headers and calls compiler builtins (__builtin_floorf, the gather
+// builtins) rather than <cmath> or <immintrin.h>, each of which costs more to parse than
+// the kernels themselves. Changing it changes every cache key.
+#ifndef TOROID_CPU_PREAMBLE_H
+#define TOROID_CPU_PREAMBLE_H
+
+#if !defined(TOROID_LANES) || !defined(TOROID_REVERSE)
+#error "define TOROID_LANES and TOROID_REVERSE before including the CPU preamble"
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+// The printer spells float infinities and NaNs with <cmath>'s macros (spelled as glibc's
+// <math.h> does, so that a source including both sees no redefinition).
+#ifndef NAN
+#define NAN (__builtin_nanf (""))
+#endif
+#ifndef INFINITY
+#define INFINITY (__builtin_inff ())
+#endif
+
+namespace {
+
+
+constexpr int kLanes = TOROID_LANES;
+
+template <typename T> inline T t_min(T a, T b) { return b < a ? b : a; }
+// Float functions under names every target's preamble defines.
+inline float t_floor(float x) { return __builtin_floorf(x); }
+inline double t_floor(double x) { return __builtin_floor(x); }
+inline float t_round_even(float x) { return __builtin_nearbyintf(x); }
+inline double t_round_even(double x) { return __builtin_nearbyint(x); }
+inline float t_fabs(float x) { return __builtin_fabsf(x); }
+inline double t_fabs(double x) { return __builtin_fabs(x); }
+inline float t_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline double t_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+template <typename V> inline V abs_v(V x);
+template <typename T> inline T t_max(T a, T b) { return a < b ? b : a; }
+// Integer division and remainder rounding toward -infinity (divisor > 0).
+template <typename T> inline T t_floordiv(T a, T b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+template <typename T> inline T t_mod(T a, T b) { T r = a % b; return r < 0 ? r + b : r; }
+// Saturating conversions: clamp to the target's range first; NaN becomes 0.
+inline std::uint8_t sat_u8(float v) { return v > 0.0f ? (v < 255.0f ? static_cast<std::uint8_t>(v) : 255) : 0; }
+inline std::uint8_t sat_u8(double v) { return v > 0.0 ? (v < 255.0 ? static_cast<std::uint8_t>(v) : 255) : 0; }
+template <typename T> inline std::uint8_t sat_u8(T v) { return v > 0 ? (v < 255 ? static_cast<std::uint8_t>(v) : 255) : 0; }
+inline std::int16_t sat_i16(float v) { return v > -32768.0f ? (v < 32767.0f ? static_cast<std::int16_t>(v) : 32767) : (v == v ? -32768 : 0); }
+template <typename T> inline std::int16_t sat_i16(T v) { return v > -32768 ? (v < 32767 ? static_cast<std::int16_t>(v) : 32767) : -32768; }
+inline std::int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<std::int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
+template <typename T> inline std::int32_t sat_i32(T v) { return static_cast<std::int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
+
+// Vectors of kLanes elements (GCC/Clang vector extensions). The vector loop computes
+// kLanes consecutive outputs at once; masks are signed integer vectors (-1 / 0).
+template <typename T> using vec __attribute__((vector_size(kLanes * sizeof(T)))) = T;
+// std::declval without <utility>.
+template <typename T> T&& t_declval() noexcept;
+template <typename V> using elem_t = std::remove_cv_t<std::remove_reference_t<decltype(t_declval<V>()[0])>>;
+template <typename X> concept is_vec = !std::is_arithmetic_v<X> && requires(X x) { x[0]; };
+template <std::size_t N> struct mask_of;
+template <> struct mask_of<1> { using type = std::int8_t; };
+template <> struct mask_of<2> { using type = std::int16_t; };
+template <> struct mask_of<4> { using type = std::int32_t; };
+template <> struct mask_of<8> { using type = std::int64_t; };
+template <typename T> using mask_t = vec<typename mask_of<sizeof(T)>::type>;
+
+// Lane-by-lane conversions. Bytes widen to 4-byte lanes in two steps (bytes to 16-bit
+// lanes to 32-bit lanes): GCC lowers a direct __builtin_convertvector of 16 bytes to 16
+// ints inside loops into per-byte scalar code, and each single step into extend
+// instructions.
+template <typename V, typename X> inline V convert_v(X x) {
+    using S = elem_t<X>;
+    using D = elem_t<V>;
+#if defined(__AVX512F__) && !defined(__clang__)
+    // GCC: one extend instruction (its generic lowering splits them by its preferred width).
+    if constexpr (kLanes == 16 && std::is_integral_v<D> && sizeof(D) == 4 && std::is_same_v<S, std::uint8_t>) {
+        typedef char v16qi __attribute__((vector_size(16)));
+        typedef int v16si __attribute__((vector_size(64)));
+        return reinterpret_cast<V>(__builtin_ia32_pmovzxbd512_mask(reinterpret_cast<v16qi>(x), v16si{}, 0xffff));
+    } else if constexpr (kLanes == 16 && std::is_integral_v<D> && sizeof(D) == 4 && std::is_same_v<S, std::int16_t>) {
+        typedef short v16hi __attribute__((vector_size(32)));
+        typedef int v16si __attribute__((vector_size(64)));
+        return reinterpret_cast<V>(__builtin_ia32_pmovsxwd512_mask(reinterpret_cast<v16hi>(x), v16si{}, 0xffff));
+    } else if constexpr (kLanes == 16 && std::is_same_v<D, float> && (std::is_same_v<S, std::uint8_t> || std::is_same_v<S, std::int16_t>)) {
+        return __builtin_convertvector(convert_v<vec<std::int32_t>>(x), V);
+    }
+#endif
+    if constexpr (sizeof(S) == 1 && sizeof(D) >= 4) {
+        using W = std::conditional_t<std::is_signed_v<S>, std::int16_t, std::uint16_t>;
+        return convert_v<V>(__builtin_convertvector(x, vec<W>));
+    } else if constexpr (sizeof(S) == 2 && std::is_floating_point_v<D>) {
+        return __builtin_convertvector(__builtin_convertvector(x, vec<std::int32_t>), V);
+    } else {
+        return __builtin_convertvector(x, V);
+    }
+}
+
+// A scalar broadcast to a vector, or a vector converted lane by lane.
+template <typename V, typename X> inline V to_v(X x) {
+    if constexpr (is_vec<X>) {
+        if constexpr (std::is_same_v<X, V>) return x;
+        else return convert_v<V>(x);
+    } else {
+        return V{} + static_cast<elem_t<V>>(x);
+    }
+}
+template <typename V> inline V iota_v(elem_t<V> first) {
+    V r;
+    for (int i = 0; i < kLanes; ++i) r[i] = first + static_cast<elem_t<V>>(i);
+    return r;
+}
+template <typename T> inline vec<T> load_v(const T* p) {
+    vec<T> r;
+    __builtin_memcpy(&r, p, sizeof r);
+    return r;
+}
+template <typename T, typename V> inline void store_v(T* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+template <typename V> inline V reverse_v(V v) { return __builtin_shufflevector(v, v, TOROID_REVERSE); }
+template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
+    // 4-byte elements through 32-bit lane offsets: the hardware gather, through the
+    // compilers' builtins (the intrinsics' header, <immintrin.h>, would cost more to parse
+    // than the kernels). All lanes enabled, scale 4.
+    if constexpr (sizeof(T) == 4 && std::is_same_v<elem_t<I>, std::int32_t>) {
+#if defined(__AVX512F__)
+        if constexpr (kLanes == 16) {
+            if constexpr (std::is_same_v<T, float>)
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv16sf(vec<float>{}, p, off, static_cast<unsigned short>(0xffff), 4));
+            else
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, off, static_cast<unsigned short>(0xffff), 4));
+        }
+#endif
+#if defined(__AVX2__)
+        if constexpr (kLanes == 8) {
+#if defined(__clang__)
+            if constexpr (std::is_same_v<T, float>)
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gatherd_ps256(vec<float>{}, reinterpret_cast<const float*>(p), off, reinterpret_cast<vec<float>>(vec<std::int32_t>{} - 1), 4));
+            else
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gatherd_d256(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 4));
+#else
+            if constexpr (std::is_same_v<T, float>)
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv8sf(vec<float>{}, reinterpret_cast<const float*>(p), off, reinterpret_cast<vec<float>>(vec<std::int32_t>{} - 1), 4));
+            else
+                return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv8si(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 4));
+#endif
+        }
+#endif
+    }
+    vec<T> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = p[off[i]];
+    return r;
+}
+// Byte permutes across 64-byte registers and masked byte loads and stores (AVX-512 VBMI
+// and BW), through the compilers' builtins, which GCC and Clang spell differently. A
+// masked load touches only the bytes its mask selects: reading a window never faults past
+// a buffer's end.
+#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#define TOROID_BYTE_PERMUTE 1
+typedef char t_bytes64 __attribute__((vector_size(64)));
+typedef unsigned long long t_mask64;
+inline t_mask64 t_span_mask(std::int64_t n) { return n >= 64 ? ~t_mask64{0} : n <= 0 ? t_mask64{0} : (t_mask64{1} << n) - 1; }
+inline t_bytes64 t_load_bytes(t_mask64 m, const void* p) {
+#if defined(__clang__)
+    return __builtin_ia32_loaddquqi512_mask(static_cast<const t_bytes64*>(p), t_bytes64{}, m);
+#else
+    return __builtin_ia32_loaddquqi512_mask(static_cast<const char*>(p), t_bytes64{}, m);
+#endif
+}
+inline void t_store_bytes(void* p, t_mask64 m, t_bytes64 v) {
+#if defined(__clang__)
+    __builtin_ia32_storedquqi512_mask(static_cast<t_bytes64*>(p), v, m);
+#else
+    __builtin_ia32_storedquqi512_mask(static_cast<char*>(p), v, m);
+#endif
+}
+// Byte i of the result is byte idx[i] (0..127) of the 128 bytes a, b.
+inline t_bytes64 t_permute2_bytes(t_bytes64 a, t_bytes64 idx, t_bytes64 b) {
+#if defined(__clang__)
+    return __builtin_ia32_vpermi2varqi512(a, idx, b);
+#else
+    return __builtin_ia32_vpermt2varqi512_mask(idx, a, b, ~t_mask64{0});
+#endif
+}
+// Byte i of the result is byte idx[i] (0..63) of a.
+inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
+#if defined(__clang__)
+    return __builtin_ia32_permvarqi512(a, idx);
+#else
+    return __builtin_ia32_permvarqi512_mask(a, idx, t_bytes64{}, ~t_mask64{0});
+#endif
+}
+#endif
+
+// A gather of bytes whose offsets lie close together (the taps of a resize's consecutive
+// outputs): prepared once per vector of outputs (window_u8: each lane's place relative to
+// the lowest offset), then each tap reads the window with masked loads and picks the lanes
+// with a byte permute. Lanes whose span is too wide for one 128-byte window are split
+// into 2 or 4 groups of consecutive lanes, each with its own window; wider still, or
+// without the permute, lanes are read one by one.
+struct byte_window {
+    std::int64_t first = 0;     // the lowest offset
+    int groups = 0;             // windows (0: lane by lane)
+    std::int32_t rel[kLanes];   // each lane's offset from `first`
+#if defined(TOROID_BYTE_PERMUTE)
+    std::int32_t start[4];      // each group's window start, from `first`
+    t_bytes64 idx[4];           // lane -> byte of its group's 128-byte window (other lanes 0)
+    t_mask64 m0[4], m1[4];      // the window's bytes to load (first and second 64)
+#endif
+};
+template <typename I> inline byte_window window_u8(I off) {
+    byte_window w;
+    auto lo = off[0];
+    for (int i = 1; i < kLanes; ++i) lo = off[i] < lo ? off[i] : lo;
+    w.first = lo;
+    for (int i = 0; i < kLanes; ++i) w.rel[i] = static_cast<std::int32_t>(off[i] - lo);
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        for (int groups = 1; groups <= 4; groups *= 2) {
+            const int n = kLanes / groups;
+            bool fits = true;
+            for (int g = 0; g < groups && fits; ++g) {
+                std::int32_t a = w.rel[g * n], b = a;
+                for (int i = g * n; i < (g + 1) * n; ++i) {
+                    a = w.rel[i] < a ? w.rel[i] : a;
+                    b = w.rel[i] > b ? w.rel[i] : b;
+                }
+                const std::int64_t span = static_cast<std::int64_t>(b) - a + 1;
+                if (span > 128) {
+                    fits = false;
+                    break;
+                }
+                t_bytes64 idx = {};
+                for (int i = g * n; i < (g + 1) * n; ++i) idx[i] = static_cast<char>(w.rel[i] - a);
+                w.start[g] = a;
+                w.idx[g] = idx;
+                w.m0[g] = t_span_mask(span);
+                w.m1[g] = t_span_mask(span - 64);
+            }
+            if (fits) {
+                w.groups = groups;
+                break;
+            }
+        }
+    }
+#endif
+    return w;
+}
+// The windows of every block of kLanes outputs of a kernel's vector loop, computed before
+// its loop nest (a heap array: the nest's threads share it).
+struct window_table {
+    byte_window* w;
+    explicit window_table(std::int64_t blocks) : w(new byte_window[blocks > 0 ? blocks : 1]) {}
+    ~window_table() { delete[] w; }
+    window_table(const window_table&) = delete;
+    window_table& operator=(const window_table&) = delete;
+    byte_window& operator[](std::int64_t i) const { return w[i]; }
+};
+// gather_window where every lane lies in the first group's window (w.groups == 1).
+inline vec<std::uint8_t> gather_window1(const std::uint8_t* p, const byte_window& w) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        const t_bytes64 r = t_permute2_bytes(t_load_bytes(w.m0[0], p), w.idx[0], t_load_bytes(w.m1[0], p + 64));
+        return reinterpret_cast<vec<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    }
+#endif
+    vec<std::uint8_t> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
+    return r;
+}
+// The bytes at p + w.rel[i] (p: the buffer plus the window's lowest offset and the tap's).
+inline vec<std::uint8_t> gather_window(const std::uint8_t* p, const byte_window& w) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        if (w.groups > 0) {
+            vec<std::uint8_t> r = {};
+            const int n = kLanes / w.groups;
+            for (int g = 0; g < w.groups; ++g) {
+                const std::uint8_t* q = p + w.start[g];
+                const t_bytes64 b = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
+                for (int i = g * n; i < (g + 1) * n; ++i) r[i] = static_cast<std::uint8_t>(b[i]);
+            }
+            return r;
+        }
+    }
+#endif
+    vec<std::uint8_t> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
+    return r;
+}
+// Elements at a constant stride. Bytes at a small stride (a channel of channels-last
+// pixels, read forwards or backwards) span at most 128 bytes: two masked loads and one
+// byte permute.
+template <typename T> inline vec<T> gather_stride_v(const T* p, std::int64_t stride) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16 && sizeof(T) == 1) {
+        if (stride >= -8 && stride <= 8 && stride != 0) {
+            const std::int64_t lo = stride > 0 ? 0 : (kLanes - 1) * stride;
+            const std::int64_t span = (kLanes - 1) * (stride > 0 ? stride : -stride) + 1;
+            t_bytes64 idx = {};
+            for (int i = 0; i < kLanes; ++i) idx[i] = static_cast<char>(i * stride - lo);
+            const T* q = p + lo;
+            const t_bytes64 r = t_permute2_bytes(t_load_bytes(t_span_mask(span), q), idx, t_load_bytes(t_span_mask(span - 64), q + 64));
+            vec<T> out;
+            __builtin_memcpy(&out, &r, sizeof out);
+            return out;
+        }
+    }
+#endif
+    vec<T> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = p[i * stride];
+    return r;
+}
+template <typename T, typename I, typename V> inline void scatter_v(T* p, I off, V v) {
+    for (int i = 0; i < kLanes; ++i) p[off[i]] = v[i];
+}
+template <typename T, typename V> inline void scatter_stride_v(T* p, std::int64_t stride, V v) {
+    for (int i = 0; i < kLanes; ++i) p[i * stride] = v[i];
+}
+// The channels of kLanes pixels stored interleaved (channels-last): p[i * C + c] = v_c[i].
+// Bytes of 3 or 4 channels: one byte permute puts them in place, one (masked) store.
+template <typename T, typename... V> inline void store_interleaved(T* p, V... v) {
+    constexpr int C = sizeof...(V);
+    const vec<T> ch[C] = {v...};
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16 && sizeof(T) == 1 && (C == 3 || C == 4)) {
+        t_bytes64 src = {};
+        __builtin_memcpy(&src, ch, sizeof ch);
+        t_bytes64 idx = {};
+        for (int j = 0; j < 16 * C; ++j) idx[j] = static_cast<char>((j % C) * 16 + j / C);
+        t_store_bytes(p, t_span_mask(16 * C), t_permute_bytes(src, idx));
+        return;
+    }
+#endif
+    for (int i = 0; i < kLanes; ++i)
+        for (int c = 0; c < C; ++c) p[i * C + c] = ch[c][i];
+}
+template <> inline vec<float> abs_v(vec<float> x) {
+    return reinterpret_cast<vec<float>>(reinterpret_cast<vec<std::uint32_t>>(x) & 0x7fffffffu);
+}
+template <typename V> inline V abs_v(V x) { return x < 0 ? -x : x; }
+// floor / round-half-even of floats: exact for every input (|x| >= 2^23 is integral, NaN stays NaN).
+inline vec<float> floor_v(vec<float> x) {
+    const vec<float> t = __builtin_convertvector(__builtin_convertvector(x, vec<std::int32_t>), vec<float>);
+    const vec<float> f = t > x ? t - 1.0f : t;
+    const vec<float> a = abs_v(x);
+    return a < 0x1p23f ? f : x;
+}
+inline vec<float> round_even_v(vec<float> x) {
+    const vec<float> a = abs_v(x);
+    const vec<float> r = (a + 0x1p23f) - 0x1p23f;
+    const vec<float> s = x < 0.0f ? -r : r;
+    return a < 0x1p23f ? s : x;
+}
+template <typename V> inline V min_v(V a, V b) { return b < a ? b : a; }
+template <typename V> inline V max_v(V a, V b) { return a < b ? b : a; }
+template <typename V> inline V lanewise_floordiv(V a, V b) {
+    V r;
+    for (int i = 0; i < kLanes; ++i) r[i] = t_floordiv(a[i], b[i]);
+    return r;
+}
+template <typename V> inline V lanewise_mod(V a, V b) {
+    V r;
+    for (int i = 0; i < kLanes; ++i) r[i] = t_mod(a[i], b[i]);
+    return r;
+}
+template <typename V> inline V fma_v(V a, V b, V c) {
+    V r;
+    for (int i = 0; i < kLanes; ++i) r[i] = t_fma(a[i], b[i], c[i]);
+    return r;
+}
+// Saturating conversions: clamp first (NaN becomes 0), then convert.
+template <typename T, typename V> inline vec<T> sat_v(V x) {
+    using E = elem_t<V>;
+    const V lo = to_v<V>(static_cast<E>(std::numeric_limits<T>::min()));
+    const V hi = to_v<V>(static_cast<E>(std::numeric_limits<T>::max()));
+    V r = x > lo ? x : lo;
+    r = r < hi ? r : hi;
+    if constexpr (std::is_floating_point_v<E>) return convert_v<vec<T>>(__builtin_convertvector(r, vec<std::int32_t>));
+    else return convert_v<vec<T>>(r);
+}
+
+}  // namespace
+
+#endif  // TOROID_CPU_PREAMBLE_H

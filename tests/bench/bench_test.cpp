@@ -1,0 +1,71 @@
+// The benchmark library's reporting of compile latency: each record's first-prepare time and
+// where the code came from survive the JSON round trip, and the tables sum them up per
+// compiling engine (engines that compile nothing get no line).
+#include "bench/bench.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace toroid::bench {
+namespace {
+
+Record record(const std::string& engine, const std::string& row, double prepare_s, const std::string& cache,
+              double compile_s) {
+    Record r;
+    r.case_name = "flip " + row;
+    r.title = "flip";
+    r.device = "cpu";
+    r.engine = engine;
+    r.median_us = 10;
+    r.runs = 10;
+    r.prepare_s = prepare_s;
+    r.prepare_cache = cache;
+    r.compile_s = compile_s;
+    return r;
+}
+
+TEST(BenchCompileLatency, JsonKeepsPrepareCacheAndCompileTime) {
+    Results res;
+    res.suite = "quick";
+    res.records = {record("compiled", "(1, 3, 8, 8)", 0.25, "compiled", 0.2),
+                   record("compiled", "(1, 3, 9, 9)", 0.01, "disk", 0),
+                   record("reference", "(1, 3, 8, 8)", 0.001, "", 0)};
+    const Results back = results_from_json(results_to_json(res), "test");
+    ASSERT_EQ(back.records.size(), 3u);
+    EXPECT_EQ(back.records[0].prepare_cache, "compiled");
+    EXPECT_DOUBLE_EQ(back.records[0].prepare_s, 0.25);
+    EXPECT_DOUBLE_EQ(back.records[0].compile_s, 0.2);
+    EXPECT_EQ(back.records[1].prepare_cache, "disk");
+    EXPECT_EQ(back.records[2].prepare_cache, "");
+    EXPECT_EQ(results_to_json(res).find("\"prepare_cache\": \"\""), std::string::npos);
+}
+
+TEST(BenchCompileLatency, TablesSumUpFirstPrepares) {
+    const std::vector<Record> records = {record("compiled", "(1, 3, 8, 8)", 0.300, "compiled", 0.28),
+                                         record("reference", "(1, 3, 8, 8)", 0.001, "", 0),
+                                         record("compiled", "(1, 3, 9, 9)", 0.010, "disk", 0),
+                                         record("reference", "(1, 3, 9, 9)", 0.001, "", 0),
+                                         record("compiled", "(1, 3, 7, 7)", 0.500, "compiled", 0.45),
+                                         record("reference", "(1, 3, 7, 7)", 0.001, "", 0)};
+    const std::string text = format_tables(records);
+    EXPECT_NE(text.find("First prepare, compiled: median 300 ms, max 500 ms over 3 cases (2 compiled, 1 disk hit)"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("First prepare, reference"), std::string::npos) << text;
+    // Per case: a prepare column for the compiled engine only, disk hits marked.
+    EXPECT_NE(text.find("    prepare | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  300 ms | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  10 ms disk | "), std::string::npos) << text;
+    EXPECT_NE(text.find("  500 ms | "), std::string::npos) << text;
+}
+
+TEST(BenchCompileLatency, EnginesThatCompileNothingGetNoPrepareColumn) {
+    const std::string text = format_tables({record("reference", "(1, 3, 8, 8)", 0.001, "", 0)});
+    EXPECT_EQ(text.find("prepare"), std::string::npos) << text;
+    EXPECT_EQ(text.find("First prepare"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace toroid::bench
