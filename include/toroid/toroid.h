@@ -145,6 +145,13 @@ TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tens
  * must be NULL. */
 TOROID_API toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out,
                                               void* stream);
+/* The fastest run of a CPU function: `input` is memory laid out exactly as
+ * toroid_function_input_desc says and `output` memory laid out as
+ * toroid_function_output_desc says (same dtype, shape and strides; not overlapping the
+ * input). No desc is read or checked, so nothing but the two pointers is validated: a
+ * caller that compiled for its own tensors' layout pays only for the kernels. Safe to
+ * call from several threads at once on one function. */
+TOROID_API toroid_status toroid_run_data(const toroid_function* fn, const void* input, void* output);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
 /* ---- batches of images of any sizes ------------------------------------------------- */
@@ -165,6 +172,22 @@ TOROID_API toroid_status toroid_output_desc(const toroid_pipeline* pipeline, con
 TOROID_API toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
                                           const toroid_tensor* outputs, size_t count, const toroid_options* options,
                                           int32_t* item_status, char* messages, size_t message_size);
+
+/* ---- cache counters ----------------------------------------------------------------- */
+
+/* What the compiling engines' caches did since the process started (every thread, every
+ * pipeline). A pipeline run on many sizes of one structure compiles once (or loads once
+ * from the disk cache) and binds once per size. */
+typedef struct toroid_cache_counts {
+    uint32_t struct_size;  /* sizeof as the caller was built with (0: this header's) */
+    int64_t prepares;      /* functions prepared (toroid_compile, and per size in batches and files) */
+    int64_t compiles;      /* compiler runs that produced a module */
+    int64_t disk_hits;     /* modules loaded from the on-disk cache */
+    int64_t memory_hits;   /* prepares answered from memory: a bound instance or a loaded program */
+    int64_t binds;         /* instances bound (a pipeline and input spec bound to its program) */
+} toroid_cache_counts;
+
+TOROID_API toroid_status toroid_cache_stats(toroid_cache_counts* out);
 
 /* ---- image files -------------------------------------------------------------------- */
 

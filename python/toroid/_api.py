@@ -9,6 +9,7 @@ import threading
 
 from . import _core
 from ._capi import Error
+from ._core import _generation
 
 __all__ = ["interpolate", "resize", "center_crop", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
            "compile"]
@@ -281,8 +282,14 @@ class Pipeline:
         self.threads = threads
         self.base_dir = base_dir
         self._handle = _core.PipelineHandle(ops, base_dir)
+        self._fast = self._handle.fast  # one dict for the life of the handle (cleared, never replaced)
 
     def __call__(self, x):
+        if type(x) is _core._ndarray:  # the common case first: the handle's fast path, inline
+            run = self._fast.get((x.dtype, x.shape, x.strides, self.engine, self.threads, _generation[0]))
+            if run is not None:
+                return run(x)
+            return self._handle.call_general(x, self.engine, self.threads)
         if isinstance(x, (list, tuple)):  # a batch of images of any sizes
             return self._handle.run_batch(x, self.engine, self.threads)
         if isinstance(x, Traced):  # inside toroid.compile: record the ops
@@ -324,10 +331,18 @@ class CompiledFunction:
         self.threads = threads
         self._pipelines = {}
         self._lock = threading.Lock()
+        # Calls without extra arguments on arrays of a spec traced before: fast_key -> Pipeline
+        # (read without the lock, like the pipelines' own fast path).
+        self._fast = {}
         functools.update_wrapper(self, fn)
 
     def pipeline(self, x, *args, **kwargs):
         """The toroid.Pipeline traced for inputs like `x` (and these extra arguments)."""
+        fast = _core.fast_key(x, None, None) if not args and not kwargs else None
+        if fast is not None:
+            p = self._fast.get(fast)
+            if p is not None:
+                return p
         arg = _core.adapt(x)
         try:
             key = (arg.key(), args, tuple(sorted(kwargs.items())))
@@ -344,6 +359,10 @@ class CompiledFunction:
             p = Pipeline(result._ops, engine=self.engine, threads=self.threads)
             with self._lock:
                 self._pipelines[key] = p
+        if fast is not None and arg.obj is x:  # x was described without a copy
+            if len(self._fast) >= _core._MAX_FAST:
+                self._fast.clear()
+            self._fast[fast] = p
         return p
 
     def __call__(self, x, *args, **kwargs):

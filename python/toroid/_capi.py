@@ -5,7 +5,7 @@ toroid.Error carrying the library's message."""
 import ctypes
 import os
 
-__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "FileOptions", "library_path",
+__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "FileOptions", "CacheCounts", "library_path",
            "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "CPU", "CUDA"]
 
 
@@ -44,6 +44,12 @@ class Tensor(ctypes.Structure):
 class Options(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("engine", ctypes.c_char_p),
                 ("debug_dir", ctypes.c_char_p)]
+
+
+class CacheCounts(ctypes.Structure):
+    """toroid_cache_counts: what the compiling engines' caches did since the process started."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("prepares", ctypes.c_int64), ("compiles", ctypes.c_int64),
+                ("disk_hits", ctypes.c_int64), ("memory_hits", ctypes.c_int64), ("binds", ctypes.c_int64)]
 
 
 class FileOptions(ctypes.Structure):
@@ -110,6 +116,15 @@ _declare("toroid_output_desc", _status, _P, ctypes.POINTER(TensorDesc), ctypes.P
 _declare("toroid_run_batch", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_size_t,
          ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, ctypes.c_size_t)
 
+# The pointer-only run and the cache counters came later too; the package falls back to
+# toroid_run (and cache_stats raises) on a library without them.
+has_run_data = hasattr(lib, "toroid_run_data")
+if has_run_data:
+    _declare("toroid_run_data", _status, _P, _P, _P)
+has_cache_stats = hasattr(lib, "toroid_cache_stats")
+if has_cache_stats:
+    _declare("toroid_cache_stats", _status, ctypes.POINTER(CacheCounts))
+
 # File processing (decode, run, encode) came later than the rest of the C API; a library
 # without it still serves everything else, and has_process_file says which one this is.
 has_process_file = hasattr(lib, "toroid_process_file") and hasattr(lib, "toroid_file_options_init")
@@ -133,3 +148,13 @@ def check(status):
 
 def version():
     return lib.toroid_version().decode()
+
+
+def cache_stats():
+    """The compiling engines' cache counters since the process started, as a dict."""
+    if not has_cache_stats:
+        raise Error("%s has no toroid_cache_stats (rebuild the library)" % library_path)
+    c = CacheCounts()
+    c.struct_size = ctypes.sizeof(CacheCounts)
+    check(lib.toroid_cache_stats(ctypes.byref(c)))
+    return {name: int(getattr(c, name)) for name, _ in CacheCounts._fields_[1:]}

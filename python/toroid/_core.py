@@ -41,6 +41,9 @@ def is_numpy(x):
 # ---- settings -----------------------------------------------------------------------
 
 _settings = {"engine": os.environ.get("TOROID_ENGINE") or "compiled", "threads": 0}
+# Bumped by every change of _settings: the per-call fast path keys on it instead of reading
+# the settings it depends on.
+_generation = [0]
 
 
 def _after_fork_in_child():
@@ -49,6 +52,7 @@ def _after_fork_in_child():
     # after its parent ran one waits forever for the parent's threads. Children run on one
     # thread unless they ask for more with set_num_threads (spawned processes are unaffected).
     _settings["threads"] = 1
+    _generation[0] += 1
 
 
 if hasattr(os, "register_at_fork"):
@@ -60,6 +64,7 @@ def set_default_engine(name):
     if name not in ("compiled", "reference"):
         raise Error("unknown engine '%s' (available: reference, compiled)" % name)
     _settings["engine"] = name
+    _generation[0] += 1
 
 
 def get_default_engine():
@@ -72,6 +77,7 @@ def set_num_threads(n):
     if n < 0:
         raise Error("threads must be at least 0 (0: every core), got %d" % n)
     _settings["threads"] = n
+    _generation[0] += 1
 
 
 def get_num_threads():
@@ -137,6 +143,21 @@ def _check_rank(shape):
                     (len(shape), tuple(shape)))
 
 
+_from_buffer = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
+
+
+def _numpy_pointer(x):
+    """The data pointer of a NumPy array: a writable C-contiguous one exports its buffer,
+    whose address is several times cheaper to get than __array_interface__'s."""
+    if x.flags.c_contiguous:
+        try:
+            return _addressof(_from_buffer(x))
+        except (TypeError, ValueError, BufferError):  # read-only, or empty
+            pass
+    return x.__array_interface__["data"][0]
+
+
 def adapt(x, what="input"):
     """Describes `x` (numpy array or torch tensor) for the C API without copying it, when
     its memory allows: negative or unaligned strides and non-native byte order make a
@@ -164,7 +185,7 @@ def adapt(x, what="input"):
             _check_rank(shape)
         a.kind = "numpy"
         a.obj = x
-        a.ptr = x.__array_interface__["data"][0]
+        a.ptr = _numpy_pointer(x)
         a.dtype = code
         a.shape = shape
         a.strides = strides if item == 1 else tuple(st // item for st in strides)
@@ -263,6 +284,91 @@ class Function:
 
 _run = _capi.lib.toroid_run
 _raw_stream = None
+_ndarray = np.ndarray if np is not None else None
+_MAX_FAST = 64  # fast-path entries per pipeline (input specs times engines and threads)
+
+
+def _fast_runner(fn, arg):
+    """A closure that runs `fn` on arrays of exactly `arg`'s kind, dtype, shape and strides
+    (what the fast-path key guarantees), or None where the general path must run. Everything
+    that does not change per call (the handle, the output's dtype, shape and strides, the C
+    function) is looked up here once; per call it takes the two data pointers, allocates the
+    result and makes one C call (toroid_run_data: no desc is built or checked)."""
+    if not _capi.has_run_data or arg.device != _capi.CPU or arg.obj is None:
+        return None
+    plan = fn._plan
+    numel = 1
+    for n in plan.shape:
+        numel *= n
+    in_numel = 1
+    for n in arg.shape:
+        in_numel *= n
+    if numel == 0 or in_numel == 0:
+        return None
+    handle = fn._handle
+    run = _capi.lib.toroid_run_data
+    check = _capi.check
+    addressof = ctypes.addressof
+    from_buffer = ctypes.c_char.from_buffer
+    if arg.kind == "numpy":
+        if not isinstance(arg.obj, _ndarray) or type(arg.obj) is not _ndarray:
+            return None
+        empty = np.empty
+        dense_shape = plan.dense_shape
+        np_dtype = plan.np_dtype
+        inverse = plan.inverse if plan.inverse != tuple(range(len(plan.inverse))) else None
+        # The input's pointer through the buffer protocol, which needs a C-contiguous view:
+        # the array itself, or (channels-last and other dense permutations) its axes put in
+        # memory order, a view with the same data pointer. Other strides (sliced views) take
+        # __array_interface__.
+        order = tuple(sorted(range(arg.obj.ndim), key=lambda i: -arg.obj.strides[i]))
+        if arg.obj.flags.c_contiguous:
+            order = None
+        elif not arg.obj.transpose(order).flags.c_contiguous:
+            order = False
+
+        def run_numpy(x):
+            if order is False:
+                ip = x.__array_interface__["data"][0]
+            else:
+                try:
+                    ip = addressof(from_buffer(x if order is None else x.transpose(order)))
+                except (TypeError, ValueError, BufferError):  # read-only
+                    ip = x.__array_interface__["data"][0]
+            out = empty(dense_shape, np_dtype)
+            status = run(handle, ip, addressof(from_buffer(out)))
+            if status:
+                check(status)
+            return out if inverse is None else out.transpose(inverse)
+        run_numpy.function = fn  # keeps the compiled function (and its handle) alive
+        return run_numpy
+    t = _torch_module()
+    if type(arg.obj) is not t.Tensor:
+        return None
+    empty_strided = t.empty_strided
+    shape, strides = plan.shape, plan.strides
+    torch_dtype = getattr(t, plan.dtype_name)
+
+    def run_torch(x):
+        out = empty_strided(shape, strides, dtype=torch_dtype)
+        status = run(handle, x.data_ptr(), out.data_ptr())
+        if status:
+            check(status)
+        return out
+    run_torch.function = fn
+    return run_torch
+
+
+def fast_key(x, engine, threads):
+    """The fast-path key of `x` (a NumPy array or a CPU torch tensor of the plain types) run
+    with these engine and threads arguments, or None for anything else."""
+    tx = type(x)
+    if tx is _ndarray:
+        return (x.dtype, x.shape, x.strides, engine, threads, _generation[0])
+    t = _torch
+    if t is not None and tx is t.Tensor and not x.is_cuda and x.layout is t.strided:
+        return ("torch", x.dtype, x.shape, x.stride(), engine, threads, _generation[0])
+    return None
 
 
 def _current_stream(index):
@@ -335,6 +441,9 @@ class PipelineHandle:
         self.grid_digest = digest.hexdigest() if grids else ""
         self._functions = collections.OrderedDict()
         self._lock = threading.Lock()
+        # fast_key -> runner (see _fast_runner). Read without the lock (a dict lookup is atomic);
+        # filled by the general path; cleared when it grows past _MAX_FAST.
+        self.fast = {}
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -376,8 +485,31 @@ class PipelineHandle:
         return fn
 
     def __call__(self, x, engine=None, threads=None):
+        tx = type(x)
+        if tx is _ndarray:  # the common case, inline: one dict lookup, one C call
+            run = self.fast.get((x.dtype, x.shape, x.strides, engine, threads, _generation[0]))
+            if run is not None:
+                return run(x)
+        elif _torch is not None and tx is _torch.Tensor:
+            key = fast_key(x, engine, threads)
+            run = self.fast.get(key) if key is not None else None
+            if run is not None:
+                return run(x)
+        return self.call_general(x, engine, threads)
+
+    def call_general(self, x, engine=None, threads=None):
+        """Adapts `x`, finds or compiles its function, runs it, and fills the fast path for
+        arrays like `x`."""
+        key = fast_key(x, engine, threads)
         arg = adapt(x)
-        return self.function(arg, engine, threads).run(arg)
+        fn = self.function(arg, engine, threads)
+        if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
+            run = _fast_runner(fn, arg)
+            if run is not None:
+                if len(self.fast) >= _MAX_FAST:
+                    self.fast.clear()
+                self.fast[key] = run
+        return fn.run(arg)
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):
         """Runs on a list of arrays/tensors of any sizes in one call (one parallel loop over
@@ -481,9 +613,45 @@ _op_lock = threading.Lock()
 _MAX_OP_PIPELINES = 256
 
 
-def cached_pipeline(ops):
-    """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
-    the same ops."""
+# Tags of _freeze: objects no user value equals, so that a frozen list, dict, bool or float
+# never equals a frozen value of another kind (True == 1 == 1.0 in Python, not in JSON).
+_LIST, _DICT, _BOOL, _FLOAT = object(), object(), object(), object()
+
+
+def _freeze(v):
+    """A hashable value equal for two JSON values exactly when their JSON texts are equal
+    (dict keys in any order); None when `v` holds anything else (arrays, NumPy scalars...)."""
+    t = type(v)
+    if t is str or t is int or v is None:
+        return v
+    if t is bool:
+        return (_BOOL, v)
+    if t is float:
+        return (_FLOAT, repr(v))  # 0.0 and -0.0 differ, as in JSON
+    if t is list or t is tuple:
+        out = [_LIST]
+        for e in v:
+            f = _freeze(e)
+            if f is None and e is not None:
+                return None
+            out.append(f)
+        return tuple(out)
+    if t is dict:
+        out = [_DICT]
+        for k in sorted(v) if all(type(k) is str for k in v) else ():
+            f = _freeze(v[k])
+            if f is None and v[k] is not None:
+                return None
+            out.append((k, f))
+        if len(out) != len(v) + 1:
+            return None
+        return tuple(out)
+    return None
+
+
+def _op_key(ops):
+    """The cache key of a list of op dicts: frozen values (no JSON printed) for plain ops;
+    JSON text with the grid's digest where an op holds an array or another kind of value."""
     parts = []
     for op in ops:
         g = op.get("grid") if op.get("op") == "grid_sample" else None
@@ -491,14 +659,25 @@ def cached_pipeline(ops):
             ga = _grid_array(g)
             h = hashlib.sha256(np.ascontiguousarray(ga).tobytes()).hexdigest()
             parts.append(json.dumps(dict(op, grid="<array %s %s>" % (ga.shape, h)), sort_keys=True))
-        else:
-            parts.append(json.dumps(op, sort_keys=True, default=str))
-    key = "\n".join(parts)
-    with _op_lock:
-        p = _op_pipelines.get(key)
-        if p is not None:
+            continue
+        f = _freeze(op)
+        parts.append(f if f is not None else json.dumps(op, sort_keys=True, default=str))
+    return tuple(parts)
+
+
+def cached_pipeline(ops):
+    """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
+    the same ops."""
+    key = _op_key(ops)
+    # A hit takes no lock: OrderedDict's get and move_to_end are single C calls under the GIL;
+    # an entry evicted between them is simply not moved.
+    p = _op_pipelines.get(key)
+    if p is not None:
+        try:
             _op_pipelines.move_to_end(key)
-            return p
+        except KeyError:
+            pass
+        return p
     p = PipelineHandle(ops)
     with _op_lock:
         _op_pipelines[key] = p

@@ -19,7 +19,9 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <set>
 #include <string>
@@ -30,6 +32,23 @@ struct toroid_pipeline {
     toroid::Pipeline pipeline;
     std::vector<bool> grid_missing;  // per op: a grid_sample still waiting for its grid
     std::string json;                // cache of toroid_pipeline_to_json
+    // Engines of this pipeline's batches and files, by (engine name, threads), each keeping
+    // what it prepared by input spec: a repeated batch or file of a seen size finds its
+    // prepared pipeline without the engine printing its cache key. Dropped by set_grid.
+    std::mutex engines_mutex;
+    std::map<std::pair<std::string, int>, std::shared_ptr<toroid::Engine>> engines;
+
+    std::shared_ptr<toroid::Engine> engine(const char* name, int threads) {
+        const std::string n = name ? name : "compiled";
+        std::lock_guard lock(engines_mutex);
+        auto& e = engines[{n, threads}];
+        if (!e) {
+            toroid::EngineOptions eo;
+            eo.threads = threads;
+            e = toroid::cache_by_spec(toroid::make_engine(n, eo));
+        }
+        return e;
+    }
 };
 
 struct toroid_function {
@@ -43,6 +62,11 @@ struct toroid_function {
     toroid::ShapeInfo output;
     toroid::Dims output_strides{};
     std::string explain;
+    // The run fast path: the descs as compiled (toroid_function_input_desc and _output_desc)
+    // and the bytes each spans, so that a run on exactly these skips every spec check.
+    toroid_tensor_desc input_desc{};
+    toroid_tensor_desc output_desc{};
+    std::int64_t input_bytes = 0, output_bytes = 0;  // 0 for an empty tensor
 };
 
 namespace {
@@ -192,6 +216,36 @@ toroid_tensor_desc desc_of(DType dtype, const Dims& shape, const Dims& strides, 
     return d;
 }
 
+// Whether two descs name the same tensor layout (dims past ndim are ignored).
+bool same_desc(const toroid_tensor_desc& a, const toroid_tensor_desc& b) {
+    if (a.dtype != b.dtype || a.device != b.device || a.device_index != b.device_index || a.ndim != b.ndim ||
+        a.ndim < 0 || a.ndim > TOROID_MAX_DIMS)
+        return false;
+    for (int i = 0; i < a.ndim; ++i)
+        if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return false;
+    return true;
+}
+
+std::int64_t span_bytes(const TensorSpec& s) {
+    const std::int64_t end = max_offset(s);
+    return end < 0 ? 0 : (end + 1) * static_cast<std::int64_t>(dtype_size(s.dtype));
+}
+
+// A CPU function's run on memory laid out as compiled: no spec to build or compare, only
+// the pointers to check.
+void run_compiled_layout(const toroid_function* fn, const void* input, void* output) {
+    if (!fn->prepared) bad("toroid_run_data runs CPU functions; run CUDA functions with toroid_run_on_stream");
+    if (fn->input_bytes > 0 && input == nullptr) bad("input has a NULL data pointer");
+    if (fn->output_bytes > 0 && output == nullptr) bad("output has a NULL data pointer");
+    if (fn->input_bytes > 0 && fn->output_bytes > 0) {
+        const auto* ib = static_cast<const char*>(input);
+        const auto* ob = static_cast<const char*>(output);
+        if (ib < ob + fn->output_bytes && ob < ib + fn->input_bytes) bad("output memory overlaps the input");
+    }
+    fn->prepared->run_into(
+        Tensor::borrow(const_cast<void*>(input), fn->input.dtype, fn->input.shape, fn->input.strides),
+        Tensor::borrow(output, fn->output.dtype, fn->output.shape, fn->output_strides));
+}
 
 // Parses the pipeline; grid_sample ops without "grid" are parsed as affine ops with the
 // same mode, padding_mode and align_corners fields (so they get the same validation and
@@ -302,6 +356,8 @@ toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_inde
         g->grid_path = kArrayGrid;
         pipeline->grid_missing[op_index] = false;
         pipeline->json.clear();
+        std::lock_guard lock(pipeline->engines_mutex);
+        pipeline->engines.clear();  // what they prepared was for the old grid
     });
 }
 
@@ -382,6 +438,14 @@ toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tenso
             fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
             fn->explain = fn->prepared->explain();
         }
+        fn->input_desc = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
+        fn->output_desc = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
+        for (toroid_tensor_desc* d : {&fn->input_desc, &fn->output_desc}) {
+            d->device = fn->device;
+            d->device_index = fn->device_index;
+        }
+        fn->input_bytes = span_bytes(fn->input);
+        fn->output_bytes = span_bytes(TensorSpec{fn->output.dtype, fn->output.shape, fn->output_strides});
         *out = fn.release();
     });
 }
@@ -390,9 +454,7 @@ toroid_status toroid_function_input_desc(const toroid_function* fn, toroid_tenso
     return guard([&] {
         require(fn, "fn");
         require(out, "out");
-        *out = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
-        out->device = fn->device;
-        out->device_index = fn->device_index;
+        *out = fn->input_desc;
     });
 }
 
@@ -400,9 +462,7 @@ toroid_status toroid_function_output_desc(const toroid_function* fn, toroid_tens
     return guard([&] {
         require(fn, "fn");
         require(out, "out");
-        *out = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
-        out->device = fn->device;
-        out->device_index = fn->device_index;
+        *out = fn->output_desc;
     });
 }
 
@@ -419,6 +479,11 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
 }
 
 toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out, void* stream) {
+    // Tensors laid out exactly as compiled (the caller allocated what toroid_function_output_desc
+    // says): nothing to canonicalize or compare beyond the descs themselves.
+    if (fn && in && out && fn->prepared && !stream && same_desc(in->desc, fn->input_desc) &&
+        same_desc(out->desc, fn->output_desc))
+        return guard([&] { run_compiled_layout(fn, in->data, out->data); });
     return guard([&] {
         require(fn, "fn");
         require(in, "in");
@@ -464,7 +529,29 @@ toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tenso
     });
 }
 
+toroid_status toroid_run_data(const toroid_function* fn, const void* input, void* output) {
+    return guard([&] {
+        require(fn, "fn");
+        run_compiled_layout(fn, input, output);
+    });
+}
+
 void toroid_function_free(toroid_function* fn) { delete fn; }
+
+toroid_status toroid_cache_stats(toroid_cache_counts* out) {
+    return guard([&] {
+        require(out, "out");
+        const std::size_t size = out->struct_size == 0 ? sizeof(toroid_cache_counts) : out->struct_size;
+        if (size < offsetof(toroid_cache_counts, binds) + sizeof(std::int64_t))
+            bad(fmt::format("counts.struct_size {} is smaller than any known toroid_cache_counts", size));
+        const CacheStats c = cache_stats();
+        out->prepares = c.prepares;
+        out->compiles = c.compiles;
+        out->disk_hits = c.disk_hits;
+        out->memory_hits = c.memory_hits;
+        out->binds = c.binds;
+    });
+}
 
 toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                  toroid_tensor_desc* out) {
@@ -518,8 +605,10 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
             });
             if (status[i] != TOROID_OK) text[i] = g_last_error;
         }
-        EngineOptions eo;
-        eo.threads = threads == 0 ? default_threads() : threads;
+        const int workers = threads == 0 ? default_threads() : threads;
+        // Each item runs on one thread; the engine is the handle's, so sizes seen in earlier
+        // batches are found by their spec.
+        const std::shared_ptr<Engine> eng = const_cast<toroid_pipeline*>(pipeline)->engine(engine, 1);
         std::vector<std::size_t> runnable;
         std::vector<BatchItem> run_items;
         for (std::size_t i = 0; i < count; ++i)
@@ -527,7 +616,7 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
                 runnable.push_back(i);
                 run_items.push_back(items[i]);
             }
-        run_batch(pipeline->pipeline, run_items, engine ? engine : "compiled", eo);
+        run_batch(pipeline->pipeline, run_items, *eng, workers);
         for (std::size_t k = 0; k < runnable.size(); ++k)
             if (!run_items[k].ok) {
                 status[runnable[k]] = TOROID_ERROR_INVALID_ARGUMENT;
@@ -595,11 +684,11 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
         FileOptions fo;
         if (o.format) fo.format = io::parse_image_format(o.format);
         fo.jpeg_quality = o.jpeg_quality;
-        EngineOptions eo;
-        eo.threads = o.threads == 0 ? default_threads() : o.threads;
-        // Engines are light handles; the compiled engine's cache of prepared pipelines is
-        // process-wide, so a same-sized image compiles once across calls and threads.
-        auto engine = make_engine(o.engine ? o.engine : "compiled", eo);
+        // The handle's engine for these options: a same-sized image compiles once across
+        // calls and threads (the compiled engine's process-wide cache) and is found by its
+        // spec on later calls.
+        const std::shared_ptr<Engine> engine = const_cast<toroid_pipeline*>(pipeline)->engine(
+            o.engine, o.threads == 0 ? default_threads() : o.threads);
         process_file(*engine, pipeline->pipeline, input_path, output_path, fo);
     });
 }

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <dlfcn.h>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace toroid {
 namespace {
@@ -125,7 +127,22 @@ std::array<std::int64_t, 4> strides_of(const Tensor& t) {
 class CompiledPrepared final : public PreparedPipeline {
 public:
     CompiledPrepared(std::shared_ptr<const Instance> inst, TensorSpec spec, int threads, PrepareStats stats)
-        : inst_(std::move(inst)), spec_(spec), threads_(threads), stats_(stats) {}
+        : inst_(std::move(inst)), spec_(spec), threads_(threads), stats_(stats) {
+        // What every run into memory of the dense output strides reuses: the parameters with
+        // those strides bound, and whether any buffer needs per-run memory.
+        const ir::Program& p = inst_->art->program;
+        shape_ = output_shape();
+        dense_ = dense_out_strides(shape_);
+        schedule::Binding b{inst_->binding.params, {}, {}, inst_->binding.shapes};
+        if (schedule::output_strides_match(p, b, dense_)) {
+            schedule::bind_output_strides(p, b, dense_);
+            dense_params_ = std::move(b.params);
+            dense_ok_ = true;
+        }
+        for (const ir::Buffer& buf : p.buffers)
+            if (buf.role == ir::BufferRole::Temp && inst_->binding.temp_bytes[static_cast<std::size_t>(buf.id)] > 0)
+                has_temps_ = true;
+    }
 
     Tensor run(const Tensor& in) override {
         Tensor out;
@@ -159,13 +176,16 @@ private:
     // Runs the kernels. The result goes to *into when its strides suit the program (returns
     // true), else into a new tensor `out` (returns false).
     bool execute(const Tensor& in, const Tensor* into, Tensor& out) {
+        if (into && dense_ok_ && !has_temps_ && in.spec() == spec_ && into->shape() == shape_ && strides_of(*into) == dense_) {
+            run_dense(in.data(), into->data());
+            return true;
+        }
         if (in.spec() != spec_)
             fail("input ({} {}) does not match the spec the pipeline was compiled for ({})", dtype_name(in.dtype()),
                  spec_key(in.spec()), spec_key(spec_));
         const ir::Program& p = inst_->art->program;
         const schedule::Binding& bound = inst_->binding;
-        std::vector<std::int64_t> params = bound.params;
-        schedule::Binding b{params, {}, {}, bound.shapes};
+        schedule::Binding b{bound.params, {}, {}, bound.shapes};
         std::vector<void*> ptrs(p.buffers.size(), nullptr);
         std::vector<Tensor> temps;
         bool direct = false;
@@ -200,10 +220,41 @@ private:
         return direct;
     }
 
+    // The common run: input of the prepared spec, output dense in the layout the program
+    // writes, no temporaries. Nothing is allocated: the buffer pointers go on the stack
+    // (few buffers) and the parameters were bound once.
+    void run_dense(void* input, void* output) const {
+        const ir::Program& p = inst_->art->program;
+        const schedule::Binding& bound = inst_->binding;
+        constexpr std::size_t kStackSlots = 32;
+        std::array<void*, kStackSlots> stack{};
+        std::vector<void*> heap;
+        void** ptrs = stack.data();
+        if (p.buffers.size() > kStackSlots) {
+            heap.assign(p.buffers.size(), nullptr);
+            ptrs = heap.data();
+        }
+        for (const ir::Buffer& buf : p.buffers) {
+            const auto i = static_cast<std::size_t>(buf.id);
+            switch (buf.role) {
+                case ir::BufferRole::Input: ptrs[i] = input; break;
+                case ir::BufferRole::Constant: ptrs[i] = const_cast<void*>(bound.tables[i]); break;
+                case ir::BufferRole::Output: ptrs[i] = output; break;
+                case ir::BufferRole::Temp: break;
+            }
+        }
+        inst_->art->entry(ptrs, dense_params_.data(), threads_);
+    }
+
     std::shared_ptr<const Instance> inst_;
     TensorSpec spec_;
     int threads_;
     PrepareStats stats_;
+    Dims shape_{};
+    std::array<std::int64_t, 4> dense_{};
+    std::vector<std::int64_t> dense_params_;
+    bool has_temps_ = false;
+    bool dense_ok_ = false;
 };
 
 class CompiledEngine final : public Engine {
@@ -219,8 +270,11 @@ public:
         const bool debug = !options_.debug_dir.empty();
         const bool fresh = debug || options_.cold_prepare;
         std::shared_ptr<const Instance> inst = fresh ? nullptr : cache().find_instance(key);
+        CacheStats counted;
+        counted.prepares = 1;
         if (inst) {
             stats.memory_hits = 1;
+            counted.memory_hits = 1;
         } else {
             auto made = std::make_shared<Instance>();
             driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
@@ -230,6 +284,10 @@ public:
             if (made->art) stats.memory_hits = 1;
             else made->art = compile(made->graph, d.width, options_, stats);
             made->binding = schedule::bind(made->art->program, made->graph);
+            counted.binds = 1;
+            counted.compiles = stats.compiled;
+            counted.disk_hits = stats.disk_hits;
+            counted.memory_hits = stats.memory_hits;
             inst = made;
             cache().add(key, structure, made->art, inst);
             if (debug) {
@@ -237,6 +295,7 @@ public:
                 write_text(std::filesystem::path(options_.debug_dir) / "explain.txt", tmp.explain());
             }
         }
+        count_cache(counted);
         stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return std::make_unique<CompiledPrepared>(std::move(inst), in, options_.threads, stats);
     }

@@ -206,8 +206,11 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
                                         driver::pipeline_key(p, in));
     const bool debug = !options.debug_dir.empty();
     std::shared_ptr<const CudaInstance> inst = debug ? nullptr : cuda_cache().find_instance(key);
+    CacheStats counted;
+    counted.prepares = 1;
     if (inst) {
         stats.memory_hits = 1;
+        counted.memory_hits = 1;
     } else {
         auto made = std::make_shared<CudaInstance>();
         const schedule::Target target = target_for(dev);
@@ -217,6 +220,10 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         if (made->art) stats.memory_hits = 1;
         else made->art = compile_cuda(made->graph, d.width, dev, options, stats);
         made->binding = schedule::bind(made->art->program, made->graph);
+        counted.binds = 1;
+        counted.compiles = stats.compiled;
+        counted.disk_hits = stats.disk_hits;
+        counted.memory_hits = stats.memory_hits;
         const ir::Program& prog = made->art->program;
         made->tables.resize(prog.buffers.size());
         made->temp_offsets.assign(prog.buffers.size(), 0);
@@ -252,6 +259,7 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         inst = made;
         cuda_cache().add(key, d.structure, made->art, inst);
     }
+    count_cache(counted);
     stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_unique<CudaPrepared>(std::move(inst), in, device, stats);
 }

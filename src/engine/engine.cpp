@@ -11,9 +11,21 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
+#include <tuple>
 
 namespace toroid {
 namespace {
+
+// The counters of cache_stats(): relaxed atomics, added to once per prepare.
+struct CacheCounters {
+    std::atomic<std::int64_t> prepares{0}, compiles{0}, disk_hits{0}, memory_hits{0}, binds{0};
+};
+
+CacheCounters& counters() {
+    static CacheCounters c;
+    return c;
+}
 
 class ReferencePrepared final : public PreparedPipeline {
 public:
@@ -49,21 +61,93 @@ private:
 
 }  // namespace
 
+CacheStats cache_stats() {
+    const CacheCounters& c = counters();
+    CacheStats s;
+    s.prepares = c.prepares.load(std::memory_order_relaxed);
+    s.compiles = c.compiles.load(std::memory_order_relaxed);
+    s.disk_hits = c.disk_hits.load(std::memory_order_relaxed);
+    s.memory_hits = c.memory_hits.load(std::memory_order_relaxed);
+    s.binds = c.binds.load(std::memory_order_relaxed);
+    return s;
+}
+
+void count_cache(const CacheStats& d) {
+    CacheCounters& c = counters();
+    c.prepares.fetch_add(d.prepares, std::memory_order_relaxed);
+    c.compiles.fetch_add(d.compiles, std::memory_order_relaxed);
+    c.disk_hits.fetch_add(d.disk_hits, std::memory_order_relaxed);
+    c.memory_hits.fetch_add(d.memory_hits, std::memory_order_relaxed);
+    c.binds.fetch_add(d.binds, std::memory_order_relaxed);
+}
+
+namespace {
+
+// A prepared pipeline shared by several holders (SpecCachedEngine's answers).
+class SharedPrepared final : public PreparedPipeline {
+public:
+    explicit SharedPrepared(std::shared_ptr<PreparedPipeline> p) : p_(std::move(p)) {}
+    Tensor run(const Tensor& in) override { return p_->run(in); }
+    void run_into(const Tensor& in, const Tensor& out) override { p_->run_into(in, out); }
+    std::string explain() const override { return p_->explain(); }
+    PrepareStats stats() const override { return p_->stats(); }
+
+private:
+    std::shared_ptr<PreparedPipeline> p_;
+};
+
+class SpecCachedEngine final : public Engine {
+public:
+    explicit SpecCachedEngine(std::unique_ptr<Engine> inner) : inner_(std::move(inner)) {}
+    std::string_view name() const override { return inner_->name(); }
+    std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
+        const SpecKey key{in.dtype, in.shape, in.strides};
+        {
+            std::lock_guard lock(mutex_);
+            const auto it = prepared_.find(key);
+            if (it != prepared_.end()) return std::make_unique<SharedPrepared>(it->second);
+        }
+        std::shared_ptr<PreparedPipeline> made = inner_->prepare(p, in);
+        std::lock_guard lock(mutex_);
+        if (prepared_.size() >= kMaxSpecs) prepared_.clear();
+        prepared_.emplace(key, made);
+        return std::make_unique<SharedPrepared>(std::move(made));
+    }
+
+private:
+    using SpecKey = std::tuple<DType, Dims, Dims>;
+    static constexpr std::size_t kMaxSpecs = 256;
+    std::unique_ptr<Engine> inner_;
+    std::mutex mutex_;
+    std::map<SpecKey, std::shared_ptr<PreparedPipeline>> prepared_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> cache_by_spec(std::unique_ptr<Engine> inner) {
+    return std::make_unique<SpecCachedEngine>(std::move(inner));
+}
+
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine,
                const EngineOptions& options) {
     EngineOptions one = options;
     one.threads = 1;
     auto e = make_engine(engine, one);
-    // Prepared once per input spec (a compile only for a new structure).
-    std::map<std::string, std::shared_ptr<PreparedPipeline>> by_spec;
+    run_batch(p, items, *e, options.threads);
+}
+
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int threads) {
+    Engine* e = &engine;
+    // Prepared once per input spec (a compile only for a new structure), found by the spec's
+    // values (no key text printed per image).
+    using SpecKey = std::tuple<DType, Dims, Dims>;
+    std::map<SpecKey, std::shared_ptr<PreparedPipeline>> by_spec;
     std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         BatchItem& it = items[i];
         try {
             const TensorSpec s = it.input.spec();
-            const std::string key = fmt::format("{} {} {}", dtype_name(s.dtype), fmt::join(s.shape, ","),
-                                                fmt::join(s.strides, ","));
-            auto& slot = by_spec[key];
+            auto& slot = by_spec[SpecKey{s.dtype, s.shape, s.strides}];
             if (!slot) slot = e->prepare(p, s);
             const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
             if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
@@ -77,7 +161,7 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
     }
     // One loop over the items; each worker takes the next item (sizes differ).
     std::atomic<std::size_t> next{0};
-    const int workers = std::max(1, std::min<int>(options.threads, static_cast<int>(items.size())));
+    const int workers = std::max(1, std::min<int>(threads, static_cast<int>(items.size())));
     parallel_for(0, workers, workers, [&](std::int64_t) {
         for (std::size_t i = next++; i < items.size(); i = next++) {
             if (!prepared[i]) continue;

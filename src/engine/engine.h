@@ -6,6 +6,7 @@
 #include "core/tensor.h"
 #include "ops/ops.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,21 @@ struct PrepareStats {
     double prepare_seconds = 0;
     double compile_seconds = 0;  // of prepare_seconds, the time spent in the C++ compiler
 };
+
+// Process-wide counters of the compiling engines' caches since the process started
+// (toroid_cache_stats): how often a prepare found its bound instance, how often the
+// compiler ran. A pipeline run on many sizes of one structure compiles once and binds
+// once per size.
+struct CacheStats {
+    std::int64_t prepares = 0;     // prepare() calls of the compiled and CUDA engines
+    std::int64_t compiles = 0;     // compiler runs (C++ or NVRTC) that produced a module
+    std::int64_t disk_hits = 0;    // modules loaded from the on-disk cache
+    std::int64_t memory_hits = 0;  // prepares answered from memory: a bound instance or a program
+    std::int64_t binds = 0;        // instances bound: a graph decomposed and bound to its program
+};
+CacheStats cache_stats();
+// Adds `delta` to the process-wide counters (the engines call it once per prepare).
+void count_cache(const CacheStats& delta);
 
 class PreparedPipeline {
 public:
@@ -77,6 +93,16 @@ struct BatchItem {
 // parallel loop over the items on options.threads workers, each item on one thread. A
 // failing item gets its message and is skipped; the others go on.
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_view engine, const EngineOptions& options);
+// The same with an engine the caller keeps (made with threads = 1: each item runs on one
+// thread) and `workers` threads.
+void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int workers);
+
+// An engine that keeps what `inner` prepares, by input spec, so that a front running one
+// pipeline again and again (a C API pipeline handle's batches and files) finds its prepared
+// pipeline by the spec's values instead of the engine building its cache key (the
+// pipeline's canonical JSON) on every prepare. It serves ONE pipeline: use a new one (or
+// clear()) when the pipeline changes. Thread-safe.
+std::unique_ptr<Engine> cache_by_spec(std::unique_ptr<Engine> inner);
 
 // Engines by name ("reference", "compiled"); throws toroid::Error for unknown names.
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineOptions& options);

@@ -449,4 +449,106 @@ TEST(CApi, ConcurrentRuns) {
     for (int v : ok) EXPECT_TRUE(v);
 }
 
+
+// toroid_run_data: memory laid out as compiled, for both engines; the pointers are checked
+// (NULL, overlap) and a CUDA-less CPU function is all it runs.
+TEST(CApi, RunDataOnCompiledLayout) {
+    for (const char* engine : {"reference", "compiled"}) {
+        SCOPED_TRACE(engine);
+        const std::vector<std::int64_t> shape{3, 4, 5};
+        std::vector<std::uint8_t> in = iota_u8(60);
+        Compiled c;
+        compile(c, R"([{"op": "flip", "dims": [3]}])", desc(TOROID_UINT8, shape, row_major(shape)), engine);
+        std::vector<std::uint8_t> out(60, 0);
+        ASSERT_EQ(toroid_run_data(c.fn, in.data(), out.data()), TOROID_OK) << toroid_last_error();
+        for (std::size_t ch = 0; ch < 3; ++ch)
+            for (std::size_t h = 0; h < 4; ++h)
+                for (std::size_t w = 0; w < 5; ++w)
+                    ASSERT_EQ(out[ch * 20 + h * 5 + w], in[ch * 20 + h * 5 + (4 - w)]);
+        EXPECT_EQ(toroid_run_data(c.fn, nullptr, out.data()), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(toroid_last_error()).find("input has a NULL data pointer"), std::string::npos);
+        EXPECT_EQ(toroid_run_data(c.fn, in.data(), nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_EQ(toroid_run_data(c.fn, in.data(), in.data() + 59), TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(toroid_last_error()).find("overlaps the input"), std::string::npos);
+        EXPECT_EQ(toroid_run_data(nullptr, in.data(), out.data()), TOROID_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+// The counters move as the caches work: a new structure compiles or loads once, a second
+// size of it binds without compiling, the same size again is a memory hit.
+TEST(CApi, CacheStatsCountPreparesCompilesAndBinds) {
+    toroid_cache_counts before{};
+    before.struct_size = sizeof before;
+    ASSERT_EQ(toroid_cache_stats(&before), TOROID_OK) << toroid_last_error();
+    // A structure no other test compiles: its program is new to this process.
+    const char* json = R"([{"op": "flip", "dims": [2]}, {"op": "convert", "dtype": "float32", "scale": true},
+                           {"op": "normalize", "mean": [0.25], "std": [0.5]}])";
+    const std::vector<std::vector<std::int64_t>> shapes{{1, 6, 7}, {1, 9, 4}, {1, 6, 7}};
+    for (const auto& shape : shapes) {
+        Compiled c;
+        compile(c, json, desc(TOROID_UINT8, shape, row_major(shape)), "compiled");
+    }
+    toroid_cache_counts after{};
+    after.struct_size = sizeof after;
+    ASSERT_EQ(toroid_cache_stats(&after), TOROID_OK);
+    EXPECT_EQ(after.prepares - before.prepares, 3);
+    EXPECT_EQ((after.compiles - before.compiles) + (after.disk_hits - before.disk_hits), 1);
+    EXPECT_EQ(after.binds - before.binds, 2);
+    EXPECT_EQ(after.memory_hits - before.memory_hits, 2);  // the second size's program, the third's instance
+    toroid_cache_counts tiny{};
+    tiny.struct_size = 8;
+    EXPECT_EQ(toroid_cache_stats(&tiny), TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(toroid_cache_stats(nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+}
+
+
+// A pipeline handle's batches keep what they prepared by input spec: a second batch of seen
+// sizes prepares nothing, and a new grid (set_grid) is not served by what the old one prepared.
+TEST(CApi, RepeatedBatchesPrepareOncePerSpecAndFollowNewGrids) {
+    const std::int64_t H = 2, W = 3;
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(
+                  R"([{"op": "grid_sample", "mode": "nearest", "padding_mode": "border", "align_corners": true}])",
+                  nullptr, &p),
+              TOROID_OK);
+    // A grid of (H, W, 2) sampling input pixel (h, w) or, flipped, (h, W - 1 - w).
+    auto set_grid = [&](bool flipped) {
+        std::vector<float> g(static_cast<std::size_t>(H * W * 2));
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t w = 0; w < W; ++w) {
+                const std::int64_t sw = flipped ? W - 1 - w : w;
+                g[static_cast<std::size_t>((h * W + w) * 2)] = -1.0f + 2.0f * static_cast<float>(sw) / (W - 1);
+                g[static_cast<std::size_t>((h * W + w) * 2 + 1)] = -1.0f + 2.0f * static_cast<float>(h) / (H - 1);
+            }
+        toroid_tensor t{g.data(), desc(TOROID_FLOAT32, {H, W, 2}, {W * 2, 2, 1})};
+        ASSERT_EQ(toroid_pipeline_set_grid(p, 0, &t), TOROID_OK) << toroid_last_error();
+    };
+    std::vector<float> in(static_cast<std::size_t>(H * W)), out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    const toroid_tensor_desc d = desc(TOROID_FLOAT32, {1, H, W}, row_major({1, H, W}));
+    toroid_tensor tin{in.data(), d}, tout{out.data(), d};
+    toroid_options o;
+    toroid_options_init(&o);
+    o.threads = 1;
+    auto prepares = [] {
+        toroid_cache_counts c{};
+        c.struct_size = sizeof c;
+        EXPECT_EQ(toroid_cache_stats(&c), TOROID_OK);
+        return c.prepares;
+    };
+    set_grid(false);
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(out, in);
+    const std::int64_t after_first = prepares();
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK);
+    EXPECT_EQ(prepares(), after_first);  // found by its spec
+    set_grid(true);
+    ASSERT_EQ(toroid_run_batch(p, &tin, &tout, 1, &o, nullptr, nullptr, 0), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(prepares(), after_first + 1);
+    for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t w = 0; w < W; ++w)
+            EXPECT_EQ(out[static_cast<std::size_t>(h * W + w)], in[static_cast<std::size_t>(h * W + W - 1 - w)]);
+    toroid_pipeline_free(p);
+}
+
 }  // namespace

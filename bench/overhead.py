@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Per-call host overhead: a 1x1 uint8 image (flip along W, 1 thread) through toroid.Pipeline,
+the op function toroid.flip, toroid.transforms.HorizontalFlip, the C API through ctypes and
+from C++ (bench/overhead_c.cpp, built here when a C++ compiler is found), and PyTorch
+eager's torch.flip when torch is importable. The cases run interleaved, round after round;
+each row is the median per-call time over the rounds.
+
+    /usr/bin/python3 bench/overhead.py [--rounds 31] [--calls 20000] [--build build]"""
+
+import argparse
+import ctypes
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# Debian's NumPy lives in the system interpreter; when this one lacks it, run again there.
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - depends on the machine
+    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
+            "/usr/bin/python3") and not os.environ.get("TOROID_OVERHEAD_REEXEC"):
+        os.environ["TOROID_OVERHEAD_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    sys.exit("overhead: error: numpy is required (apt-get install python3-numpy)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=31, help="rounds of every case (the median is printed)")
+    ap.add_argument("--calls", type=int, default=20000, help="calls per case per round")
+    ap.add_argument("--build", default=None, help="build folder holding libtoroid_c.so (default: build, build-test)")
+    return ap.parse_args()
+
+
+def find_library(build):
+    folders = [build] if build else ["build", "build-test"]
+    for f in folders:
+        path = os.path.join(f if os.path.isabs(f) else os.path.join(ROOT, f), "libtoroid_c.so")
+        if os.path.exists(path):
+            return path
+    sys.exit("overhead: error: no libtoroid_c.so in %s (build the toroid_c target)" % ", ".join(folders))
+
+
+def build_c_bench(library):
+    """Compiles bench/overhead_c.cpp against `library`; None when no compiler is found."""
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        return None
+    out = os.path.join(tempfile.mkdtemp(prefix="toroid-overhead-"), "overhead_c")
+    libdir = os.path.dirname(library)
+    cmd = [cxx, "-O2", "-std=c++20", "-I", os.path.join(ROOT, "include"), os.path.join(ROOT, "bench", "overhead_c.cpp"),
+           "-o", out, "-L", libdir, "-ltoroid_c", "-Wl,-rpath," + libdir]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print("overhead: the C++ case did not build:\n" + r.stderr, file=sys.stderr)
+        return None
+    return out
+
+
+def per_call_us(f, calls):
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        f()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+def main():
+    args = parse_args()
+    library = find_library(args.build)
+    os.environ["TOROID_LIBRARY"] = library
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import toroid
+    from toroid import _capi, _core
+    try:
+        import torch
+    except ImportError:
+        torch = None
+
+    toroid.set_num_threads(1)
+    x = np.zeros((1, 1), np.uint8)
+    pipe = toroid.Pipeline([{"op": "flip", "dims": [-1]}], threads=1)
+    hflip = toroid.transforms.HorizontalFlip()
+    cases = [("toroid.Pipeline, numpy", lambda: pipe(x)),
+             ("toroid.flip (op function), numpy", lambda: toroid.flip(x, -1)),
+             ("toroid.transforms.HorizontalFlip, numpy", lambda: hflip(x))]
+    # The C API through ctypes, on the function the Pipeline compiled: the floor of any
+    # ctypes binding (one foreign call, no allocation).
+    fn = pipe._handle.function(_core.adapt(x), None, 1)
+    out = np.empty((1, 1), np.uint8)
+    ip, op = x.ctypes.data, out.ctypes.data
+    if _capi.has_run_data:
+        run_data, handle = _capi.lib.toroid_run_data, fn._handle
+        cases.append(("C API toroid_run_data via ctypes (no allocation)", lambda: run_data(handle, ip, op)))
+    if torch is not None:
+        torch.set_num_threads(1)
+        t = torch.zeros((1, 1), dtype=torch.uint8)
+        cases.append(("toroid.Pipeline, torch", lambda: pipe(t)))
+        cases.append(("torch.flip (PyTorch eager), torch", lambda: torch.flip(t, [-1])))
+    for _, f in cases:  # warm: compile, fill the caches
+        f()
+    times = {name: [] for name, _ in cases}
+    for _ in range(args.rounds):
+        for name, f in cases:
+            times[name].append(per_call_us(f, args.calls))
+
+    c_bench = build_c_bench(library)
+    c_rows = []
+    if c_bench:
+        r = subprocess.run([c_bench, str(args.rounds), str(args.calls)], capture_output=True, text=True)
+        if r.returncode == 0:
+            pairs = [tuple(float(v) for v in line.split()) for line in r.stdout.split("\n") if line.strip()]
+            c_rows = [("C API toroid_run_data from C++", [p[0] for p in pairs]),
+                      ("C API toroid_run from C++", [p[1] for p in pairs])]
+        else:
+            print("overhead: the C++ case failed:\n" + r.stderr, file=sys.stderr)
+        shutil.rmtree(os.path.dirname(c_bench), ignore_errors=True)
+
+    print("per-call time of a 1x1 uint8 flip, 1 thread; median of %d rounds of %d calls (%s)" %
+          (args.rounds, args.calls, library))
+    print("%-52s %10s %10s" % ("case", "median us", "min us"))
+    for name, v in list(times.items()) + c_rows:
+        print("%-52s %10.2f %10.2f" % (name, statistics.median(v), min(v)))
+    if torch is None:
+        print("(torch is not importable: no PyTorch rows)")
+
+
+if __name__ == "__main__":
+    main()
