@@ -326,62 +326,54 @@ def _inverse_affine_matrix(center, angle, translate, scale, shear):
     return m
 
 
-def _normalized_theta(m, h, w):
-    """toroid's affine theta (affine_grid's normalized coordinates, align_corners=False) that
-    samples where torchvision's _affine_grid does for the pixel matrix `m`: torchvision maps
-    the centered pixel (x, y) to (m0 x + m1 y + m2) / (w/2) and (m3 x + m4 y + m5) / (h/2);
-    affine_grid's base coordinates are x * 2/w and y * 2/h."""
-    return [[m[0], m[1] * h / w, m[2] * 2.0 / w],
-            [m[3] * w / h, m[4], m[5] * 2.0 / h]]
+_bmm_fused = None
+
+
+def _torch_bmm_fuses():
+    """Whether the installed PyTorch sums torchvision's grid product (bmm) with fused
+    multiply-adds, as its MKL and OpenBLAS builds do, or with rounded products, as builds on a
+    generic BLAS (Debian's) do: one small bmm, compared with the rounded sums. Without torch,
+    the fused form (that of PyTorch's wheels) is assumed."""
+    global _bmm_fused
+    if _bmm_fused is None:
+        try:
+            torch = _torch()
+            import numpy as np
+        except ImportError:
+            _bmm_fused = True
+            return _bmm_fused
+        # A 12 x 12 grid (above bmm's small-matrix loop) whose products need rounding.
+        xs = np.arange(12, dtype=np.float32) - np.float32(5.5)
+        base = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], np.float32(1)), -1).reshape(-1, 3)
+        r = (np.array([[0.1, -0.3], [0.7, 0.9], [0.013, 0.2]]) / 3.7).astype(np.float32)
+        got = torch.bmm(torch.from_numpy(base)[None], torch.from_numpy(r)[None])[0].numpy()
+        rounded = (base[:, :1] * r[0] + base[:, 1:2] * r[1]) + r[2]  # float32, every step rounded
+        _bmm_fused = not np.array_equal(got, rounded)
+    return _bmm_fused
 
 
 def _emit_affine(state, matrix, mode, fill):
-    """Appends an affine warp by torchvision's pixel matrix (output size = input size) with
-    torchvision's handling of `fill`: uint8 is sampled in float32 and rounded; with a fill of
-    0 (not None) bilinear results are multiplied by the warped all-ones mask, as torchvision's
-    _apply_grid_transform does (nearest needs no mask: it is 1 exactly where a pixel was read)."""
-    h, w = state.h, state.w
-    op = {"op": "affine", "theta": _normalized_theta(matrix, h, w), "mode": mode, "padding_mode": "zeros",
-          "align_corners": False}
-    was_uint8 = state.dtype == "uint8"
-    if was_uint8:
-        state.add({"op": "convert", "dtype": "float32", "scale": False}, dtype="float32")
+    """Appends torchvision's affine warp by its inverse pixel matrix (output size = input
+    size) as one toroid op: its grid, its fill (None, or one value or one per channel: nearest
+    puts it where the picked pixel is outside, bilinear blends it with the warped all-ones
+    mask) and, for uint8, sampling in float32 and rounding half to even back."""
+    op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
+          "mode": mode, "fma": _torch_bmm_fuses()}
+    if fill is not None:
+        op["fill"] = fill
     state.add(op)
-    if mode == "nearest" or fill is None:
-        if was_uint8:
-            if mode != "nearest":  # round half up (torch rounds ties to even: they differ only at .5)
-                state.add({"op": "normalize", "mean": [-0.5], "std": [1.0]})
-            state.add({"op": "convert", "dtype": "uint8", "scale": False}, dtype="uint8")
-        return
-    x = state.flush()
-    ones = _ones_like(x, h, w)
-    mask = _core.cached_pipeline([op])(ones)
-    mask = mask.reshape(h, w)
-    x = x * mask
-    if was_uint8:
-        if _core.is_torch(x):
-            x = x.round().to(_torch().uint8)
-        else:
-            import numpy as np
-            x = np.round(x).astype(np.uint8)
-        state.dtype = "uint8"
-    state.x = x
-
-
-def _ones_like(x, h, w):
-    if _core.is_torch(x):
-        return _torch().ones((1, 1, h, w), dtype=_torch().float32, device=x.device)
-    import numpy as np
-    return np.ones((1, 1, h, w), dtype=np.float32)
 
 
 def _check_fill(fill):
+    """torchvision's fill: None, a number or a sequence of numbers -> None or a list of floats."""
     if fill is None:
         return None
-    values = fill if isinstance(fill, (list, tuple)) else [fill]
-    if any(v != 0 for v in values):
-        raise Error("toroid.transforms supports fill=0 (or None) only, got %r" % (fill,))
-    return 0
+    if isinstance(fill, dict):
+        raise Error("toroid.transforms takes fill as a number or a sequence of numbers, not a dict")
+    values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
+    if not values or not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values):
+        raise Error("fill must be a number or a sequence of numbers, got %r" % (fill,))
+    return [float(v) for v in values]
 
 
 def _affine_mode(interpolation):
@@ -392,9 +384,9 @@ def _affine_mode(interpolation):
 
 
 class RandomAffine(Transform):
-    """torchvision.transforms.v2.RandomAffine with fill 0 and nearest or bilinear interpolation:
-    angle, translation, scale and shear drawn as torchvision draws them, torchvision's inverse
-    pixel matrix turned into toroid's normalized theta."""
+    """torchvision.transforms.v2.RandomAffine with nearest or bilinear interpolation and a fill
+    (number or one per channel): angle, translation, scale and shear drawn as torchvision draws
+    them, torchvision's inverse pixel matrix warped with torchvision's arithmetic."""
 
     def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
                  fill=0, center=None):
@@ -515,7 +507,7 @@ vflip = vertical_flip
 
 
 def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
-    """torchvision.transforms.v2.functional.affine (fill None or 0; output size = input size)."""
+    """torchvision.transforms.v2.functional.affine (nearest or bilinear; output size = input size)."""
     if not isinstance(translate, (list, tuple)) or len(translate) != 2:
         raise Error("translate must be a sequence of length 2, got %r" % (translate,))
     mode = _affine_mode(interpolation)
