@@ -326,30 +326,55 @@ def _inverse_affine_matrix(center, angle, translate, scale, shear):
     return m
 
 
-_bmm_fused = None
+_torch_rounding = None
 
 
-def _torch_bmm_fuses():
-    """Whether the installed PyTorch sums torchvision's grid product (bmm) with fused
-    multiply-adds, as its MKL and OpenBLAS builds do, or with rounded products, as builds on a
-    generic BLAS (Debian's) do: one small bmm, compared with the rounded sums. Without torch,
-    the fused form (that of PyTorch's wheels) is assumed."""
-    global _bmm_fused
-    if _bmm_fused is None:
+def _torch_fuses():
+    """(grid_fma, sample_fma): how the installed PyTorch rounds torchvision's affine on CPU.
+    grid_fma: its bmm sums the grid with fused multiply-adds (MKL and OpenBLAS builds) rather
+    than rounded products (builds on a generic BLAS, Debian's). sample_fma: its vectorized
+    grid_sample kernel was built with floating-point contraction (fused unnormalize and
+    bilinear sums). Each is one small computation compared with the every-step-rounded form
+    in NumPy float32 (NumPy's generator, not torch's: the caller's draws are untouched).
+    Without torch, both fused forms are assumed."""
+    global _torch_rounding
+    if _torch_rounding is None:
         try:
             torch = _torch()
             import numpy as np
         except ImportError:
-            _bmm_fused = True
-            return _bmm_fused
-        # A 12 x 12 grid (above bmm's small-matrix loop) whose products need rounding.
-        xs = np.arange(12, dtype=np.float32) - np.float32(5.5)
-        base = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], np.float32(1)), -1).reshape(-1, 3)
-        r = (np.array([[0.1, -0.3], [0.7, 0.9], [0.013, 0.2]]) / 3.7).astype(np.float32)
+            _torch_rounding = (True, True)
+            return _torch_rounding
+        f32 = np.float32
+        # bmm: a 12 x 12 grid (above bmm's small-matrix loop) whose products need rounding.
+        xs = np.arange(12, dtype=f32) - f32(5.5)
+        base = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], f32(1)), -1).reshape(-1, 3)
+        r = (np.array([[0.1, -0.3], [0.7, 0.9], [0.013, 0.2]]) / 3.7).astype(f32)
         got = torch.bmm(torch.from_numpy(base)[None], torch.from_numpy(r)[None])[0].numpy()
-        rounded = (base[:, :1] * r[0] + base[:, 1:2] * r[1]) + r[2]  # float32, every step rounded
-        _bmm_fused = not np.array_equal(got, rounded)
-    return _bmm_fused
+        rounded = (base[:, :1] * r[0] + base[:, 1:2] * r[1]) + r[2]
+        grid_fma = not np.array_equal(got, rounded)
+        # grid_sample (bilinear, zeros, align_corners=False) at random points of a 9 x 11 image.
+        rng = np.random.default_rng(0)
+        h, w = 9, 11
+        img = rng.integers(0, 256, size=(h, w)).astype(f32)
+        g = (rng.random((1, 8, 16, 2)) * 2.4 - 1.2).astype(f32)
+        got = torch.nn.functional.grid_sample(torch.from_numpy(img)[None, None], torch.from_numpy(g), mode="bilinear",
+                                              padding_mode="zeros", align_corners=False)[0, 0].numpy()
+        x = (g[0, ..., 0] + f32(1)) * f32(w / 2) - f32(0.5)
+        y = (g[0, ..., 1] + f32(1)) * f32(h / 2) - f32(0.5)
+        x0, y0 = np.floor(x), np.floor(y)
+        e_w, n_s = x - x0, y - y0
+        e, s = f32(1) - e_w, f32(1) - n_s
+        ix, iy = x0.astype(np.int64), y0.astype(np.int64)
+
+        def tap(yy, xx):
+            ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+            return np.where(ok, img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], f32(0))
+        rounded = ((tap(iy, ix) * (s * e) + tap(iy, ix + 1) * (s * e_w)) + tap(iy + 1, ix) * (n_s * e)) + \
+            tap(iy + 1, ix + 1) * (n_s * e_w)
+        sample_fma = not np.array_equal(got, rounded)
+        _torch_rounding = (grid_fma, sample_fma)
+    return _torch_rounding
 
 
 def _emit_affine(state, matrix, mode, fill):
@@ -357,8 +382,9 @@ def _emit_affine(state, matrix, mode, fill):
     size) as one toroid op: its grid, its fill (None, or one value or one per channel: nearest
     puts it where the picked pixel is outside, bilinear blends it with the warped all-ones
     mask) and, for uint8, sampling in float32 and rounding half to even back."""
+    grid_fma, sample_fma = _torch_fuses()
     op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
-          "mode": mode, "fma": _torch_bmm_fuses()}
+          "mode": mode, "grid_fma": grid_fma, "sample_fma": sample_fma}
     if fill is not None:
         op["fill"] = fill
     state.add(op)

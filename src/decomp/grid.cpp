@@ -243,7 +243,7 @@ Value decompose_torchvision_affine(OpContext& ctx, const AffineOp& op, const Val
     const Expr x = load(tbx, Type::F32, {var(3)}), y = load(tby, Type::F32, {var(2)});
     // Whether the product is fused depends on the grid's size: part of the structure (only
     // grids under 67 pixels take the rounded form).
-    const bool fused = grid::grid_product_fused(op.fma, oh, ow);
+    const bool fused = grid::grid_product_fused(op.grid_fma, oh, ow);
     auto component = [&](std::int64_t j) {
         const Expr p0 = mul(x, scalar(tt, j));
         const Expr acc = fused ? fma(y, scalar(tt, 2 + j), p0) : add(p0, mul(y, scalar(tt, 2 + j)));
@@ -251,7 +251,7 @@ Value decompose_torchvision_affine(OpContext& ctx, const AffineOp& op, const Val
     };
     const std::optional<Expr> fill = fill_value(ctx, op, in);
     Expr body = sample(smp, op.mode, PaddingMode::Zeros, false, component(0), component(1), fill ? &*fill : nullptr,
-                       /*fused=*/true);
+                       op.sample_fma);
     const DType dtype = in.spec.dtype;
     if (dtype == DType::UInt8) body = sat_cast(Type::U8, round_even(body));
     const Dims out{s[0], s[1], oh, ow};

@@ -60,11 +60,17 @@ struct AffineOp {
     bool align_corners = false;
     std::optional<std::array<std::int64_t, 2>> size;  // (h', w'); default: the input's
     AffineConvention convention = AffineConvention::PyTorch;
-    // Torchvision convention: PyTorch's CPU bmm computes the grid with fused multiply-adds
-    // (MKL or OpenBLAS, grids of 67 pixels or more: 3 * 2 * h' * w' >= 400) or with rounded
-    // products (its small-matrix loop, and builds with a generic BLAS such as Debian's).
-    // true follows the first rule, false always rounds.
-    bool fma = true;
+    // Torchvision convention, how the PyTorch being matched rounds (both are read from the
+    // installed torch by toroid.transforms):
+    // - grid_fma: its CPU bmm sums the grid with fused multiply-adds (MKL or OpenBLAS, grids
+    //   of 67 pixels or more: 3 * 2 * h' * w' >= 400) or with rounded products (its
+    //   small-matrix loop, and builds on a generic BLAS such as Debian's). true follows the
+    //   first rule, false always rounds.
+    // - sample_fma: its vectorized grid_sample kernel was built with floating-point
+    //   contraction (GCC's default; Debian's build): the unnormalize and the bilinear sum are
+    //   fused multiply-adds. false: every step rounded, as the PyTorch convention computes.
+    bool grid_fma = true;
+    bool sample_fma = true;
     // torchvision's fill (nearest or bilinear, zeros padding): empty is fill=None (zeros
     // outside the image); one value for all channels or one per channel. Nearest puts the
     // fill where the picked pixel is outside; bilinear blends it with the warped all-ones

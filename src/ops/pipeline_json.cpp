@@ -241,8 +241,10 @@ AffineOp parse_affine(OpReader& r) {
                                std::optional<AffineConvention>(AffineConvention::PyTorch));
     if (r.get("fill")) op.fill = r.number_list("fill");
     const bool torchvision = op.convention == AffineConvention::Torchvision;
-    if (r.has("fma") && !torchvision) fail("{}: 'fma' needs \"convention\": \"torchvision\"", r.where());
-    op.fma = r.boolean("fma", true);
+    for (const char* key : {"grid_fma", "sample_fma"})
+        if (r.has(key) && !torchvision) fail("{}: '{}' needs \"convention\": \"torchvision\"", r.where(), key);
+    op.grid_fma = r.boolean("grid_fma", true);
+    op.sample_fma = r.boolean("sample_fma", true);
     if (torchvision) {
         if (op.mode == GridMode::Bicubic)
             fail("{}: the torchvision convention supports nearest and bilinear mode, not bicubic", r.where());
@@ -433,7 +435,8 @@ std::string pipeline_to_json(const Pipeline& p) {
                     if (o.size) j["size"] = {(*o.size)[0], (*o.size)[1]};
                     if (o.convention != AffineConvention::PyTorch) {
                         j["convention"] = std::string(affine_convention_name(o.convention));
-                        j["fma"] = o.fma;
+                        j["grid_fma"] = o.grid_fma;
+                        j["sample_fma"] = o.sample_fma;
                     }
                     if (!o.fill.empty()) j["fill"] = o.fill;
                 } else if constexpr (std::is_same_v<T, GridSampleOp>) {

@@ -170,9 +170,9 @@ Tensor torchvision_affine(const AffineOp& op, const Tensor& in, int threads) {
     const std::int64_t out_h = op.size ? (*op.size)[0] : x.dim(2);
     const std::int64_t out_w = op.size ? (*op.size)[1] : x.dim(3);
     const grid::Rescaled32 r = grid::rescaled_theta(op.theta, x.dim(2), x.dim(3));
-    const bool fused = grid::grid_product_fused(op.fma, out_h, out_w);
+    const bool fused = grid::grid_product_fused(op.grid_fma, out_h, out_w);
     const std::vector<float> fill = fill_values(op, x.dim(1));
-    const SampleParams p{op.mode, PaddingMode::Zeros, false, fill.empty() ? nullptr : &fill, /*fused=*/true};
+    const SampleParams p{op.mode, PaddingMode::Zeros, false, fill.empty() ? nullptr : &fill, op.sample_fma};
     Tensor out = sample_all(x, p, out_h, out_w, threads, [&](std::int64_t, std::int64_t h, std::int64_t w) {
         return grid::pixel_grid_point(r, grid::pixel_base_coord(w, out_w), grid::pixel_base_coord(h, out_h), fused);
     });

@@ -83,12 +83,13 @@ TEST_P(TorchvisionAffine, CompiledMatchesReferenceBitForBit) {
     for (DType dt : {DType::UInt8, DType::Float32})
         for (GridMode mode : {GridMode::Nearest, GridMode::Bilinear})
             for (const auto& fill : fills)
-                for (bool fma : {true, false}) {
+                for (int fma = 0; fma < 4; ++fma) {
                     // 5 x 7 = 35 pixels: under bmm's small-matrix size, the rounded sums either way.
                     for (Dims shape : {Dims{2, 3, 29, 41}, Dims{1, 3, 5, 7}}) {
                         AffineOp a = rotation(33.0 + cases, 0.83, 2.0, -3.0, mode);
                         a.fill = fill;
-                        a.fma = fma;
+                        a.grid_fma = fma & 1;
+                        a.sample_fma = fma & 2;
                         const Layout layout = cases % 2 ? Layout::ChannelsLast : Layout::Contiguous;
                         const Tensor in = patterned(dt, shape, layout, static_cast<std::uint32_t>(cases + 1));
                         const Pipeline p{{a}};
@@ -100,7 +101,7 @@ TEST_P(TorchvisionAffine, CompiledMatchesReferenceBitForBit) {
                         ++cases;
                     }
                 }
-    EXPECT_EQ(cases, 64);
+    EXPECT_EQ(cases, 128);
 }
 
 TEST_P(TorchvisionAffine, OutputSizeAndOtherChannelCounts) {
@@ -192,11 +193,12 @@ TEST(TorchvisionAffineMath, GridFollowsTorchvisionsAffineGrid) {
 TEST(TorchvisionAffineJson, FieldsRoundTrip) {
     const Pipeline p = parse(
         R"([{"op": "affine", "theta": [[1, 0.5, 2], [0, 1, -3]], "mode": "nearest", "convention": "torchvision",
-             "fma": false, "fill": [1, 2, 3]},
+             "grid_fma": false, "fill": [1, 2, 3]},
             {"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "fill": 5}])");
     const auto& a = std::get<AffineOp>(p.ops[0]);
     EXPECT_EQ(a.convention, AffineConvention::Torchvision);
-    EXPECT_FALSE(a.fma);
+    EXPECT_FALSE(a.grid_fma);
+    EXPECT_TRUE(a.sample_fma);
     EXPECT_EQ(a.fill, (std::vector<double>{1, 2, 3}));
     const auto& b = std::get<AffineOp>(p.ops[1]);
     EXPECT_EQ(b.convention, AffineConvention::PyTorch);
@@ -204,7 +206,8 @@ TEST(TorchvisionAffineJson, FieldsRoundTrip) {
     const Pipeline again = parse(pipeline_to_json(p));
     EXPECT_EQ(pipeline_to_json(again), pipeline_to_json(p));
     EXPECT_EQ(std::get<AffineOp>(again.ops[0]).fill, a.fill);
-    EXPECT_FALSE(std::get<AffineOp>(again.ops[0]).fma);
+    EXPECT_FALSE(std::get<AffineOp>(again.ops[0]).grid_fma);
+    EXPECT_TRUE(std::get<AffineOp>(again.ops[0]).sample_fma);
 }
 
 void expect_error(const std::string& json, const std::string& part) {
@@ -225,7 +228,8 @@ TEST(TorchvisionAffineJson, RejectsWhatTorchvisionCannotDo) {
     expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "convention": "torchvision",
                       "align_corners": true}])",
                  "align_corners");
-    expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "fma": true}])", "'fma' needs");
+    expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "grid_fma": true}])", "'grid_fma' needs");
+    expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "sample_fma": false}])", "'sample_fma' needs");
     expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "fill": 1, "padding_mode": "reflection"}])",
                  "'fill' needs padding_mode 'zeros'");
     expect_error(R"([{"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]], "fill": 1, "mode": "bicubic"}])",

@@ -324,6 +324,33 @@ class RandomTest(unittest.TestCase):
 @unittest.skipIf(TV2 is None, "torchvision.transforms.v2 needs torchvision >= 0.15 (Debian 12 has %s)"
                  % (torchvision.__version__ if torch is not None else "none"))
 class V2Test(unittest.TestCase):
+    def test_affine_exact_against_v2(self):
+        import torchvision.transforms.v2.functional as TF2
+        kw = dict(angle=37.0, translate=[3, -2], scale=0.85, shear=[7.0, -3.0])
+        for shape in ((3, 41, 38), (2, 3, 20, 25), (3, 6, 9)):
+            for fill in (None, 0, 77, [1.0, 128.0, 254.5]):
+                for mode in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                    for dtype in (torch.uint8, torch.float32):
+                        with self.subTest(shape=shape, fill=fill, mode=mode, dtype=dtype):
+                            x = image(shape, dtype, 21)
+                            got = T.affine(x, interpolation=mode, fill=fill, **kw)
+                            want = TF2.affine(x, interpolation=mode, fill=fill, **kw)
+                            self.assertEqual(got.dtype, want.dtype)
+                            self.assertLessEqual(max_diff(got, want), 0 if dtype == torch.uint8 else 1e-5)
+
+    def test_random_affine_exact_against_v2(self):
+        for fill in (0, 90, [255, 0, 127.5]):
+            for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                kw = dict(degrees=30, translate=(0.2, 0.1), scale=(0.7, 1.3), shear=(-10, 10, -5, 5),
+                          interpolation=interp, fill=fill)
+                for seed in range(4):
+                    x = image((3, 33 + seed, 28), torch.uint8, seed)
+                    with self.subTest(fill=fill, interp=interp, seed=seed):
+                        torch.manual_seed(seed)
+                        got = T.RandomAffine(**kw)(x)
+                        torch.manual_seed(seed)
+                        self.assertTrue(torch.equal(got, TV2.RandomAffine(**kw)(x)))
+
     def test_compose_against_v2(self):
         mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
         for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
