@@ -183,9 +183,11 @@ Tensor torchvision_affine(const AffineOp& op, const Tensor& in, int threads) {
         for (std::int64_t c = 0; c < s[1]; ++c)
             for (std::int64_t h = 0; h < s[2]; ++h)
                 for (std::int64_t w = 0; w < s[3]; ++w) {
+                    // Saturating, NaN (a matrix too large for float32) to 0, as the
+                    // compiled engines' sat_cast; in range whenever the fill is.
                     const float v = grid::round_half_even(out.at<float>(n, c, h, w));
                     rounded.at<std::uint8_t>(n, c, h, w) =
-                        static_cast<std::uint8_t>(v <= 0.0f ? 0.0f : v >= 255.0f ? 255.0f : v);
+                        static_cast<std::uint8_t>(!(v > 0.0f) ? 0.0f : v >= 255.0f ? 255.0f : v);
                 }
     return rounded;
 }
