@@ -1,8 +1,9 @@
 """Tests of toroid.transforms against torchvision: each transform's tensors against
-torchvision.transforms.functional (whose tensor semantics equal v2's for these ops), random
-transforms drawing the same parameters as torchvision's under one torch.manual_seed, against
-torchvision.transforms.v2 where it is installed, and a Compose inside DataLoader workers
-(fork after the parent ran it, and spawn)."""
+torchvision.transforms.functional (whose tensor semantics equal v2's for these ops; affine
+warps bit for bit on uint8, and v2's bilinear fill blend, which 0.14 spells differently,
+against v2_affine below), random transforms drawing the same parameters as torchvision's
+under one torch.manual_seed, against torchvision.transforms.v2 where it is installed, and a
+Compose inside DataLoader workers (fork after the parent ran it, and spawn)."""
 
 import os
 import unittest
