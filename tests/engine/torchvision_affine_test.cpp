@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "ops/grid_math.h"
 #include "ops/pipeline_json.h"
+#include "runtime/cuda/cuda.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -37,13 +38,27 @@ double value(const Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, st
 
 Pipeline parse(const std::string& json) { return parse_pipeline(json, "."); }
 
+// Why the cuda engine cannot run here ("" where a device opens); asked once.
+const std::string& cuda_error() {
+    static const std::string e = [] {
+        try {
+            cuda::Device::get(0);
+            return std::string();
+        } catch (const Error& err) {
+            return std::string(err.what());
+        }
+    }();
+    return e;
+}
+
 Tensor run(const std::string& engine, const Pipeline& p, const Tensor& in) {
     auto e = make_engine(engine, EngineOptions{});
     return e->prepare(p, in.spec())->run(in);
 }
 
-// Bit-equal (float32 compared by bits, so that -0 and 0 or two NaNs are told apart too).
-void expect_identical(const Tensor& a, const Tensor& b, const std::string& what) {
+// Bit-equal (float32 compared by bits, so that -0 and 0 or two NaNs are told apart too), or
+// float32 within `float_tol` when it is set (the cuda engine: within rounding).
+void expect_identical(const Tensor& a, const Tensor& b, const std::string& what, double float_tol = -1) {
     ASSERT_EQ(a.shape(), b.shape()) << what;
     ASSERT_EQ(a.dtype(), b.dtype()) << what;
     const Dims& s = a.shape();
@@ -53,6 +68,9 @@ void expect_identical(const Tensor& a, const Tensor& b, const std::string& what)
                 for (std::int64_t w = 0; w < s[3]; ++w) {
                     if (a.dtype() == DType::UInt8) {
                         ASSERT_EQ(a.at<std::uint8_t>(n, c, h, w), b.at<std::uint8_t>(n, c, h, w))
+                            << what << " at (" << n << "," << c << "," << h << "," << w << ")";
+                    } else if (float_tol >= 0) {
+                        ASSERT_LE(std::fabs(a.at<float>(n, c, h, w) - b.at<float>(n, c, h, w)), float_tol)
                             << what << " at (" << n << "," << c << "," << h << "," << w << ")";
                     } else {
                         std::uint32_t x = 0, y = 0;
@@ -75,7 +93,14 @@ AffineOp rotation(double deg, double s, double tx, double ty, GridMode mode) {
     return a;
 }
 
-class TorchvisionAffine : public ::testing::TestWithParam<std::string> {};
+class TorchvisionAffine : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (GetParam() == "cuda" && !cuda_error().empty()) GTEST_SKIP() << "no CUDA device: " << cuda_error();
+    }
+    // The CPU engines agree with the reference bit for bit; CUDA float32 within rounding.
+    double float_tol() const { return GetParam() == "cuda" ? 1e-4 : -1; }
+};
 
 TEST_P(TorchvisionAffine, CompiledMatchesReferenceBitForBit) {
     const std::vector<std::vector<double>> fills = {{}, {0.0}, {17.5}, {3.0, 250.0, 128.25}};
@@ -97,7 +122,8 @@ TEST_P(TorchvisionAffine, CompiledMatchesReferenceBitForBit) {
                         ASSERT_EQ(want.dtype(), dt);
                         expect_identical(run(GetParam(), p, in), want,
                                          fmt::format("{} {} fill {} fma {} {}x{}", dtype_name(dt), grid_mode_name(mode),
-                                                     fill.size(), fma, shape[2], shape[3]));
+                                                     fill.size(), fma, shape[2], shape[3]),
+                                         float_tol());
                         ++cases;
                     }
                 }
@@ -158,7 +184,9 @@ TEST_P(TorchvisionAffine, FillWithoutAFillIsZeroAndFloatKeepsItsType) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, TorchvisionAffine, ::testing::Values("reference", "compiled", "specialized"));
+// Named <engine>_engine, so that the GPU machine's filter (*cuda_*) picks the cuda ones.
+INSTANTIATE_TEST_SUITE_P(Engines, TorchvisionAffine, ::testing::Values("reference", "compiled", "specialized", "cuda"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param + "_engine"; });
 
 TEST(TorchvisionAffineMath, GridFollowsTorchvisionsAffineGrid) {
     // Base coordinates are the pixel centres relative to the image's centre.
