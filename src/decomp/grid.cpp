@@ -128,9 +128,9 @@ std::array<Expr, 4> cubic_coefficients(const Expr& t) {
 
 // `fill` (nearest and bilinear, zeros padding) is torchvision's fill for channel var(1),
 // or null for none. `fused` (nearest and bilinear): the arithmetic of PyTorch's vectorized
-// CPU kernel as GCC builds it (floating-point contraction on, FMA instructions in its AVX2
-// and AVX-512 kernels): the unnormalize and the bilinear sum, nw first, are fused
-// multiply-adds. torchvision's affine runs on that kernel.
+// CPU kernel as GCC builds it with floating-point contraction on (measured on Debian's
+// PyTorch 1.13, AVX2 kernel): the unnormalize and the bilinear sum (nw's product, then ne,
+// sw and se added) are fused multiply-adds. torchvision's affine runs on that kernel.
 Expr sample(const Sampler& s, GridMode mode, PaddingMode padding, bool ac, const Expr& gx, const Expr& gy,
             const Expr* fill = nullptr, bool fused = false) {
     switch (mode) {

@@ -110,7 +110,7 @@ inline float unnormalize(float coord, std::int64_t size, bool align_corners) {
 }
 
 // unnormalize without align_corners as PyTorch's vectorized CPU kernel computes it when
-// GCC contracts it (its AVX2 / AVX-512 builds): one fused multiply-add.
+// GCC contracts it (as in Debian's PyTorch 1.13): one fused multiply-add.
 inline float unnormalize_fused(float coord, std::int64_t size) {
     return std::fma(coord + 1.0f, static_cast<float>(size) / 2.0f, -0.5f);
 }
