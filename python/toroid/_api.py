@@ -212,11 +212,16 @@ def _interpolation_name(mode):
     return name
 
 
-def affine(x, theta, size=None, mode="bilinear", padding_mode="zeros", align_corners=False):
+def affine(x, theta, size=None, mode="bilinear", padding_mode="zeros", align_corners=False, fill=None):
     """F.affine_grid(theta, (N, C, h, w), align_corners) then F.grid_sample; `size` is (h, w)
-    or affine_grid's (N, C, h, w) (default: the input's)."""
+    or affine_grid's (N, C, h, w) (default: the input's). `fill` (one number, or one per
+    channel; nearest or bilinear with zeros padding) is torchvision's fill: nearest puts it
+    where the picked pixel is outside the image, bilinear blends it with the warped all-ones
+    mask m as (v - fill) * m + fill."""
     op = {"op": "affine", "theta": _theta(theta, _batch_of(x) if not isinstance(x, Traced) else None),
           "mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)}
+    if fill is not None:
+        op["fill"] = _numbers(fill, "fill")
     if size is not None:
         if hasattr(size, "tolist"):
             size = size.tolist()

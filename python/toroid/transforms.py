@@ -326,62 +326,80 @@ def _inverse_affine_matrix(center, angle, translate, scale, shear):
     return m
 
 
-def _normalized_theta(m, h, w):
-    """toroid's affine theta (affine_grid's normalized coordinates, align_corners=False) that
-    samples where torchvision's _affine_grid does for the pixel matrix `m`: torchvision maps
-    the centered pixel (x, y) to (m0 x + m1 y + m2) / (w/2) and (m3 x + m4 y + m5) / (h/2);
-    affine_grid's base coordinates are x * 2/w and y * 2/h."""
-    return [[m[0], m[1] * h / w, m[2] * 2.0 / w],
-            [m[3] * w / h, m[4], m[5] * 2.0 / h]]
+_torch_rounding = None
+
+
+def _torch_fuses():
+    """(grid_fma, sample_fma): how the installed PyTorch rounds torchvision's affine on CPU.
+    grid_fma: its bmm sums the grid with fused multiply-adds (MKL and OpenBLAS builds) rather
+    than rounded products (builds on a generic BLAS, Debian's). sample_fma: its vectorized
+    grid_sample kernel was built with floating-point contraction (fused unnormalize and
+    bilinear sums). Each is one small computation compared with the every-step-rounded form
+    in NumPy float32 (NumPy's generator, not torch's: the caller's draws are untouched).
+    Without torch, both fused forms are assumed."""
+    global _torch_rounding
+    if _torch_rounding is None:
+        try:
+            torch = _torch()
+            import numpy as np
+        except ImportError:
+            _torch_rounding = (True, True)
+            return _torch_rounding
+        f32 = np.float32
+        # bmm: a 12 x 12 grid (above bmm's small-matrix loop) whose products need rounding.
+        xs = np.arange(12, dtype=f32) - f32(5.5)
+        base = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], f32(1)), -1).reshape(-1, 3)
+        r = (np.array([[0.1, -0.3], [0.7, 0.9], [0.013, 0.2]]) / 3.7).astype(f32)
+        got = torch.bmm(torch.from_numpy(base)[None], torch.from_numpy(r)[None])[0].numpy()
+        rounded = (base[:, :1] * r[0] + base[:, 1:2] * r[1]) + r[2]
+        grid_fma = not np.array_equal(got, rounded)
+        # grid_sample (bilinear, zeros, align_corners=False) at random points of a 9 x 11 image.
+        rng = np.random.default_rng(0)
+        h, w = 9, 11
+        img = rng.integers(0, 256, size=(h, w)).astype(f32)
+        g = (rng.random((1, 8, 16, 2)) * 2.4 - 1.2).astype(f32)
+        got = torch.nn.functional.grid_sample(torch.from_numpy(img)[None, None], torch.from_numpy(g), mode="bilinear",
+                                              padding_mode="zeros", align_corners=False)[0, 0].numpy()
+        x = (g[0, ..., 0] + f32(1)) * f32(w / 2) - f32(0.5)
+        y = (g[0, ..., 1] + f32(1)) * f32(h / 2) - f32(0.5)
+        x0, y0 = np.floor(x), np.floor(y)
+        e_w, n_s = x - x0, y - y0
+        e, s = f32(1) - e_w, f32(1) - n_s
+        ix, iy = x0.astype(np.int64), y0.astype(np.int64)
+
+        def tap(yy, xx):
+            ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+            return np.where(ok, img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], f32(0))
+        rounded = ((tap(iy, ix) * (s * e) + tap(iy, ix + 1) * (s * e_w)) + tap(iy + 1, ix) * (n_s * e)) + \
+            tap(iy + 1, ix + 1) * (n_s * e_w)
+        sample_fma = not np.array_equal(got, rounded)
+        _torch_rounding = (grid_fma, sample_fma)
+    return _torch_rounding
 
 
 def _emit_affine(state, matrix, mode, fill):
-    """Appends an affine warp by torchvision's pixel matrix (output size = input size) with
-    torchvision's handling of `fill`: uint8 is sampled in float32 and rounded; with a fill of
-    0 (not None) bilinear results are multiplied by the warped all-ones mask, as torchvision's
-    _apply_grid_transform does (nearest needs no mask: it is 1 exactly where a pixel was read)."""
-    h, w = state.h, state.w
-    op = {"op": "affine", "theta": _normalized_theta(matrix, h, w), "mode": mode, "padding_mode": "zeros",
-          "align_corners": False}
-    was_uint8 = state.dtype == "uint8"
-    if was_uint8:
-        state.add({"op": "convert", "dtype": "float32", "scale": False}, dtype="float32")
+    """Appends torchvision's affine warp by its inverse pixel matrix (output size = input
+    size) as one toroid op: its grid, its fill (None, or one value or one per channel: nearest
+    puts it where the picked pixel is outside, bilinear blends it with the warped all-ones
+    mask) and, for uint8, sampling in float32 and rounding half to even back."""
+    grid_fma, sample_fma = _torch_fuses()
+    op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
+          "mode": mode, "grid_fma": grid_fma, "sample_fma": sample_fma}
+    if fill is not None:
+        op["fill"] = fill
     state.add(op)
-    if mode == "nearest" or fill is None:
-        if was_uint8:
-            if mode != "nearest":  # round half up (torch rounds ties to even: they differ only at .5)
-                state.add({"op": "normalize", "mean": [-0.5], "std": [1.0]})
-            state.add({"op": "convert", "dtype": "uint8", "scale": False}, dtype="uint8")
-        return
-    x = state.flush()
-    ones = _ones_like(x, h, w)
-    mask = _core.cached_pipeline([op])(ones)
-    mask = mask.reshape(h, w)
-    x = x * mask
-    if was_uint8:
-        if _core.is_torch(x):
-            x = x.round().to(_torch().uint8)
-        else:
-            import numpy as np
-            x = np.round(x).astype(np.uint8)
-        state.dtype = "uint8"
-    state.x = x
-
-
-def _ones_like(x, h, w):
-    if _core.is_torch(x):
-        return _torch().ones((1, 1, h, w), dtype=_torch().float32, device=x.device)
-    import numpy as np
-    return np.ones((1, 1, h, w), dtype=np.float32)
 
 
 def _check_fill(fill):
+    """torchvision's fill: None, a number or a sequence of numbers -> None or a list of floats."""
     if fill is None:
         return None
-    values = fill if isinstance(fill, (list, tuple)) else [fill]
-    if any(v != 0 for v in values):
-        raise Error("toroid.transforms supports fill=0 (or None) only, got %r" % (fill,))
-    return 0
+    if isinstance(fill, dict):
+        raise Error("toroid.transforms takes fill as a number or a sequence of numbers, not a dict")
+    values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
+    if not values or not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values):
+        raise Error("fill must be a number or a sequence of numbers, got %r" % (fill,))
+    return [float(v) for v in values]
 
 
 def _affine_mode(interpolation):
@@ -392,9 +410,9 @@ def _affine_mode(interpolation):
 
 
 class RandomAffine(Transform):
-    """torchvision.transforms.v2.RandomAffine with fill 0 and nearest or bilinear interpolation:
-    angle, translation, scale and shear drawn as torchvision draws them, torchvision's inverse
-    pixel matrix turned into toroid's normalized theta."""
+    """torchvision.transforms.v2.RandomAffine with nearest or bilinear interpolation and a fill
+    (number or one per channel): angle, translation, scale and shear drawn as torchvision draws
+    them, torchvision's inverse pixel matrix warped with torchvision's arithmetic."""
 
     def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
                  fill=0, center=None):
@@ -515,7 +533,7 @@ vflip = vertical_flip
 
 
 def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
-    """torchvision.transforms.v2.functional.affine (fill None or 0; output size = input size)."""
+    """torchvision.transforms.v2.functional.affine (nearest or bilinear; output size = input size)."""
     if not isinstance(translate, (list, tuple)) or len(translate) != 2:
         raise Error("translate must be a sequence of length 2, got %r" % (translate,))
     mode = _affine_mode(interpolation)

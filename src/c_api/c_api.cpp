@@ -263,7 +263,7 @@ toroid_pipeline* parse(const std::string& text, const std::filesystem::path& bas
             if (name == op.end() || *name != "grid_sample") continue;
             auto grid = op.find("grid");
             if (grid != op.end() && !grid->is_null()) continue;
-            for (const char* field : {"theta", "size"})
+            for (const char* field : {"theta", "size", "convention", "grid_fma", "sample_fma", "fill"})
                 if (op.contains(field)) fail("op {} (grid_sample): unknown field '{}'", i, field);
             op.erase("grid");
             op["op"] = "affine";

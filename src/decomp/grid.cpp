@@ -1,10 +1,13 @@
-// affine (affine_grid + grid_sample) and grid_sample as primitives: per output pixel
-// the grid point (from theta and constant base coordinates, or from the user's grid
-// as a constant tensor), the padding rule, then 1, 4 or 16 masked gathers weighted in
-// float32, in the operation order of ops/grid_math.h (PyTorch's CPU kernel).
+// affine (affine_grid + grid_sample, or torchvision's affine) and grid_sample as
+// primitives: per output pixel the grid point (from theta and constant base coordinates,
+// or from the user's grid as a constant tensor), the padding rule, then 1, 4 or 16 masked
+// gathers weighted in float32, in the operation order of ops/grid_math.h (PyTorch's CPU
+// kernel); torchvision's fill blend and uint8 rounding after that.
 #include "core/error.h"
 #include "decomp/builder.h"
 #include "ops/grid_math.h"
+
+#include <optional>
 
 namespace toroid::decomp {
 
@@ -40,7 +43,10 @@ struct Axis {
     Expr scalar(std::int64_t k) const { return decomp::scalar(table, row + k); }
 };
 
-Expr unnormalize(const Expr& coord, const Axis& a, bool align_corners) {
+// `fused`: torchvision's arithmetic (see sample) computes (coord + 1) * scale - 0.5 as one
+// fused multiply-add.
+Expr unnormalize(const Expr& coord, const Axis& a, bool align_corners, bool fused = false) {
+    if (fused && !align_corners) return fma(add(coord, f(1.0f)), a.scalar(AxisScalars::kUnnormalize), f(-0.5f));
     if (align_corners) return mul(add(coord, f(1.0f)), a.scalar(AxisScalars::kUnnormalize));
     return sub(mul(add(coord, f(1.0f)), a.scalar(AxisScalars::kUnnormalize)), f(0.5f));
 }
@@ -88,12 +94,14 @@ struct Sampler {
     const Graph& g;
     int src;
     Axis h, w;
-    // The input at (iy, ix) where both are inside, else 0. The load is clamped so that
-    // it is always in bounds.
-    Expr tap(const Expr& iy, const Expr& ix, const Expr& ok) const {
-        const Expr v = load4(g, src, {var(0), var(1), clamp(iy, iconst(0), sub(h.size, iconst(1))),
-                                      clamp(ix, iconst(0), sub(w.size, iconst(1)))});
-        return select(ok, v, f(0.0f));
+    // The input at (iy, ix) where both are inside, else `outside` (0 unless a fill). The
+    // load is clamped so that it is always in bounds; uint8 is read as float32, as
+    // torchvision samples it.
+    Expr tap(const Expr& iy, const Expr& ix, const Expr& ok, const Expr& outside = f(0.0f)) const {
+        Expr v = load4(g, src, {var(0), var(1), clamp(iy, iconst(0), sub(h.size, iconst(1))),
+                                clamp(ix, iconst(0), sub(w.size, iconst(1)))});
+        if (g.at(src).type != Type::F32) v = cast(Type::F32, v);
+        return select(ok, v, outside);
     }
 };
 
@@ -118,11 +126,17 @@ std::array<Expr, 4> cubic_coefficients(const Expr& t) {
     return {outer(add(t, f(1.0f))), inner(t), inner(sub(f(1.0f), t)), outer(sub(f(2.0f), t))};
 }
 
-Expr sample(const Sampler& s, GridMode mode, PaddingMode padding, bool ac, const Expr& gx, const Expr& gy) {
+// `fill` (nearest and bilinear, zeros padding) is torchvision's fill for channel var(1),
+// or null for none. `fused` (nearest and bilinear): the arithmetic of PyTorch's vectorized
+// CPU kernel as GCC builds it with floating-point contraction on (measured on Debian's
+// PyTorch 1.13, AVX2 kernel): the unnormalize and the bilinear sum (nw's product, then ne,
+// sw and se added) are fused multiply-adds. torchvision's affine runs on that kernel.
+Expr sample(const Sampler& s, GridMode mode, PaddingMode padding, bool ac, const Expr& gx, const Expr& gy,
+            const Expr* fill = nullptr, bool fused = false) {
     switch (mode) {
         case GridMode::Bilinear: {
-            const Expr x = pad(unnormalize(gx, s.w, ac), s.w, padding, ac);
-            const Expr y = pad(unnormalize(gy, s.h, ac), s.h, padding, ac);
+            const Expr x = pad(unnormalize(gx, s.w, ac, fused), s.w, padding, ac);
+            const Expr y = pad(unnormalize(gy, s.h, ac, fused), s.h, padding, ac);
             const Expr x0 = floor(x), y0 = floor(y);
             const Expr w = sub(x, x0), e = sub(f(1.0f), w);
             const Expr n = sub(y, y0), so = sub(f(1.0f), n);
@@ -134,15 +148,30 @@ Expr sample(const Sampler& s, GridMode mode, PaddingMode padding, bool ac, const
             const Expr vne = s.tap(iy, ix1, logical_and(in_n, in_e));
             const Expr vsw = s.tap(iy1, ix, logical_and(in_s, in_w));
             const Expr vse = s.tap(iy1, ix1, logical_and(in_s, in_e));
-            return add(add(add(mul(vnw, mul(so, e)), mul(vne, mul(so, w))), mul(vsw, mul(n, e))), mul(vse, mul(n, w)));
+            const Expr wnw = mul(so, e), wne = mul(so, w), wsw = mul(n, e), wse = mul(n, w);
+            // ((nw + ne) + sw) + se; fused: fma(se, fma(sw, fma(ne, nw))).
+            auto sum4 = [&](const Expr& a, const Expr& b, const Expr& c, const Expr& d) {
+                if (fused) return fma(d, wse, fma(c, wsw, fma(b, wne, mul(a, wnw))));
+                return add(add(add(mul(a, wnw), mul(b, wne)), mul(c, wsw)), mul(d, wse));
+            };
+            const Expr v = sum4(vnw, vne, vsw, vse);
+            if (!fill) return v;
+            // torchvision samples an all-ones channel beside the image (the same sums, each
+            // tap 1 or 0), then blends: (v - fill) * mask + fill.
+            auto one = [&](const Expr& ok) { return select(ok, f(1.0f), f(0.0f)); };
+            const Expr mask = sum4(one(logical_and(in_n, in_w)), one(logical_and(in_n, in_e)),
+                                   one(logical_and(in_s, in_w)), one(logical_and(in_s, in_e)));
+            return add(mul(sub(v, *fill), mask), *fill);
         }
         case GridMode::Nearest: {
-            const Expr x = pad(unnormalize(gx, s.w, ac), s.w, padding, ac);
-            const Expr y = pad(unnormalize(gy, s.h, ac), s.h, padding, ac);
+            const Expr x = pad(unnormalize(gx, s.w, ac, fused), s.w, padding, ac);
+            const Expr y = pad(unnormalize(gy, s.h, ac, fused), s.h, padding, ac);
             const Expr ix = to_index(round_even(x), s.w), iy = to_index(round_even(y), s.h);
-            return s.tap(iy, ix, logical_and(inside(ix, s.w), inside(iy, s.h)));
+            // With a fill, the all-ones mask is 0 exactly where the picked pixel is outside.
+            return s.tap(iy, ix, logical_and(inside(ix, s.w), inside(iy, s.h)), fill ? *fill : f(0.0f));
         }
         case GridMode::Bicubic: {
+            if (fill) fail("internal: affine fill with bicubic mode");
             // The fraction comes from the unpadded coordinate; padding then applies to
             // each of the 4 x 4 tap positions.
             const Expr x = unnormalize(gx, s.w, ac), y = unnormalize(gy, s.h, ac);
@@ -179,7 +208,61 @@ void require_float(const Value& in, const char* op) {
 
 }  // namespace
 
+namespace {
+
+// The op's fill for channel var(1), from a run-time table of one value per channel (new
+// fill values bind, they do not compile); nothing without a fill.
+std::optional<Expr> fill_value(OpContext& ctx, const AffineOp& op, const Value& in) {
+    if (op.fill.empty()) return std::nullopt;
+    std::vector<float> values(static_cast<std::size_t>(in.spec.shape[1]));
+    for (std::size_t c = 0; c < values.size(); ++c)
+        values[c] = static_cast<float>(op.fill.size() == 1 ? op.fill[0] : op.fill[c]);
+    const int tf = ctx.graph.add_constant_values(ctx.tensor_name("fill"), Type::F32, {in.shape[1]}, values);
+    return load(tf, Type::F32, {var(1)});
+}
+
+// torchvision's affine (AffineConvention::Torchvision): its _affine_grid from the pixel
+// matrix, grid_sample on the float32 image, the fill blend, and for uint8 the rounding
+// back (half to even, as torch.round).
+Value decompose_torchvision_affine(OpContext& ctx, const AffineOp& op, const Value& in) {
+    Graph& g = ctx.graph;
+    const Dims& s = in.spec.shape;
+    const std::int64_t oh = op.size ? (*op.size)[0] : s[2], ow = op.size ? (*op.size)[1] : s[3];
+    const Expr eh = op.size ? ctx.param("out_h", ParamKind::Size, oh) : in.shape[2];
+    const Expr ew = op.size ? ctx.param("out_w", ParamKind::Size, ow) : in.shape[3];
+    std::vector<float> bx(static_cast<std::size_t>(ow)), by(static_cast<std::size_t>(oh));
+    for (std::int64_t i = 0; i < ow; ++i) bx[static_cast<std::size_t>(i)] = grid::pixel_base_coord(i, ow);
+    for (std::int64_t i = 0; i < oh; ++i) by[static_cast<std::size_t>(i)] = grid::pixel_base_coord(i, oh);
+    const int tbx = g.add_constant_values(ctx.tensor_name("base_x"), Type::F32, {ew}, bx);
+    const int tby = g.add_constant_values(ctx.tensor_name("base_y"), Type::F32, {eh}, by);
+    // The rescaled matrix is a run-time table (r[k][j] at 2k + j): new matrices and input
+    // sizes bind, they do not compile.
+    const grid::Rescaled32 r = grid::rescaled_theta(op.theta, s[2], s[3]);
+    const Sampler smp = make_sampler(ctx, in, false, {r[0][0], r[0][1], r[1][0], r[1][1], r[2][0], r[2][1]});
+    const int tt = smp.w.table;
+    const Expr x = load(tbx, Type::F32, {var(3)}), y = load(tby, Type::F32, {var(2)});
+    // Whether the product is fused depends on the grid's size: part of the structure (only
+    // grids under 67 pixels take the rounded form).
+    const bool fused = grid::grid_product_fused(op.grid_fma, oh, ow);
+    auto component = [&](std::int64_t j) {
+        const Expr p0 = mul(x, scalar(tt, j));
+        const Expr acc = fused ? fma(y, scalar(tt, 2 + j), p0) : add(p0, mul(y, scalar(tt, 2 + j)));
+        return add(acc, scalar(tt, 4 + j));
+    };
+    const std::optional<Expr> fill = fill_value(ctx, op, in);
+    Expr body = sample(smp, op.mode, PaddingMode::Zeros, false, component(0), component(1), fill ? &*fill : nullptr,
+                       op.sample_fma);
+    const DType dtype = in.spec.dtype;
+    if (dtype == DType::UInt8) body = sat_cast(Type::U8, round_even(body));
+    const Dims out{s[0], s[1], oh, ow};
+    const Shape shape = with_hw(in.shape, eh, ew);
+    return {add_compute(ctx, "affine", dtype, shape, body), result_spec(in.spec, dtype, out), shape};
+}
+
+}  // namespace
+
 Value decompose_affine(OpContext& ctx, const AffineOp& op, const Value& in) {
+    if (op.convention == AffineConvention::Torchvision) return decompose_torchvision_affine(ctx, op, in);
     require_float(in, "affine");
     Graph& g = ctx.graph;
     const Dims& s = in.spec.shape;
@@ -199,9 +282,11 @@ Value decompose_affine(OpContext& ctx, const AffineOp& op, const Value& in) {
     // theta @ (x, y, 1), accumulated in k order.
     const Expr gx = add(add(mul(x, scalar(tt, 0)), mul(y, scalar(tt, 1))), scalar(tt, 2));
     const Expr gy = add(add(mul(x, scalar(tt, 3)), mul(y, scalar(tt, 4))), scalar(tt, 5));
+    const std::optional<Expr> fill = fill_value(ctx, op, in);
     const Dims out{s[0], s[1], oh, ow};
     const Shape shape = with_hw(in.shape, eh, ew);
-    return {add_compute(ctx, "affine", DType::Float32, shape, sample(smp, op.mode, op.padding_mode, op.align_corners, gx, gy)),
+    return {add_compute(ctx, "affine", DType::Float32, shape,
+                        sample(smp, op.mode, op.padding_mode, op.align_corners, gx, gy, fill ? &*fill : nullptr)),
             result_spec(in.spec, DType::Float32, out), shape};
 }
 

@@ -60,6 +60,44 @@ inline std::array<float, 2> affine_point(const Theta32& t, float bx, float by) {
     return {gx, gy};
 }
 
+// torchvision's _affine_grid (the torchvision convention). Base coordinate i of `steps`:
+// linspace((1 - steps) / 2, (steps - 1) / 2, steps), a half-integer, exact in float32.
+inline float pixel_base_coord(std::int64_t i, std::int64_t steps) {
+    return static_cast<float>(static_cast<double>(i) - static_cast<double>(steps - 1) * 0.5);
+}
+
+// theta.transpose(1, 2) / (w/2, h/2) in float32: r[k][j] multiplies base coordinate k
+// (x, y, 1) for grid component j (x, y). in_h and in_w are the input's size.
+using Rescaled32 = std::array<std::array<float, 2>, 3>;
+inline Rescaled32 rescaled_theta(const std::array<std::array<double, 3>, 2>& theta, std::int64_t in_h,
+                                 std::int64_t in_w) {
+    const float half[2] = {static_cast<float>(0.5 * static_cast<double>(in_w)),
+                           static_cast<float>(0.5 * static_cast<double>(in_h))};
+    Rescaled32 r{};
+    for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t j = 0; j < 2; ++j) r[k][j] = static_cast<float>(theta[j][k]) / half[j];
+    return r;
+}
+
+// Whether PyTorch's bmm sums the (h' * w', 3) x (3, 2) grid product with fused
+// multiply-adds: its small-matrix loop (3 * h' * w' * 2 < 400) rounds every product; an
+// optimized BLAS (MKL, OpenBLAS) fuses them when `fma` is set.
+inline bool grid_product_fused(bool fma, std::int64_t out_h, std::int64_t out_w) {
+    return fma && 6 * out_h * out_w >= 400;
+}
+
+// One point of torchvision's grid: base (bx, by, 1) times r, in k order. Rounded:
+// ((bx r0 + by r1) + r2), every step rounded; fused: fma(by, r1, bx r0) + r2.
+inline std::array<float, 2> pixel_grid_point(const Rescaled32& r, float bx, float by, bool fused) {
+    std::array<float, 2> g{};
+    for (std::size_t j = 0; j < 2; ++j) {
+        const float p0 = bx * r[0][j];
+        const float acc = fused ? std::fma(by, r[1][j], p0) : p0 + by * r[1][j];
+        g[j] = acc + r[2][j];
+    }
+    return g;
+}
+
 // Maps a normalized coordinate in [-1, 1] to pixel units. With align_corners -1 and +1
 // are the centres of the edge pixels, otherwise the outer edges of the edge pixels.
 inline float unnormalize(float coord, std::int64_t size, bool align_corners) {
@@ -69,6 +107,12 @@ inline float unnormalize(float coord, std::int64_t size, bool align_corners) {
     }
     const float scale = static_cast<float>(size) / 2.0f;
     return (coord + 1.0f) * scale - 0.5f;
+}
+
+// unnormalize without align_corners as PyTorch's vectorized CPU kernel computes it when
+// GCC contracts it (as in Debian's PyTorch 1.13): one fused multiply-add.
+inline float unnormalize_fused(float coord, std::int64_t size) {
+    return std::fma(coord + 1.0f, static_cast<float>(size) / 2.0f, -0.5f);
 }
 
 // Clamps to [0, size - 1]; NaN becomes 0.

@@ -37,6 +37,14 @@ std::string_view padding_mode_name(PaddingMode m) {
     return "?";
 }
 
+std::string_view affine_convention_name(AffineConvention c) {
+    switch (c) {
+        case AffineConvention::PyTorch: return "pytorch";
+        case AffineConvention::Torchvision: return "torchvision";
+    }
+    return "?";
+}
+
 std::string_view op_name(const Op& op) {
     static constexpr std::string_view names[] = {"resize", "affine", "grid_sample", "flip",
                                                  "crop",   "convert", "normalize"};
@@ -97,8 +105,17 @@ ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {
                 auto hw = resize_output_size(o, s[2], s[3]);
                 out.shape = {s[0], s[1], hw[0], hw[1]};
             } else if constexpr (std::is_same_v<T, AffineOp>) {
-                require_float("affine", in.dtype);
+                // The torchvision convention samples uint8 in float32 and rounds back.
+                if (o.convention == AffineConvention::PyTorch) require_float("affine", in.dtype);
                 if (o.size) out.shape = {s[0], s[1], (*o.size)[0], (*o.size)[1]};
+                if (o.fill.size() > 1 && static_cast<std::int64_t>(o.fill.size()) != s[1])
+                    fail("affine: 'fill' has {} values but the input has {} channels (give one value per "
+                         "channel, or one for all)",
+                         o.fill.size(), s[1]);
+                if (in.dtype == DType::UInt8)
+                    for (double v : o.fill)
+                        if (!(v >= 0.0 && v <= 255.0))
+                            fail("affine: fill {} is outside 0..255, the range of the uint8 input", v);
             } else if constexpr (std::is_same_v<T, GridSampleOp>) {
                 require_float("grid_sample", in.dtype);
                 const Dims& g = o.grid.shape();

@@ -40,13 +40,42 @@ struct ResizeOp {
     bool recompute_scale_factor = false;  // only with scale_factor
 };
 
-// F.affine_grid(theta, (N, C, h', w'), align_corners) then F.grid_sample.
+// How an affine op builds its sampling grid from theta.
+// - PyTorch: F.affine_grid(theta, (N, C, h', w'), align_corners), theta in normalized
+//   coordinates; float32 input only.
+// - Torchvision: torchvision.transforms.v2.functional.affine on a tensor. theta is the
+//   inverse matrix torchvision's _get_inverse_affine_matrix returns (pixel units, origin
+//   at the image's centre); the grid is torchvision's _affine_grid (pixel-centred base
+//   coordinates times theta / (w/2, h/2), summed as PyTorch's CPU bmm sums them); zeros
+//   padding, no align_corners; uint8 input is sampled in float32 and rounded half to even
+//   back to uint8, as torchvision's _apply_grid_transform does.
+enum class AffineConvention : std::uint8_t { PyTorch, Torchvision };
+std::string_view affine_convention_name(AffineConvention c);
+
+// F.affine_grid then F.grid_sample (PyTorch convention), or torchvision's affine.
 struct AffineOp {
     std::array<std::array<double, 3>, 2> theta{};
     GridMode mode = GridMode::Bilinear;
     PaddingMode padding_mode = PaddingMode::Zeros;
     bool align_corners = false;
     std::optional<std::array<std::int64_t, 2>> size;  // (h', w'); default: the input's
+    AffineConvention convention = AffineConvention::PyTorch;
+    // Torchvision convention, how the PyTorch being matched rounds (both are read from the
+    // installed torch by toroid.transforms):
+    // - grid_fma: its CPU bmm sums the grid with fused multiply-adds (MKL or OpenBLAS, grids
+    //   of 67 pixels or more: 3 * 2 * h' * w' >= 400) or with rounded products (its
+    //   small-matrix loop, and builds on a generic BLAS such as Debian's). true follows the
+    //   first rule, false always rounds.
+    // - sample_fma: its vectorized grid_sample kernel was built with floating-point
+    //   contraction (GCC's default; Debian's build): the unnormalize and the bilinear sum are
+    //   fused multiply-adds. false: every step rounded, as the PyTorch convention computes.
+    bool grid_fma = true;
+    bool sample_fma = true;
+    // torchvision's fill (nearest or bilinear, zeros padding): empty is fill=None (zeros
+    // outside the image); one value for all channels or one per channel. Nearest puts the
+    // fill where the picked pixel is outside; bilinear blends it with the warped all-ones
+    // mask m as (v - fill) * m + fill.
+    std::vector<double> fill;
 };
 
 // F.grid_sample with a user grid of shape (N, H', W', 2), float32, dense (N, H', W', 2).

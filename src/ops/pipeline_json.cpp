@@ -179,6 +179,10 @@ constexpr std::array<std::pair<const char*, PaddingMode>, 3> kPaddingModes{{
     {"border", PaddingMode::Border},
     {"reflection", PaddingMode::Reflection},
 }};
+constexpr std::array<std::pair<const char*, AffineConvention>, 2> kAffineConventions{{
+    {"pytorch", AffineConvention::PyTorch},
+    {"torchvision", AffineConvention::Torchvision},
+}};
 constexpr std::array<std::pair<const char*, DType>, 2> kDTypes{{
     {"uint8", DType::UInt8},
     {"float32", DType::Float32},
@@ -233,6 +237,27 @@ AffineOp parse_affine(OpReader& r) {
     op.padding_mode = parse_enum(r, "padding_mode", kPaddingModes, std::optional<PaddingMode>(PaddingMode::Zeros));
     op.align_corners = r.boolean("align_corners", false);
     op.size = r.pair<std::int64_t>("size", [&](const json& v, const char* k) { return positive_size(r, v, k); });
+    op.convention = parse_enum(r, "convention", kAffineConventions,
+                               std::optional<AffineConvention>(AffineConvention::PyTorch));
+    if (r.get("fill")) op.fill = r.number_list("fill");
+    const bool torchvision = op.convention == AffineConvention::Torchvision;
+    for (const char* key : {"grid_fma", "sample_fma"})
+        if (r.has(key) && !torchvision) fail("{}: '{}' needs \"convention\": \"torchvision\"", r.where(), key);
+    op.grid_fma = r.boolean("grid_fma", true);
+    op.sample_fma = r.boolean("sample_fma", true);
+    if (torchvision) {
+        if (op.mode == GridMode::Bicubic)
+            fail("{}: the torchvision convention supports nearest and bilinear mode, not bicubic", r.where());
+        if (op.padding_mode != PaddingMode::Zeros)
+            fail("{}: the torchvision convention pads with zeros (or 'fill'), not {}", r.where(),
+                 padding_mode_name(op.padding_mode));
+        if (op.align_corners) fail("{}: the torchvision convention has no align_corners", r.where());
+    }
+    if (!op.fill.empty()) {
+        if (op.mode == GridMode::Bicubic) fail("{}: 'fill' works with nearest and bilinear mode, not bicubic", r.where());
+        if (op.padding_mode != PaddingMode::Zeros)
+            fail("{}: 'fill' needs padding_mode 'zeros', got '{}'", r.where(), padding_mode_name(op.padding_mode));
+    }
     return op;
 }
 
@@ -408,6 +433,12 @@ std::string pipeline_to_json(const Pipeline& p) {
                     j["padding_mode"] = std::string(padding_mode_name(o.padding_mode));
                     j["align_corners"] = o.align_corners;
                     if (o.size) j["size"] = {(*o.size)[0], (*o.size)[1]};
+                    if (o.convention != AffineConvention::PyTorch) {
+                        j["convention"] = std::string(affine_convention_name(o.convention));
+                        j["grid_fma"] = o.grid_fma;
+                        j["sample_fma"] = o.sample_fma;
+                    }
+                    if (!o.fill.empty()) j["fill"] = o.fill;
                 } else if constexpr (std::is_same_v<T, GridSampleOp>) {
                     j["grid"] = o.grid_path;
                     j["mode"] = std::string(grid_mode_name(o.mode));

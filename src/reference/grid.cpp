@@ -1,6 +1,7 @@
-// Reference affine warps (F.affine_grid + F.grid_sample) and grid_sample with a user
-// grid, float32 only. Each output pixel is computed on its own from the formulas in
-// ops/grid_math.h, in the operation order of PyTorch's float32 CPU kernel.
+// Reference affine warps (F.affine_grid + F.grid_sample, or torchvision's affine with its
+// fill and uint8 rounding) and grid_sample with a user grid. Each output pixel is computed
+// on its own from the formulas in ops/grid_math.h, in the operation order of PyTorch's
+// float32 CPU kernel.
 #include "core/error.h"
 #include "core/parallel.h"
 #include "ops/grid_math.h"
@@ -8,6 +9,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace toroid::reference {
 
@@ -17,7 +20,23 @@ struct SampleParams {
     GridMode mode;
     PaddingMode padding;
     bool align_corners;
+    const std::vector<float>* fill = nullptr;  // torchvision's fill, one value per channel
+    // torchvision's affine: PyTorch's vectorized CPU kernel as GCC contracts it (nearest and
+    // bilinear, zeros padding): unnormalize and the bilinear sum as fused multiply-adds.
+    bool fused = false;
 };
+
+// The source coordinate in pixel units (bilinear and nearest).
+float source(float coord, std::int64_t size, const SampleParams& p) {
+    if (p.fused) return grid::unnormalize_fused(coord, size);
+    return grid::source_coordinate(coord, size, p.padding, p.align_corners);
+}
+
+// ((a wa + b wb) + c wc) + d wd, or fused as PyTorch's contracted kernel sums it.
+float sum4(const SampleParams& p, float a, float b, float c, float d, float wa, float wb, float wc, float wd) {
+    if (p.fused) return std::fma(d, wd, std::fma(c, wc, std::fma(b, wb, a * wa)));
+    return a * wa + b * wb + c * wc + d * wd;
+}
 
 // One input image (all channels) as raw float32 with element strides.
 struct Image {
@@ -38,8 +57,7 @@ struct OutPixel {
 bool inside(std::int64_t i, std::int64_t size) { return i >= 0 && i < size; }
 
 void sample_bilinear(const Image& im, const SampleParams& p, float gx, float gy, OutPixel out) {
-    const float x = grid::source_coordinate(gx, im.W, p.padding, p.align_corners);
-    const float y = grid::source_coordinate(gy, im.H, p.padding, p.align_corners);
+    const float x = source(gx, im.W, p), y = source(gy, im.H, p);
     const float x0 = std::floor(x), y0 = std::floor(y);
     const float w = x - x0, e = 1.0f - w;  // distances to the west / east neighbours
     const float n = y - y0, s = 1.0f - n;  // distances to the north / south neighbours
@@ -47,22 +65,31 @@ void sample_bilinear(const Image& im, const SampleParams& p, float gx, float gy,
     const std::int64_t ix = grid::to_index(x0), iy = grid::to_index(y0);
     const bool in_w = inside(ix, im.W), in_e = inside(ix + 1, im.W);
     const bool in_n = inside(iy, im.H), in_s = inside(iy + 1, im.H);
+    // torchvision's mask: the same interpolation of an all-ones channel.
+    const float mask = sum4(p, in_n && in_w ? 1.0f : 0.0f, in_n && in_e ? 1.0f : 0.0f, in_s && in_w ? 1.0f : 0.0f,
+                            in_s && in_e ? 1.0f : 0.0f, wnw, wne, wsw, wse);
     for (std::int64_t c = 0; c < im.C; ++c) {
         const float vnw = in_n && in_w ? im.at(c, iy, ix) : 0.0f;
         const float vne = in_n && in_e ? im.at(c, iy, ix + 1) : 0.0f;
         const float vsw = in_s && in_w ? im.at(c, iy + 1, ix) : 0.0f;
         const float vse = in_s && in_e ? im.at(c, iy + 1, ix + 1) : 0.0f;
-        out.ptr[c * out.sc] = vnw * wnw + vne * wne + vsw * wsw + vse * wse;
+        const float v = sum4(p, vnw, vne, vsw, vse, wnw, wne, wsw, wse);
+        if (p.fill) {
+            const float f = (*p.fill)[static_cast<std::size_t>(c)];
+            out.ptr[c * out.sc] = (v - f) * mask + f;
+        } else {
+            out.ptr[c * out.sc] = v;
+        }
     }
 }
 
 void sample_nearest(const Image& im, const SampleParams& p, float gx, float gy, OutPixel out) {
-    const float x = grid::source_coordinate(gx, im.W, p.padding, p.align_corners);
-    const float y = grid::source_coordinate(gy, im.H, p.padding, p.align_corners);
+    const float x = source(gx, im.W, p), y = source(gy, im.H, p);
     const std::int64_t ix = grid::to_index(grid::round_half_even(x));
     const std::int64_t iy = grid::to_index(grid::round_half_even(y));
     const bool in = inside(ix, im.W) && inside(iy, im.H);
-    for (std::int64_t c = 0; c < im.C; ++c) out.ptr[c * out.sc] = in ? im.at(c, iy, ix) : 0.0f;
+    for (std::int64_t c = 0; c < im.C; ++c)
+        out.ptr[c * out.sc] = in ? im.at(c, iy, ix) : p.fill ? (*p.fill)[static_cast<std::size_t>(c)] : 0.0f;
 }
 
 void sample_bicubic(const Image& im, const SampleParams& p, float gx, float gy, OutPixel out) {
@@ -124,15 +151,58 @@ Tensor sample_all(const Tensor& in, const SampleParams& p, std::int64_t out_h, s
     return out;
 }
 
+// The fill as one float32 value per channel (empty without a fill).
+std::vector<float> fill_values(const AffineOp& op, std::int64_t channels) {
+    std::vector<float> out;
+    if (op.fill.empty()) return out;
+    for (std::int64_t c = 0; c < channels; ++c)
+        out.push_back(static_cast<float>(op.fill.size() == 1 ? op.fill[0] : op.fill[static_cast<std::size_t>(c)]));
+    return out;
+}
+
+// torchvision.transforms.v2.functional.affine on a tensor: uint8 becomes float32, the
+// grid is _affine_grid's, grid_sample with zeros padding, the fill blend, then round half
+// to even back to uint8.
+Tensor torchvision_affine(const AffineOp& op, const Tensor& in, int threads) {
+    const bool was_uint8 = in.dtype() == DType::UInt8;
+    const Tensor x = was_uint8 ? convert(ConvertOp{DType::Float32, false}, in, threads) : in;
+    require_float32("affine", x);
+    const std::int64_t out_h = op.size ? (*op.size)[0] : x.dim(2);
+    const std::int64_t out_w = op.size ? (*op.size)[1] : x.dim(3);
+    const grid::Rescaled32 r = grid::rescaled_theta(op.theta, x.dim(2), x.dim(3));
+    const bool fused = grid::grid_product_fused(op.grid_fma, out_h, out_w);
+    const std::vector<float> fill = fill_values(op, x.dim(1));
+    const SampleParams p{op.mode, PaddingMode::Zeros, false, fill.empty() ? nullptr : &fill, op.sample_fma};
+    Tensor out = sample_all(x, p, out_h, out_w, threads, [&](std::int64_t, std::int64_t h, std::int64_t w) {
+        return grid::pixel_grid_point(r, grid::pixel_base_coord(w, out_w), grid::pixel_base_coord(h, out_h), fused);
+    });
+    if (!was_uint8) return out;
+    Tensor rounded = Tensor::empty(DType::UInt8, out.shape(), out.suggested_layout());
+    const Dims& s = out.shape();
+    for (std::int64_t n = 0; n < s[0]; ++n)
+        for (std::int64_t c = 0; c < s[1]; ++c)
+            for (std::int64_t h = 0; h < s[2]; ++h)
+                for (std::int64_t w = 0; w < s[3]; ++w) {
+                    // Saturating, NaN (a matrix too large for float32) to 0, as the
+                    // compiled engines' sat_cast; in range whenever the fill is.
+                    const float v = grid::round_half_even(out.at<float>(n, c, h, w));
+                    rounded.at<std::uint8_t>(n, c, h, w) =
+                        static_cast<std::uint8_t>(!(v > 0.0f) ? 0.0f : v >= 255.0f ? 255.0f : v);
+                }
+    return rounded;
+}
+
 }  // namespace
 
 Tensor affine(const AffineOp& op, const Tensor& in, int threads) {
+    if (op.convention == AffineConvention::Torchvision) return torchvision_affine(op, in, threads);
     require_float32("affine", in);
     const std::int64_t out_h = op.size ? (*op.size)[0] : in.dim(2);
     const std::int64_t out_w = op.size ? (*op.size)[1] : in.dim(3);
     if (out_h <= 0 || out_w <= 0) fail("affine: output size ({}, {}) must be positive", out_h, out_w);
     const grid::Theta32 theta = grid::theta_to_float(op.theta);
-    const SampleParams p{op.mode, op.padding_mode, op.align_corners};
+    const std::vector<float> fill = fill_values(op, in.dim(1));
+    const SampleParams p{op.mode, op.padding_mode, op.align_corners, fill.empty() ? nullptr : &fill};
     return sample_all(in, p, out_h, out_w, threads, [&](std::int64_t, std::int64_t h, std::int64_t w) {
         return grid::affine_point(theta, grid::affine_base_coord(w, out_w, op.align_corners),
                                   grid::affine_base_coord(h, out_h, op.align_corners));

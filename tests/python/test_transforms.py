@@ -1,8 +1,9 @@
 """Tests of toroid.transforms against torchvision: each transform's tensors against
-torchvision.transforms.functional (whose tensor semantics equal v2's for these ops), random
-transforms drawing the same parameters as torchvision's under one torch.manual_seed, against
-torchvision.transforms.v2 where it is installed, and a Compose inside DataLoader workers
-(fork after the parent ran it, and spawn)."""
+torchvision.transforms.functional (whose tensor semantics equal v2's for these ops; affine
+warps bit for bit on uint8, and v2's bilinear fill blend, which 0.14 spells differently,
+against v2_affine below), random transforms drawing the same parameters as torchvision's
+under one torch.manual_seed, against torchvision.transforms.v2 where it is installed, and a
+Compose inside DataLoader workers (fork after the parent ran it, and spawn)."""
 
 import os
 import unittest
@@ -39,6 +40,34 @@ def image(shape, dtype, seed=0):
 
 def max_diff(a, b):
     return (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
+
+
+def v2_affine(x, mode, fill, angle, translate, scale, shear, center=None):
+    """torchvision.transforms.v2.functional.affine_image on torchvision 0.14's pieces: its
+    inverse matrix and _gen_affine_grid (the same as v2's _affine_grid) and v2's
+    _apply_grid_transform (fill blend (v - fill) * mask + fill, round half to even)."""
+    import torch.nn.functional as F
+    import torchvision.transforms.functional_tensor as FT
+    h, w = x.shape[-2:]
+    center_f = [0.0, 0.0] if center is None else [c - s * 0.5 for c, s in zip(center, [w, h])]
+    matrix = TF._get_inverse_affine_matrix(center_f, angle, [float(t) for t in translate], scale, shear)
+    theta = torch.tensor(matrix, dtype=torch.float32).reshape(1, 2, 3)
+    grid = FT._gen_affine_grid(theta, w=w, h=h, ow=w, oh=h)
+    img = x.reshape(-1, *x.shape[-3:])
+    fimg = img.float()
+    grid = grid.expand(fimg.shape[0], -1, -1, -1)
+    if fill is not None:
+        fimg = torch.cat((fimg, torch.ones_like(fimg[:, :1])), dim=1)
+    fimg = F.grid_sample(fimg, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    if fill is not None:
+        fimg, mask = fimg[:, :-1], fimg[:, -1:].expand_as(fimg[:, :-1])
+        fill_img = torch.tensor(fill if isinstance(fill, list) else [float(fill)]).view(1, -1, 1, 1)
+        if mode == "nearest":
+            fimg = torch.where(mask < 0.5, fill_img.expand_as(fimg), fimg)
+        else:
+            fimg = fimg.sub(fill_img).mul(mask).add(fill_img)
+    out = fimg if x.dtype == torch.float32 else fimg.round().to(x.dtype)
+    return out.reshape(x.shape)
 
 
 def draw_after(fn, seed):
@@ -107,40 +136,82 @@ class DeterministicTest(unittest.TestCase):
         self.check(T.Normalize(mean, std)(xf), TF.normalize(xf, mean, std), 1e-6)
 
     def test_affine_matches_torchvision(self):
+        # torchvision's own grid, fill blend and rounding: uint8 bit for bit, float32 within
+        # 1e-5, nearest picks (ties included) exactly. Scales 0.5 and 2 and right angles put
+        # many sample points on exact ties.
         cases = [(30.0, [3, -2], 0.9, [10.0, 0.0]), (-47.5, [0, 0], 1.2, [0.0, 0.0]),
-                 (12.0, [-5, 4], 0.75, [-8.0, 15.0]), (0.0, [2, 1], 1.0, [0.0, 0.0])]
-        for shape in ((3, 31, 40), (1, 2, 24, 17)):
+                 (12.0, [-5, 4], 0.75, [-8.0, 15.0]), (0.0, [2, 1], 1.0, [0.0, 0.0]),
+                 (0.0, [1, -1], 0.5, [0.0, 0.0]), (90.0, [-1, 3], 2.0, [0.0, 0.0]), (180.0, [1, 3], 2.0, [0.0, 0.0])]
+        for shape in ((3, 31, 40), (1, 2, 24, 17), (3, 5, 7)):
             for angle, translate, scale, shear in cases:
-                for fill in (None, [0.0]):
+                for fill in (None, [0.0], 0):
                     kw = dict(angle=angle, translate=translate, scale=scale, shear=shear, fill=fill)
-                    with self.subTest(shape=shape, angle=angle, fill=fill):
-                        x = image(shape, torch.float32, 5)
-                        want = TF.affine(x, interpolation=InterpolationMode.BILINEAR, **kw)
-                        got = T.affine(x, interpolation=InterpolationMode.BILINEAR, **kw)
-                        self.check(got, want, FLOAT_TOL)
-                        # Nearest: a coordinate rounding the other way on an exact tie may pick
-                        # a neighbour; all but a handful of pixels are bit-exact.
-                        want = TF.affine(x, interpolation=InterpolationMode.NEAREST, **kw)
-                        got = T.affine(x, interpolation=InterpolationMode.NEAREST, **kw)
-                        self.assertEqual(got.shape, want.shape)
-                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
-                        x8 = image(shape, torch.uint8, 6)
-                        want = TF.affine(x8, interpolation=InterpolationMode.BILINEAR, **kw)
-                        got = T.affine(x8, interpolation=InterpolationMode.BILINEAR, **kw)
-                        self.check(got, want, 1.0)
-                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
+                    for mode in (InterpolationMode.BILINEAR, InterpolationMode.NEAREST):
+                        with self.subTest(shape=shape, angle=angle, scale=scale, fill=fill, mode=mode):
+                            x = image(shape, torch.float32, 5)
+                            self.check(T.affine(x, interpolation=mode, **kw), TF.affine(x, interpolation=mode, **kw),
+                                       1e-5)
+                            x8 = image(shape, torch.uint8, 6)
+                            self.check(T.affine(x8, interpolation=mode, **kw), TF.affine(x8, interpolation=mode, **kw))
+
+    def test_affine_fill(self):
+        # A number or one value per channel. Nearest puts it where the picked pixel is
+        # outside (as torchvision 0.14 does too); bilinear blends it with the warped mask by
+        # v2's formula, (v - fill) * mask + fill, which v2_affine spells with torch ops.
+        kw = dict(angle=25.0, translate=[4, -3], scale=0.8, shear=[6.0, -4.0])
+        for fill in (17, 200.5, [10.0, 128.0, 255.0]):
+            for dtype in (torch.uint8, torch.float32):
+                x = image((2, 3, 29, 35), dtype, 13)
+                with self.subTest(fill=fill, dtype=dtype):
+                    got = T.affine(x, interpolation=InterpolationMode.NEAREST, fill=fill, **kw)
+                    self.check(got, TF.affine(x, interpolation=InterpolationMode.NEAREST, fill=fill, **kw), 1e-5)
+                    got = T.affine(x, interpolation=InterpolationMode.BILINEAR, fill=fill, **kw)
+                    self.check(got, v2_affine(x, "bilinear", fill, **kw), 1e-5 if dtype == torch.float32 else 0)
+                    if dtype == torch.uint8:  # the fill really shows: the corners are outside
+                        want = fill if isinstance(fill, list) else [fill] * 3
+                        self.assertEqual(got[0, :, 0, 0].tolist(), [round(v) for v in want])
+
+    def test_plain_affine_op_fill(self):
+        # toroid.affine (F.affine_grid + grid_sample) takes torchvision's fill as well.
+        import torch.nn.functional as F
+        x = image((1, 3, 20, 26), torch.float32, 14)
+        theta = torch.tensor([[[0.8, -0.3, 0.2], [0.25, 0.9, -0.1]]])
+        grid = F.affine_grid(theta, (1, 4, 20, 26), align_corners=False)
+        both = F.grid_sample(torch.cat([x, torch.ones(1, 1, 20, 26)], 1), grid, align_corners=False)
+        fill = torch.tensor([0.5, 1.5, -2.0]).view(1, 3, 1, 1)
+        want = (both[:, :3] - fill) * both[:, 3:] + fill
+        got = toroid.affine(x, theta, mode="bilinear", fill=[0.5, 1.5, -2.0])
+        self.check(got, want, FLOAT_TOL)
+        near = toroid.affine(x, theta, mode="nearest", fill=9.0)
+        outside = (F.grid_sample(torch.ones(1, 1, 20, 26), grid, mode="nearest", align_corners=False) < 0.5)
+        outside = outside.expand_as(near)
+        self.assertGreater(int(outside.sum()), 0)
+        self.assertTrue(bool((near[outside] == 9.0).all()))
+        self.assertFalse(bool((near[~outside] == 9.0).any()))
 
     def test_center_of_rotation(self):
         x = image((3, 25, 30), torch.float32, 7)
         kw = dict(angle=20.0, translate=[1, 2], scale=1.1, shear=[5.0, -3.0], center=[4.0, 9.0])
         self.check(T.affine(x, interpolation="bilinear", **kw),
-                   TF.affine(x, interpolation=InterpolationMode.BILINEAR, **kw), FLOAT_TOL)
+                   TF.affine(x, interpolation=InterpolationMode.BILINEAR, **kw), 1e-5)
+        x8 = image((3, 25, 30), torch.uint8, 7)
+        self.check(T.affine(x8, interpolation="bilinear", **kw),
+                   TF.affine(x8, interpolation=InterpolationMode.BILINEAR, **kw))
 
     def test_errors(self):
         with self.assertRaises(toroid.Error):
             T.RandomCrop(10, fill=3)
         with self.assertRaises(toroid.Error):
             T.RandomAffine(10, interpolation="bicubic")
+        with self.assertRaises(toroid.Error):
+            T.RandomAffine(10, fill={torch.Tensor: 3})
+        with self.assertRaises(toroid.Error):
+            T.RandomAffine(10, fill="red")
+        x8 = image((3, 12, 12), torch.uint8)
+        with self.assertRaisesRegex(toroid.Error, "channels"):
+            T.RandomAffine(10, fill=[1, 2])(x8)
+        with self.assertRaisesRegex(toroid.Error, "outside 0..255"):
+            T.affine(x8, angle=10.0, translate=[0, 0], scale=1.0, shear=[0.0, 0.0], fill=300)
         with self.assertRaises(toroid.Error):
             T.RandomCrop(50)(image((3, 20, 20), torch.float32))
         with self.assertRaises(toroid.Error):
@@ -204,10 +275,27 @@ class RandomTest(unittest.TestCase):
                     got = T.RandomAffine(**kw)(x)
                     torch.manual_seed(seed)
                     want = TV.RandomAffine(**kw)(x)
-                    if kw.get("interpolation") == InterpolationMode.BILINEAR:
-                        self.assertLessEqual(max_diff(got, want), FLOAT_TOL)
-                    else:
-                        self.assertLessEqual((got != want).float().mean().item(), 0.01)
+                    self.assertLessEqual(max_diff(got, want), 1e-5)
+                    if kw.get("interpolation") != InterpolationMode.BILINEAR:
+                        self.assertTrue(torch.equal(got, want))
+
+    def test_random_affine_uint8_with_fills(self):
+        # v2's RandomAffine draws as v1's does; the warp is v2's (its fill blend).
+        x = image((3, 33, 28), torch.uint8, 15)
+        for kw in (dict(degrees=30, translate=(0.2, 0.1), scale=(0.7, 1.3), shear=(-10, 10, -5, 5)),
+                   dict(degrees=(-90, 90), scale=(0.5, 2.0), center=(3, 20))):
+            for fill in (0, 90, [255, 0, 127.5]):
+                for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                    for seed in range(3):
+                        with self.subTest(kw=kw, fill=fill, interp=interp, seed=seed):
+                            torch.manual_seed(seed)
+                            got = T.RandomAffine(interpolation=interp, fill=fill, **kw)(x)
+                            torch.manual_seed(seed)
+                            tv = TV.RandomAffine(**kw)
+                            ps = TV.RandomAffine.get_params(tv.degrees, tv.translate, tv.scale, tv.shear,
+                                                            [x.shape[-1], x.shape[-2]])
+                            want = v2_affine(x, interp.value, fill, *ps, center=kw.get("center"))
+                            self.assertTrue(torch.equal(got, want), max_diff(got, want))
 
     def test_compose_training_pipeline(self):
         mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
@@ -237,6 +325,33 @@ class RandomTest(unittest.TestCase):
 @unittest.skipIf(TV2 is None, "torchvision.transforms.v2 needs torchvision >= 0.15 (Debian 12 has %s)"
                  % (torchvision.__version__ if torch is not None else "none"))
 class V2Test(unittest.TestCase):
+    def test_affine_exact_against_v2(self):
+        import torchvision.transforms.v2.functional as TF2
+        kw = dict(angle=37.0, translate=[3, -2], scale=0.85, shear=[7.0, -3.0])
+        for shape in ((3, 41, 38), (2, 3, 20, 25), (3, 6, 9)):
+            for fill in (None, 0, 77, [1.0, 128.0, 254.5]):
+                for mode in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                    for dtype in (torch.uint8, torch.float32):
+                        with self.subTest(shape=shape, fill=fill, mode=mode, dtype=dtype):
+                            x = image(shape, dtype, 21)
+                            got = T.affine(x, interpolation=mode, fill=fill, **kw)
+                            want = TF2.affine(x, interpolation=mode, fill=fill, **kw)
+                            self.assertEqual(got.dtype, want.dtype)
+                            self.assertLessEqual(max_diff(got, want), 0 if dtype == torch.uint8 else 1e-5)
+
+    def test_random_affine_exact_against_v2(self):
+        for fill in (0, 90, [255, 0, 127.5]):
+            for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                kw = dict(degrees=30, translate=(0.2, 0.1), scale=(0.7, 1.3), shear=(-10, 10, -5, 5),
+                          interpolation=interp, fill=fill)
+                for seed in range(4):
+                    x = image((3, 33 + seed, 28), torch.uint8, seed)
+                    with self.subTest(fill=fill, interp=interp, seed=seed):
+                        torch.manual_seed(seed)
+                        got = T.RandomAffine(**kw)(x)
+                        torch.manual_seed(seed)
+                        self.assertTrue(torch.equal(got, TV2.RandomAffine(**kw)(x)))
+
     def test_compose_against_v2(self):
         mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
         for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
