@@ -297,8 +297,9 @@ private:
     }
 
     // Windows whose lanes depend on the vector loop's position only (a resize's start
-    // table, not the row): computed once per kernel call for every block of kLanes
-    // outputs, before the loop nest, instead of once per row.
+    // table, a nearest resize's index table, not the row): computed once per kernel call
+    // for every block of kLanes outputs, before the loop nest, instead of once per row.
+    // Gathers in tap loops and outside them both read through them.
     void precompute_windows(const std::vector<std::pair<std::string, std::string>>& bounds_text) {
         std::size_t d = 0;
         while (d < k_.loops.size() && k_.loops[d].kind != LoopKind::Vector) ++d;
@@ -314,7 +315,7 @@ private:
                 return;
             }
             for (const auto& a : e->args) walk(a, tap);
-            if (e->op != Op::Load || tap < 0 || !windowed(prog_.buffer(e->buffer).type)) return;
+            if (e->op != Op::Load || !windowed(prog_.buffer(e->buffer).type)) return;
             Expr lanes, uniform;
             if (!split_gather(offset_expr(prog_.buffer(e->buffer), e->args), tap, lanes, uniform)) return;
             bool outer = false;
@@ -428,6 +429,18 @@ private:
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);
             const auto stride = linear_stride(off, vector_var_);
+            if (!stride && windowed(b.type)) {
+                // A gather whose lanes' part has a precomputed window (outside tap loops).
+                Expr lanes, uniform;
+                if (split_gather(off, -1, lanes, uniform)) {
+                    const std::size_t e_bytes = type_bytes(b.type);
+                    if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end()) {
+                        const std::string w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
+                        return {vtemp(el, fmt::format("gather_window_any(b{} + {} + {}.first, {})", b.id, emit(uniform), w, w)),
+                                true, el};
+                    }
+                }
+            }
             if (stride && *stride == 0) {
                 // The address does not vary across lanes (e.g. a clamp pins it): one
                 // load, broadcast.

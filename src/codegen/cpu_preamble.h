@@ -354,6 +354,12 @@ template <typename T> inline vec<T> gather_window1(const T* p, const lane_window
     for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
     return r;
 }
+// The elements at p + w.rel[i], any window, the usual one first (a gather outside a tap
+// loop, where no loop is printed once per case).
+template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w);
+template <typename T> inline vec<T> gather_window_any(const T* p, const lane_window<sizeof(T)>& w) {
+    return w.groups == 1 ? gather_window1(p, w) : gather_window(p, w);
+}
 // The elements at p + w.rel[i], any window.
 template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w) {
     if constexpr (kLanes == 16 && (

@@ -31,6 +31,25 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
 // With a byte permute, 1-byte gathers inside a run-time tap loop whose addresses move with
 // the tap only by a lane-uniform amount read a window of memory per tap (codegen's
 // gather_window): those do not count.
+bool column_only(const Expr& off, int v) {
+    std::vector<Expr> terms;
+    std::function<void(const Expr&)> flatten = [&](const Expr& x) {
+        if (x->op == Op::Add) {
+            for (const auto& a : x->args) flatten(a);
+        } else {
+            terms.push_back(x);
+        }
+    };
+    flatten(off);
+    for (const Expr& t : terms) {
+        if (!depends_on_var(t, v)) continue;
+        bool other = false;
+        visit(t, [&](const Expr& x) { other = other || (x->op == Op::Var && x->var != v && !is_param_var(x->var)); });
+        if (other) return false;
+    }
+    return true;
+}
+
 bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute) {
     bool found = false;
     std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
@@ -46,6 +65,10 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
         const Expr off = simplify(offset_expr(b, e->args));
         if (linear_stride(off, v)) return;
         if (byte_permute && tap >= 0 && type_bytes(b.type) == 1 && depends_on_var(off, tap)) return;
+        // Outside a tap loop: the part of the address that moves with v depends on nothing
+        // else (a table indexed by the output column): a window per block of outputs,
+        // computed once per call.
+        if (byte_permute && type_bytes(b.type) == 1 && column_only(off, v)) return;
         found = true;
     };
     walk(k.value, -1);
