@@ -243,11 +243,16 @@ private:
         --indent_;
         line("} else {");
         ++indent_;
+        // Words too far apart for one window: the hardware gather, straight from the
+        // lanes' offsets (no window in between).
+        direct_words_ = true;
         emit_loop();
+        direct_words_ = false;
         --indent_;
         line("}");
     }
     bool one_window_ = false;
+    bool direct_words_ = false;
 
     struct PendingStore {
         Expr off;
@@ -416,6 +421,7 @@ private:
         }
         if (e->op == Op::Load) {
             for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+                if (direct_words_ && type_bytes(prog_.buffer(e->buffer).type) == 4) break;
                 auto f = it->windows.find(e.get());
                 if (f == it->windows.end()) continue;
                 const std::string& w = f->second.first;

@@ -271,7 +271,9 @@ template <int E, typename I> inline lane_window<E> make_window(I off) {
 #endif
         false;
     if constexpr (permute && kLanes == 16) {
-        for (int groups = 1; groups <= 4; groups *= 2) {
+        // Words split into groups lose to the hardware gather (gather_window falls back to
+        // it): one window or none.
+        for (int groups = 1; groups <= (E == 1 ? 4 : 1); groups *= 2) {
             const int n = kLanes / groups;
             bool fits = true;
             for (int g = 0; g < groups && fits; ++g) {
@@ -385,6 +387,11 @@ template <typename T> inline vec<T> gather_window(const T* p, const lane_window<
             return r;
         }
     }
+    if constexpr (sizeof(T) == 4) {
+        vec<std::int32_t> rel;
+        __builtin_memcpy(&rel, w.rel, sizeof rel);
+        return gather_v(p, rel);
+    }
     vec<T> r;
     for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
     return r;
@@ -419,7 +426,9 @@ template <typename T, typename V> inline void scatter_stride_v(T* p, std::int64_
     for (int i = 0; i < kLanes; ++i) p[i * stride] = v[i];
 }
 // The channels of kLanes pixels stored interleaved (channels-last): p[i * C + c] = v_c[i].
-// Bytes of 3 or 4 channels: one byte permute puts them in place, one (masked) store.
+// Bytes of 3 or 4 channels: one byte permute puts them in place, one (masked) store. Wider
+// elements: the plain loop, which GCC turns into shuffles and full stores (measured faster
+// than word permutes built from index vectors).
 template <typename T, typename... V> inline void store_interleaved(T* p, V... v) {
     constexpr int C = sizeof...(V);
     const vec<T> ch[C] = {v...};
@@ -430,27 +439,6 @@ template <typename T, typename... V> inline void store_interleaved(T* p, V... v)
         t_bytes64 idx = {};
         for (int j = 0; j < 16 * C; ++j) idx[j] = static_cast<char>((j % C) * 16 + j / C);
         t_store_bytes(p, t_span_mask(16 * C), t_permute_bytes(src, idx));
-        return;
-    }
-#endif
-#if defined(TOROID_WORD_PERMUTE)
-    // 4-byte elements: each of the C output vectors takes its lanes from every channel by a
-    // word permute, blended by a constant lane mask.
-    if constexpr (kLanes == 16 && sizeof(T) == 4 && (C == 3 || C == 4)) {
-        for (int j = 0; j < C; ++j) {
-            t_ints16 r = {};
-            for (int c = 0; c < C; ++c) {
-                t_ints16 idx, sel;
-                for (int l = 0; l < 16; ++l) {
-                    idx[l] = (16 * j + l) / C;
-                    sel[l] = (16 * j + l) % C == c ? -1 : 0;
-                }
-                const t_floats16 src = reinterpret_cast<t_floats16>(ch[c]);
-                const t_ints16 moved = reinterpret_cast<t_ints16>(t_permute2_words(src, idx, src));
-                r = (moved & sel) | (r & ~sel);
-            }
-            __builtin_memcpy(p + 16 * j, &r, 64);
-        }
         return;
     }
 #endif
