@@ -101,21 +101,23 @@ public:
                 total += (total.empty() ? "" : " * ") + fmt::format("n{}", l.var);
             }
             line(fmt::format("const std::int64_t total = {};", total));
+            // The loop variables are worked out from the range's first index once, then
+            // stepped like an odometer (a division per row would cost more than a short row).
             line("const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {");
             ++indent_;
-            line("for (std::int64_t it = lo; it < hi; ++it) {");
-            ++indent_;
-            line("std::int64_t rest = it;");
+            line("std::int64_t rest = lo;");
             for (int i = parallel - 1; i >= 0; --i) {
                 const Loop& l = k_.loops[static_cast<std::size_t>(i)];
                 const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
                 if (i > 0) {
-                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest % n{1});", var_type(l), l.var, b));
+                    line(fmt::format("{0} v{1} = static_cast<{0}>({2} + rest % n{1});", var_type(l), l.var, b));
                     line(fmt::format("rest /= n{};", l.var));
                 } else {
-                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest);", var_type(l), l.var, b));
+                    line(fmt::format("{0} v{1} = static_cast<{0}>({2} + rest);", var_type(l), l.var, b));
                 }
             }
+            line("for (std::int64_t it = lo; it < hi; ++it) {");
+            ++indent_;
         }
         std::size_t depth = static_cast<std::size_t>(parallel);
         const Loop* vector_loop = nullptr;
@@ -149,9 +151,26 @@ public:
             vector_var_ = -1;
             --indent_;
             line("}");
+            // The last outputs: one more vector ending at the loop's end where the loop has at
+            // least kLanes iterations (it recomputes a few outputs, which write the same
+            // values: results never alias their inputs), else one at a time. A scalar tail
+            // of gathers and tap loops costs as much as many vectors.
+            line(fmt::format("if (v{0} < {1} && {1} - ({2}) >= kLanes) {{", l.var, end, bounds_text[depth].first));
+            ++indent_;
+            line(fmt::format("v{} = {} - kLanes;", l.var, end));
+            vector_var_ = l.var;
+            tail_ = true;
+            emit_body(depth + 1, out);
+            tail_ = false;
+            vector_var_ = -1;
+            --indent_;
+            line("} else {");
+            ++indent_;
             line(fmt::format("for (; v{} < {}; ++v{}) {{", l.var, end, l.var));
             ++indent_;
             emit_body(depth + 1, out);
+            --indent_;
+            line("}");
             --indent_;
             line("}");
             --indent_;
@@ -164,6 +183,20 @@ public:
             line("}");
         }
         if (parallel > 0) {
+            // Next row: the innermost parallel variable steps, carrying into the outer ones.
+            std::string step;
+            for (int i = parallel - 1; i >= 0; --i) {
+                const Loop& l = k_.loops[static_cast<std::size_t>(i)];
+                const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
+                if (i == 0) {
+                    step += fmt::format("++v{};", l.var);
+                } else {
+                    step += fmt::format("if (++v{0} == static_cast<{1}>({2} + n{0})) {{ v{0} = static_cast<{1}>({2}); ", l.var,
+                                        var_type(l), b);
+                }
+            }
+            for (int i = 1; i < parallel; ++i) step += " }";
+            line(step);
             --indent_;
             line("}");
             --indent_;
@@ -253,6 +286,7 @@ private:
     }
     bool one_window_ = false;
     bool direct_words_ = false;
+    bool tail_ = false;  // printing the vector that ends at the vector loop's end
 
     struct PendingStore {
         Expr off;
@@ -365,7 +399,8 @@ private:
         if (!split_gather(off, r, lanes, uniform)) return;
         const std::size_t e_bytes = type_bytes(prog_.buffer(load->buffer).type);
         std::string w;
-        if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end()) {
+        // (The tail vector starts off the blocks' grid: it works out its own window.)
+        if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end() && !tail_) {
             w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
         } else {
             const VName v = emitv(lanes);
@@ -441,7 +476,9 @@ private:
                 if (split_gather(off, -1, lanes, uniform)) {
                     const std::size_t e_bytes = type_bytes(b.type);
                     if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end()) {
-                        const std::string w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
+                        const std::string w = tail_ ? temp(fmt::format("lane_window<{}>", e_bytes),
+                                                           fmt::format("make_window<{}>({})", e_bytes, emitv(lanes).name))
+                                                    : temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
                         return {vtemp(el, fmt::format("gather_window_any(b{} + {} + {}.first, {})", b.id, emit(uniform), w, w)),
                                 true, el};
                     }

@@ -64,7 +64,10 @@ std::pair<std::int64_t, std::int64_t> channel_work(const Expr& e) {
         bool d = x->op == Op::Var && x->var == 1;
         for (const auto& a : x->args) d = walk(a) || d;
         depends[x.get()] = d;
-        if (x->op != Op::Const && x->op != Op::Var) (d ? per_channel : shared) += 1;
+        // A load counts as several operations: a table read shared by the channels (a
+        // resize's tap start and weight, a warp's coordinates) is what moving the channel
+        // loop innermost saves.
+        if (x->op != Op::Const && x->op != Op::Var) (d ? per_channel : shared) += x->op == Op::Load ? 4 : 1;
         return d;
     };
     walk(e);
