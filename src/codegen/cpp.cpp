@@ -374,21 +374,33 @@ private:
         const auto& [begin, end] = bounds_text[d];
         for (std::size_t i = 0; i < todo.size(); ++i) {
             const std::string table = fmt::format("wt{}", next_temp_++);
-            line(fmt::format("const window_table<{}> {}(({} - {}) / kLanes);", todo_bytes[i], table, end, begin));
-            line(fmt::format("for (std::int64_t v{0} = {1}; v{0} + kLanes <= {2}; v{0} += kLanes) {{", v, begin, end));
-            ++indent_;
-            scopes_.emplace_back();
-            vector_var_ = v;
-            const VName lanes = emitv(todo[i]);
-            line(fmt::format("{}[(v{} - {}) / kLanes] = make_window<{}>({});", table, v, begin, todo_bytes[i], lanes.name));
-            vector_var_ = -1;
-            scopes_.pop_back();
-            --indent_;
-            line("}");
+            // One window per block of kLanes outputs, and one more for the vector that ends
+            // at the loop's end (the tail).
+            line(fmt::format("const window_table<{}> {}(({} - {}) / kLanes + 1);", todo_bytes[i], table, end, begin));
+            for (int tail = 0; tail < 2; ++tail) {
+                if (tail == 0)
+                    line(fmt::format("for (std::int64_t v{0} = {1}; v{0} + kLanes <= {2}; v{0} += kLanes) {{", v, begin, end));
+                else
+                    line(fmt::format("if ({1} - ({0}) >= kLanes) {{ const std::int64_t v{2} = {1} - kLanes;", begin, end, v));
+                ++indent_;
+                scopes_.emplace_back();
+                vector_var_ = v;
+                const VName lanes = emitv(todo[i]);
+                line(fmt::format("{}[{}] = make_window<{}>({});", table,
+                                 tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
+                                           : fmt::format("({} - {}) / kLanes", end, begin),
+                                 todo_bytes[i], lanes.name));
+                vector_var_ = -1;
+                scopes_.pop_back();
+                --indent_;
+                line("}");
+            }
             window_tables_[keys[i]] = fmt::format("{}[(v{} - {}) / kLanes]", table, v, begin);
+            tail_windows_[keys[i]] = fmt::format("{}[({} - {}) / kLanes]", table, end, begin);
         }
     }
     std::map<std::string, std::string> window_tables_;  // lanes expression -> its precomputed window
+    std::map<std::string, std::string> tail_windows_;   // the same, for the tail vector
 
     // A byte load in a tap loop whose offset is (a part that differs across lanes but not
     // across taps) + (a part the same in every lane): the lanes' offsets are worked out once
@@ -399,8 +411,9 @@ private:
         if (!split_gather(off, r, lanes, uniform)) return;
         const std::size_t e_bytes = type_bytes(prog_.buffer(load->buffer).type);
         std::string w;
-        // (The tail vector starts off the blocks' grid: it works out its own window.)
-        if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end() && !tail_) {
+        // (The tail vector starts off the blocks' grid: it has its own entry.)
+        const auto& tables = tail_ ? tail_windows_ : window_tables_;
+        if (auto t = tables.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != tables.end()) {
             w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
         } else {
             const VName v = emitv(lanes);
@@ -475,10 +488,9 @@ private:
                 Expr lanes, uniform;
                 if (split_gather(off, -1, lanes, uniform)) {
                     const std::size_t e_bytes = type_bytes(b.type);
-                    if (auto t = window_tables_.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != window_tables_.end()) {
-                        const std::string w = tail_ ? temp(fmt::format("lane_window<{}>", e_bytes),
-                                                           fmt::format("make_window<{}>({})", e_bytes, emitv(lanes).name))
-                                                    : temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
+                    const auto& tables = tail_ ? tail_windows_ : window_tables_;
+                    if (auto t = tables.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != tables.end()) {
+                        const std::string w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
                         return {vtemp(el, fmt::format("gather_window_any(b{} + {} + {}.first, {})", b.id, emit(uniform), w, w)),
                                 true, el};
                     }
