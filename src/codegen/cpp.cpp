@@ -56,19 +56,22 @@ public:
         visit(k_.value, [&](const Expr& e) {
             if (e->op == Op::Load) used[static_cast<std::size_t>(e->buffer)] = true;
         });
+        std::vector<std::string> decls;
         for (const Buffer& b : prog_.buffers) {
             if (!used[static_cast<std::size_t>(b.id)]) continue;
             const bool is_out = b.id == k_.output;
-            line(fmt::format("{}{}* __restrict b{} = static_cast<{}{}*>(buffers[{}]);  // {}", is_out ? "" : "const ",
-                             ctype(b.type), b.id, is_out ? "" : "const ", ctype(b.type), b.id, b.name));
+            decls.push_back(fmt::format("{}{}* __restrict b{} = static_cast<{}{}*>(buffers[{}]);  // {}", is_out ? "" : "const ",
+                                        ctype(b.type), b.id, is_out ? "" : "const ", ctype(b.type), b.id, b.name));
         }
         // Every run-time parameter, read once (int32 where its declared range allows).
         for (std::size_t i = 0; i < prog_.params.size(); ++i) {
             const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
-            line(fmt::format("const {} p{} = static_cast<{}>(params[{}]);  // {}", fits_i32(r) ? "std::int32_t" : "std::int64_t",
-                             i, fits_i32(r) ? "std::int32_t" : "std::int64_t", i, prog_.params[i].name));
-            line(fmt::format("(void)p{};", i));
+            decls.push_back(fmt::format("const {} p{} = static_cast<{}>(params[{}]);  // {}",
+                                        fits_i32(r) ? "std::int32_t" : "std::int64_t", i,
+                                        fits_i32(r) ? "std::int32_t" : "std::int64_t", i, prog_.params[i].name));
+            decls.push_back(fmt::format("(void)p{};", i));
         }
+        for (const std::string& d : decls) line(d);
         // Loop bounds (expressions of parameters) before the loop nest, as OpenMP wants.
         std::vector<std::pair<std::string, std::string>> bounds_text;
         for (const Loop& l : k_.loops) {
@@ -105,6 +108,10 @@ public:
             // stepped like an odometer (a division per row would cost more than a short row).
             line("const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {");
             ++indent_;
+            // The buffers and parameters again, as the row function's own locals: read
+            // through the closure, every byte store could alias them and they would be
+            // reloaded in the inner loops (and the pointers would lose __restrict).
+            for (const std::string& d : decls) line(d);
             line("std::int64_t rest = lo;");
             for (int i = parallel - 1; i >= 0; --i) {
                 const Loop& l = k_.loops[static_cast<std::size_t>(i)];
