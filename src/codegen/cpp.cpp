@@ -318,15 +318,7 @@ private:
     // across lanes (not across taps) and the lane-uniform rest; false if it has no such form.
     bool split_gather(const Expr& off, int r, Expr& lanes, Expr& uniform) {
         if (!varying(off) || linear_stride(off, vector_var_)) return false;
-        std::vector<Expr> terms;
-        std::function<void(const Expr&)> flatten = [&](const Expr& x) {
-            if (x->op == Op::Add) {
-                for (const auto& a : x->args) flatten(a);
-            } else {
-                terms.push_back(x);
-            }
-        };
-        flatten(off);
+        const std::vector<Expr> terms = sum_terms(off);
         lanes = uniform = nullptr;
         for (const Expr& t : terms) {
             if (varying(t)) {
@@ -351,9 +343,9 @@ private:
         while (d < k_.loops.size() && k_.loops[d].kind != LoopKind::Vector) ++d;
         if (d == k_.loops.size()) return;
         const int v = k_.loops[d].var;
-        std::vector<Expr> todo;
+        std::vector<Expr> window_lanes;
         std::vector<std::string> keys;
-        std::vector<std::size_t> todo_bytes;
+        std::vector<std::size_t> window_bytes;
         vector_var_ = v;
         std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
             if (e->op == Op::Sum) {
@@ -373,17 +365,17 @@ private:
             const std::string key = fmt::format("{}|{}", e_bytes, to_string(lanes));
             if (outer || std::find(keys.begin(), keys.end(), key) != keys.end()) return;
             keys.push_back(key);
-            todo.push_back(lanes);
-            todo_bytes.push_back(e_bytes);
+            window_lanes.push_back(lanes);
+            window_bytes.push_back(e_bytes);
         };
         walk(k_.value, -1);
         vector_var_ = -1;
         const auto& [begin, end] = bounds_text[d];
-        for (std::size_t i = 0; i < todo.size(); ++i) {
+        for (std::size_t i = 0; i < window_lanes.size(); ++i) {
             const std::string table = fmt::format("wt{}", next_temp_++);
             // One window per block of kLanes outputs, and one more for the vector that ends
             // at the loop's end (the tail).
-            line(fmt::format("const window_table<{}> {}(({} - {}) / kLanes + 1);", todo_bytes[i], table, end, begin));
+            line(fmt::format("const window_table<{}> {}(({} - {}) / kLanes + 1);", window_bytes[i], table, end, begin));
             for (int tail = 0; tail < 2; ++tail) {
                 if (tail == 0)
                     line(fmt::format("for (std::int64_t v{0} = {1}; v{0} + kLanes <= {2}; v{0} += kLanes) {{", v, begin, end));
@@ -392,11 +384,11 @@ private:
                 ++indent_;
                 scopes_.emplace_back();
                 vector_var_ = v;
-                const VName lanes = emitv(todo[i]);
+                const VName lanes = emitv(window_lanes[i]);
                 line(fmt::format("{}[{}] = make_window<{}>({});", table,
                                  tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
                                            : fmt::format("({} - {}) / kLanes", end, begin),
-                                 todo_bytes[i], lanes.name));
+                                 window_bytes[i], lanes.name));
                 vector_var_ = -1;
                 scopes_.pop_back();
                 --indent_;

@@ -233,6 +233,16 @@ inline t_floats16 t_permute2_words(t_floats16 a, t_ints16 idx, t_floats16 b) {
 // Lanes whose span is too wide for one window are split into 2 or 4 groups of
 // consecutive lanes, each with its own window; wider still, or without the permute, lanes
 // are read one by one.
+// Whether windows of E-byte elements are read by a permute on this target (16 lanes).
+template <int E>
+constexpr bool kWindowPermute = kLanes == 16 && (
+#if defined(TOROID_BYTE_PERMUTE)
+    E == 1 ||
+#endif
+#if defined(TOROID_WORD_PERMUTE)
+    E == 4 ||
+#endif
+    false);
 template <int E> struct lane_window;
 template <> struct lane_window<1> {
     static constexpr int kSpan = 128;  // elements one window holds
@@ -262,15 +272,7 @@ template <int E, typename I> inline lane_window<E> make_window(I off) {
     for (int i = 1; i < kLanes; ++i) lo = off[i] < lo ? off[i] : lo;
     w.first = lo;
     for (int i = 0; i < kLanes; ++i) w.rel[i] = static_cast<std::int32_t>(off[i] - lo);
-    constexpr bool permute =
-#if defined(TOROID_BYTE_PERMUTE)
-        E == 1 ||
-#endif
-#if defined(TOROID_WORD_PERMUTE)
-        E == 4 ||
-#endif
-        false;
-    if constexpr (permute && kLanes == 16) {
+    if constexpr (kWindowPermute<E>) {
         // Words split into groups lose to the hardware gather (gather_window falls back to
         // it): one window or none.
         for (int groups = 1; groups <= (E == 1 ? 4 : 1); groups *= 2) {
@@ -343,14 +345,7 @@ template <typename T> inline vec<T> window_group(const T* q, const lane_window<s
 // The elements at p + w.rel[i] (p: the buffer plus the window's lowest offset and the
 // tap's), when every lane lies in the first group's window (w.groups == 1).
 template <typename T> inline vec<T> gather_window1(const T* p, const lane_window<sizeof(T)>& w) {
-    if constexpr (kLanes == 16 && (
-#if defined(TOROID_BYTE_PERMUTE)
-                                      sizeof(T) == 1 ||
-#endif
-#if defined(TOROID_WORD_PERMUTE)
-                                      sizeof(T) == 4 ||
-#endif
-                                      false))
+    if constexpr (kWindowPermute<sizeof(T)>)
         return window_group(p, w, 0);
     vec<T> r;
     for (int i = 0; i < kLanes; ++i) r[i] = p[w.rel[i]];
@@ -364,14 +359,7 @@ template <typename T> inline vec<T> gather_window_any(const T* p, const lane_win
 }
 // The elements at p + w.rel[i], any window.
 template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w) {
-    if constexpr (kLanes == 16 && (
-#if defined(TOROID_BYTE_PERMUTE)
-                                      sizeof(T) == 1 ||
-#endif
-#if defined(TOROID_WORD_PERMUTE)
-                                      sizeof(T) == 4 ||
-#endif
-                                      false)) {
+    if constexpr (kWindowPermute<sizeof(T)>) {
         if (w.groups > 0) {
             // Each group's lanes are blended in by a lane mask.
             using M = typename mask_of<sizeof(T)>::type;

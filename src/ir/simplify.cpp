@@ -3,6 +3,8 @@
 // need no ranges; every rewrite that divides or compares first proves the values exact.
 #include "ir/simplify.h"
 
+#include <functional>
+
 #include <cstring>
 
 #include "core/error.h"
@@ -642,6 +644,19 @@ Expr simplify(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bou
     if (!e) fail("ir::simplify: null expression");
     Simplifier s(ranges, load_bounds);
     return s.run(e);
+}
+
+std::vector<Expr> sum_terms(const Expr& e) {
+    std::vector<Expr> terms;
+    std::function<void(const Expr&)> flatten = [&](const Expr& x) {
+        if (x->op == Op::Add) {
+            for (const auto& a : x->args) flatten(a);
+        } else {
+            terms.push_back(x);
+        }
+    };
+    flatten(e);
+    return terms;
 }
 
 std::optional<std::int64_t> linear_stride(const Expr& e, int var) {

@@ -42,6 +42,9 @@ Expr simplify(const Expr& e, const VarRanges& ranges = {}, const LoadBounds& loa
 // when e depends on var in any other way (or is a float expr that depends on it).
 std::optional<std::int64_t> linear_stride(const Expr& e, int var);
 
+// The terms of a sum (nested Adds flattened, in order); any other expression is one term.
+std::vector<Expr> sum_terms(const Expr& e);
+
 // True when every integer subexpression of e (Bool excluded) has known bounds inside int32.
 bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});
 

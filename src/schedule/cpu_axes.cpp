@@ -32,15 +32,7 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
 // the tap only by a lane-uniform amount read a window of memory per tap (codegen's
 // gather_window): those do not count.
 bool column_only(const Expr& off, int v) {
-    std::vector<Expr> terms;
-    std::function<void(const Expr&)> flatten = [&](const Expr& x) {
-        if (x->op == Op::Add) {
-            for (const auto& a : x->args) flatten(a);
-        } else {
-            terms.push_back(x);
-        }
-    };
-    flatten(off);
+    const std::vector<Expr> terms = sum_terms(off);
     for (const Expr& t : terms) {
         if (!depends_on_var(t, v)) continue;
         bool other = false;
