@@ -5,7 +5,13 @@ from C++ (bench/overhead_c.cpp, built here when a C++ compiler is found), and Py
 eager's torch.flip when torch is importable. The cases run interleaved, round after round;
 each row is the median per-call time over the rounds.
 
-    /usr/bin/python3 bench/overhead.py [--rounds 31] [--calls 20000] [--build build]"""
+With --device cuda (a GPU and PyTorch's CUDA build needed) the image is a 1x1 CUDA tensor:
+each case is timed both as calls enqueued back to back (then one synchronize: the host's
+cost per call, as long as it exceeds the kernel's) and as a call followed by
+torch.cuda.synchronize() (what a caller who waits sees), beside torch.flip and an empty
+kernel launched by PyTorch (torch.cuda._sleep(0)).
+
+    /usr/bin/python3 bench/overhead.py [--rounds 31] [--calls 20000] [--build build] [--device cuda]"""
 
 import argparse
 import ctypes
@@ -35,6 +41,7 @@ def parse_args():
     ap.add_argument("--rounds", type=int, default=31, help="rounds of every case (the median is printed)")
     ap.add_argument("--calls", type=int, default=20000, help="calls per case per round")
     ap.add_argument("--build", default=None, help="build folder holding libtoroid_c.so (default: build, build-test)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the image lives (default cpu)")
     return ap.parse_args()
 
 
@@ -70,6 +77,46 @@ def per_call_us(f, calls):
     return (time.perf_counter() - t0) / calls * 1e6
 
 
+def cuda_main(args, toroid, _capi, _core, torch):
+    """The --device cuda table (see the module's docstring)."""
+    if torch is None or not torch.cuda.is_available():
+        sys.exit("overhead: error: --device cuda needs PyTorch with a CUDA device")
+    x = torch.zeros((1, 1), dtype=torch.uint8, device="cuda")
+    pipe = toroid.Pipeline([{"op": "flip", "dims": [-1]}])
+    fn = pipe._handle.function(_core.adapt(x), None, None)
+    out = torch.empty_like(x)
+    ip, op = x.data_ptr(), out.data_ptr()
+    stream = torch.cuda.current_stream().cuda_stream
+    run = _capi.lib.toroid_run_data_on_stream
+    handle = fn._handle
+    sync = torch.cuda.synchronize
+    enqueue = [("toroid.Pipeline, torch CUDA", lambda: pipe(x)),
+               ("C API toroid_run_data_on_stream via ctypes (no allocation)", lambda: run(handle, ip, op, stream)),
+               ("torch.flip (PyTorch eager)", lambda: torch.flip(x, [-1])),
+               ("empty kernel launched by PyTorch (torch.cuda._sleep(0))", lambda: torch.cuda._sleep(0))]
+    cases = [(name + ", enqueue", f) for name, f in enqueue]
+    for name, f in enqueue:
+        if "ctypes" not in name:
+            cases.append((name + ", call + synchronize", (lambda g: lambda: (g(), sync()))(f)))
+    for _, f in cases:  # warm: compile, fill the caches
+        f()
+    sync()
+    calls = max(1, args.calls // 10)
+    times = {name: [] for name, _ in cases}
+    for _ in range(args.rounds):
+        for name, f in cases:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f()
+            sync()
+            times[name].append((time.perf_counter() - t0) / calls * 1e6)
+    print("per-call time of a 1x1 uint8 CUDA flip; median of %d rounds of %d calls (%s; %s)" %
+          (args.rounds, calls, torch.cuda.get_device_name(), _capi.library_path))
+    print("%-80s %10s %10s" % ("case", "median us", "min us"))
+    for name, v in times.items():
+        print("%-80s %10.2f %10.2f" % (name, statistics.median(v), min(v)))
+
+
 def main():
     args = parse_args()
     library = find_library(args.build)
@@ -81,6 +128,8 @@ def main():
         import torch
     except ImportError:
         torch = None
+    if args.device == "cuda":
+        return cuda_main(args, toroid, _capi, _core, torch)
 
     toroid.set_num_threads(1)
     x = np.zeros((1, 1), np.uint8)

@@ -145,13 +145,16 @@ TOROID_API toroid_status toroid_run(const toroid_function* fn, const toroid_tens
  * must be NULL. */
 TOROID_API toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out,
                                               void* stream);
-/* The fastest run of a CPU function: `input` is memory laid out exactly as
- * toroid_function_input_desc says and `output` memory laid out as
- * toroid_function_output_desc says (same dtype, shape and strides; not overlapping the
- * input). No desc is read or checked, so nothing but the two pointers is validated: a
- * caller that compiled for its own tensors' layout pays only for the kernels. Safe to
- * call from several threads at once on one function. */
+/* The fastest run: `input` is memory laid out exactly as toroid_function_input_desc says
+ * and `output` memory laid out as toroid_function_output_desc says (same dtype, shape and
+ * strides; not overlapping the input; on the function's device). No desc is read or
+ * checked, so nothing but the two pointers is validated: a caller that compiled for its
+ * own tensors' layout pays only for the kernels (on CUDA: their launches). Safe to call
+ * from several threads at once on one function. A CUDA function runs on the legacy
+ * default stream; toroid_run_data_on_stream names the stream (NULL for CPU functions). */
 TOROID_API toroid_status toroid_run_data(const toroid_function* fn, const void* input, void* output);
+TOROID_API toroid_status toroid_run_data_on_stream(const toroid_function* fn, const void* input, void* output,
+                                                   void* stream);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
 /* ---- batches of images of any sizes ------------------------------------------------- */

@@ -121,6 +121,9 @@ _declare("toroid_run_batch", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER
 has_run_data = hasattr(lib, "toroid_run_data")
 if has_run_data:
     _declare("toroid_run_data", _status, _P, _P, _P)
+has_run_data_on_stream = hasattr(lib, "toroid_run_data_on_stream")
+if has_run_data_on_stream:
+    _declare("toroid_run_data_on_stream", _status, _P, _P, _P, _P)
 has_cache_stats = hasattr(lib, "toroid_cache_stats")
 if has_cache_stats:
     _declare("toroid_cache_stats", _status, ctypes.POINTER(CacheCounts))

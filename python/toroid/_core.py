@@ -294,7 +294,11 @@ def _fast_runner(fn, arg):
     that does not change per call (the handle, the output's dtype, shape and strides, the C
     function) is looked up here once; per call it takes the two data pointers, allocates the
     result and makes one C call (toroid_run_data: no desc is built or checked)."""
-    if not _capi.has_run_data or arg.device != _capi.CPU or arg.obj is None:
+    if not _capi.has_run_data or arg.obj is None:
+        return None
+    if arg.device == _capi.CUDA:
+        return _fast_runner_cuda(fn, arg)
+    if arg.device != _capi.CPU:
         return None
     plan = fn._plan
     numel = 1
@@ -359,15 +363,47 @@ def _fast_runner(fn, arg):
     return run_torch
 
 
+def _fast_runner_cuda(fn, arg):
+    """_fast_runner for a CUDA torch tensor: per call the result is allocated by torch on the
+    input's device and the kernels are enqueued on torch's current stream of that device
+    (toroid_run_data_on_stream), without waiting, as the general path does."""
+    if not _capi.has_run_data_on_stream or arg.kind != "torch":
+        return None
+    t = _torch_module()
+    if type(arg.obj) is not t.Tensor:
+        return None
+    plan = fn._plan
+    handle = fn._handle
+    run = _capi.lib.toroid_run_data_on_stream
+    check = _capi.check
+    empty_strided = t.empty_strided
+    shape, strides = plan.shape, plan.strides
+    torch_dtype = getattr(t, plan.dtype_name)
+    device = arg.obj.device
+    index = arg.device_index
+    _current_stream(index)  # resolves _raw_stream
+    raw_stream = _raw_stream
+
+    def run_cuda(x):
+        out = empty_strided(shape, strides, dtype=torch_dtype, device=device)
+        status = run(handle, x.data_ptr(), out.data_ptr(), raw_stream(index))
+        if status:
+            check(status)
+        return out
+    run_cuda.function = fn
+    return run_cuda
+
+
 def fast_key(x, engine, threads):
-    """The fast-path key of `x` (a NumPy array or a CPU torch tensor of the plain types) run
-    with these engine and threads arguments, or None for anything else."""
+    """The fast-path key of `x` (a NumPy array, or a CPU or CUDA torch tensor, of the plain
+    types) run with these engine and threads arguments, or None for anything else."""
     tx = type(x)
     if tx is _ndarray:
         return (x.dtype, x.shape, x.strides, engine, threads, _generation[0])
     t = _torch
-    if t is not None and tx is t.Tensor and not x.is_cuda and x.layout is t.strided:
-        return ("torch", x.dtype, x.shape, x.stride(), engine, threads, _generation[0])
+    if t is not None and tx is t.Tensor and x.layout is t.strided:
+        # get_device(): -1 on the CPU, the device index on CUDA (other devices fail in adapt)
+        return ("torch", x.dtype, x.shape, x.stride(), x.get_device(), engine, threads, _generation[0])
     return None
 
 

@@ -231,16 +231,20 @@ std::int64_t span_bytes(const TensorSpec& s) {
     return end < 0 ? 0 : (end + 1) * static_cast<std::int64_t>(dtype_size(s.dtype));
 }
 
-// A CPU function's run on memory laid out as compiled: no spec to build or compare, only
-// the pointers to check.
-void run_compiled_layout(const toroid_function* fn, const void* input, void* output) {
-    if (!fn->prepared) bad("toroid_run_data runs CPU functions; run CUDA functions with toroid_run_on_stream");
+// A run on memory laid out as compiled: no spec to build or compare, only the pointers to
+// check. CUDA functions enqueue on `stream`; CPU functions take none.
+void run_compiled_layout(const toroid_function* fn, const void* input, void* output, void* stream = nullptr) {
+    if (fn->device == TOROID_CPU && stream) bad("a stream is only for CUDA functions");
     if (fn->input_bytes > 0 && input == nullptr) bad("input has a NULL data pointer");
     if (fn->output_bytes > 0 && output == nullptr) bad("output has a NULL data pointer");
     if (fn->input_bytes > 0 && fn->output_bytes > 0) {
         const auto* ib = static_cast<const char*>(input);
         const auto* ob = static_cast<const char*>(output);
         if (ib < ob + fn->output_bytes && ob < ib + fn->input_bytes) bad("output memory overlaps the input");
+    }
+    if (fn->cuda) {
+        fn->cuda->run_device(input, output, fn->output_strides, stream);
+        return;
     }
     fn->prepared->run_into(
         Tensor::borrow(const_cast<void*>(input), fn->input.dtype, fn->input.shape, fn->input.strides),
@@ -481,9 +485,9 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
 toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out, void* stream) {
     // Tensors laid out exactly as compiled (the caller allocated what toroid_function_output_desc
     // says): nothing to canonicalize or compare beyond the descs themselves.
-    if (fn && in && out && fn->prepared && !stream && same_desc(in->desc, fn->input_desc) &&
+    if (fn && in && out && (fn->cuda || !stream) && same_desc(in->desc, fn->input_desc) &&
         same_desc(out->desc, fn->output_desc))
-        return guard([&] { run_compiled_layout(fn, in->data, out->data); });
+        return guard([&] { run_compiled_layout(fn, in->data, out->data, stream); });
     return guard([&] {
         require(fn, "fn");
         require(in, "in");
@@ -530,9 +534,13 @@ toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tenso
 }
 
 toroid_status toroid_run_data(const toroid_function* fn, const void* input, void* output) {
+    return toroid_run_data_on_stream(fn, input, output, nullptr);
+}
+
+toroid_status toroid_run_data_on_stream(const toroid_function* fn, const void* input, void* output, void* stream) {
     return guard([&] {
         require(fn, "fn");
-        run_compiled_layout(fn, input, output);
+        run_compiled_layout(fn, input, output, stream);
     });
 }
 

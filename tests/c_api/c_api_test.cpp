@@ -471,6 +471,17 @@ TEST(CApi, RunDataOnCompiledLayout) {
         EXPECT_EQ(toroid_run_data(c.fn, in.data(), in.data() + 59), TOROID_ERROR_INVALID_ARGUMENT);
         EXPECT_NE(std::string(toroid_last_error()).find("overlaps the input"), std::string::npos);
         EXPECT_EQ(toroid_run_data(nullptr, in.data(), out.data()), TOROID_ERROR_INVALID_ARGUMENT);
+        // The stream form: NULL runs the same; a stream is refused for a CPU function and
+        // nothing is written.
+        std::vector<std::uint8_t> again(60, 0);
+        ASSERT_EQ(toroid_run_data_on_stream(c.fn, in.data(), again.data(), nullptr), TOROID_OK) << toroid_last_error();
+        EXPECT_EQ(again, out);
+        std::vector<std::uint8_t> untouched(60, 7);
+        int not_a_stream = 0;
+        EXPECT_EQ(toroid_run_data_on_stream(c.fn, in.data(), untouched.data(), &not_a_stream),
+                  TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(toroid_last_error()).find("a stream is only for CUDA functions"), std::string::npos);
+        EXPECT_EQ(untouched, std::vector<std::uint8_t>(60, 7));
     }
 }
 

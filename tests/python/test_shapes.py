@@ -142,6 +142,30 @@ class CudaTensors(unittest.TestCase):
         y = toroid.interpolate(x.cuda()[None], size=(50, 61), mode="bicubic", antialias=True)
         self.assertTrue(torch.equal(y.cpu(), toroid.interpolate(x[None], size=(50, 61), mode="bicubic", antialias=True)))
 
+    def test_repeated_cuda_calls_take_the_fast_path_on_the_current_stream(self):
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "size": [21, 30]},
+                             {"op": "flip", "dims": [-1]}])
+        x = torch.from_numpy(image(40, 52, 5, np.uint8))
+        ref = p(x)
+        xc = x.cuda()
+        first = p(xc)  # the general path, which fills the fast path
+        self.assertTrue(any(isinstance(k, tuple) and 0 in k[4:5] for k in p._handle.fast), list(p._handle.fast))
+        self.assertTrue(torch.equal(first.cpu(), ref))
+        # Later calls take the fast path: same answers, on whatever stream is current (the
+        # result is complete once that stream is), and a CPU tensor of the same spec still
+        # runs on the CPU.
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            outs = [p(xc) for _ in range(3)]
+        side.synchronize()
+        for y in outs:
+            self.assertEqual(y.device, xc.device)
+            self.assertTrue(torch.equal(y.cpu(), ref))
+        y = p(x)
+        self.assertEqual(y.device.type, "cpu")
+        self.assertTrue(torch.equal(y, ref))
+
     def test_cuda_batch_stacks_on_the_device(self):
         p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 20},
                              {"op": "center_crop", "size": 16}])
