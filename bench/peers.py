@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmarks toroid against its peers on the rows of `toroid bench --suite seeds` (or
---quick; the cases come from `toroid bench --list --json`), in one process on the same inputs, engines interleaved: toroid compiled, PyTorch
+--quick; the cases come from `toroid bench --list --json`), in one process on the same inputs, engines interleaved (in blocks on more threads, see --order): toroid compiled, PyTorch
 eager, torch.compile (PyTorch >= 2), OpenCV and Pillow where they compute a comparable
 function. Prints seed-style tables with speed-ups and writes JSON for `toroid bench compare`."""
 
@@ -478,19 +478,25 @@ def measure_case(case, engines, args):
             rec["diff_reference"] = ref_name
 
     cap = max(args.max_time, args.min_time)
-    active = list(prepared)
     totals = {e.name: 0.0 for e, *_ in prepared}
-    while active:
-        for item in list(active):
-            e, run, rec, _, times = item
-            t0 = time.perf_counter()
-            y = run()
-            del y
-            dt = time.perf_counter() - t0
-            times.append(dt * 1e6)
-            totals[e.name] += dt
-            if (len(times) >= args.min_runs and totals[e.name] >= args.min_time) or totals[e.name] >= cap:
-                active.remove(item)
+    # Interleaved: one run of each engine per round, so drifts of a shared machine hit all
+    # alike. In blocks: each engine's runs back to back, after a pause in which the thread
+    # pools of the engine before go to sleep (see --order).
+    groups = [list(prepared)] if args.order == "interleaved" else [[item] for item in prepared]
+    for active in groups:
+        if args.order == "blocks":
+            time.sleep(0.05)
+        while active:
+            for item in list(active):
+                e, run, rec, _, times = item
+                t0 = time.perf_counter()
+                y = run()
+                del y
+                dt = time.perf_counter() - t0
+                times.append(dt * 1e6)
+                totals[e.name] += dt
+                if (len(times) >= args.min_runs and totals[e.name] >= args.min_time) or totals[e.name] >= cap:
+                    active.remove(item)
     for e, _, rec, _, times in prepared:
         med, iqr = summarize(times)
         rec.update(median_us=med, iqr_us=iqr, runs=len(times), gbps=bytes_moved / (med * 1e3) if med > 0 else 0.0)
@@ -650,7 +656,15 @@ def main():
     ap.add_argument("--min-runs", type=int, default=10, help="minimum timed runs per case and engine")
     ap.add_argument("--engines", default="toroid,torch,torch.compile,opencv,pillow",
                     help="comma-separated subset of toroid,torch,torch.compile,opencv,pillow")
+    ap.add_argument("--order", default="", choices=["", "interleaved", "blocks"],
+                    help="how the engines' timed runs follow each other on a row: interleaved (one run of "
+                         "each per round; the default on 1 thread) or blocks (each engine's runs back to back "
+                         "after a pause; the default on more threads, where the engines' OpenMP thread pools, "
+                         "which spin for a while after each parallel region, would otherwise compete for the "
+                         "cores)")
     args = ap.parse_args()
+    if not args.order:
+        args.order = "interleaved" if args.threads == 1 or args.device == "cuda" else "blocks"
     if args.threads < 1:
         ap.error("--threads must be at least 1")
     if args.min_time <= 0 or args.max_time <= 0 or args.min_runs < 1:

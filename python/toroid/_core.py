@@ -7,6 +7,7 @@ import ctypes
 import hashlib
 import json
 import os
+import sys
 import threading
 
 from . import _capi
@@ -82,6 +83,21 @@ def set_num_threads(n):
 
 def get_num_threads():
     return _settings["threads"]
+
+
+def effective_threads(threads=None):
+    """The threads a run asked for with `threads` uses: None is the setting; 0 (every core)
+    is 1 inside a torch DataLoader worker, where the workers already share the cores (PyTorch
+    runs its own ops on one thread there too): every worker spinning up a pool of all cores
+    would oversubscribe them, and OpenMP teams whose threads wait for descheduled team-mates
+    run many times slower. Asked only where a function is looked up, never per call."""
+    threads = _settings["threads"] if threads is None else int(threads)
+    if threads == 0:
+        data = sys.modules.get("torch.utils.data")
+        info = getattr(data, "get_worker_info", None)
+        if info is not None and info() is not None:
+            return 1
+    return threads
 
 
 # ---- tensors --------------------------------------------------------------------------
@@ -498,7 +514,7 @@ class PipelineHandle:
 
     def function(self, arg, engine=None, threads=None, max_cached=64):
         engine = engine or _settings["engine"]
-        threads = _settings["threads"] if threads is None else int(threads)
+        threads = effective_threads(threads)
         key = (arg.dtype, arg.shape, arg.strides, arg.device, engine, threads)
         with self._lock:
             fn = self._functions.get(key)
@@ -555,7 +571,7 @@ class PipelineHandle:
         toroid.Error naming the first bad image after the others ran; errors="skip" returns
         (results, {index: message}) with None in the list (or no stacking) for bad images."""
         engine = engine or _settings["engine"]
-        threads = _settings["threads"] if threads is None else int(threads)
+        threads = effective_threads(threads)
         xs = list(xs)
         args, descs, failed = [], [], {}
         for i, x in enumerate(xs):

@@ -467,5 +467,28 @@ class DataLoaderTest(unittest.TestCase):
         self.check_loader("spawn")
 
 
+class WorkerThreads(torch.utils.data.Dataset if torch is not None else object):
+    """Reports the threads toroid's runs use in the process that reads an item."""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        from toroid import _core
+        return torch.tensor([_core.effective_threads(), _core.effective_threads(0), _core.effective_threads(3)])
+
+
+@unittest.skipIf(torch is None, "PyTorch is not installed")
+class DataLoaderThreadsTest(unittest.TestCase):
+    def test_workers_run_one_thread_unless_told(self):
+        # Every core in the parent; one in each spawned worker (which shares the cores with
+        # the others); a count given explicitly is kept.
+        self.assertEqual(WorkerThreads()[0].tolist()[1:], [0, 3])
+        loader = torch.utils.data.DataLoader(WorkerThreads(), batch_size=1, num_workers=2,
+                                             multiprocessing_context="spawn")
+        for row in loader:
+            self.assertEqual(row[0].tolist()[1:], [1, 3])
+
+
 if __name__ == "__main__":
     unittest.main()
