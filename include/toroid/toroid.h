@@ -125,6 +125,15 @@ typedef struct toroid_function toroid_function;
  * cache). `options` may be NULL. The function keeps its own copy of the pipeline. */
 TOROID_API toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                         const toroid_options* options, toroid_function** out);
+/* DLPack (dlpack.h, the DLManagedTensor of DLPack 0.6 and later): `out` describes the
+ * DLTensor's memory without copying it (data + byte_offset; strides NULL is compact row
+ * major; CPU and CUDA devices; uint8, float32, float16, bfloat16, float64 element types,
+ * one lane; at most TOROID_MAX_DIMS dims). The tensor is borrowed: its deleter is not
+ * called, and the caller keeps it alive while `out` is used. Frameworks that export
+ * DLPack (NumPy, PyTorch, CuPy, JAX, ...) hand their arrays to toroid_compile and
+ * toroid_run this way. */
+struct DLManagedTensor;
+TOROID_API toroid_status toroid_tensor_from_dlpack(const struct DLManagedTensor* managed, toroid_tensor* out);
 /* The input spec compiled for, and the result's dtype, shape (of the input's ndim: ops
  * never change N or C) and dense strides in the layout toroid writes it in (channels-last
  * for a channels-last input): allocate that and toroid_run writes it without a

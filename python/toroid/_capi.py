@@ -124,6 +124,9 @@ if has_run_data:
 has_run_data_on_stream = hasattr(lib, "toroid_run_data_on_stream")
 if has_run_data_on_stream:
     _declare("toroid_run_data_on_stream", _status, _P, _P, _P, _P)
+has_dlpack = hasattr(lib, "toroid_tensor_from_dlpack")
+if has_dlpack:
+    _declare("toroid_tensor_from_dlpack", _status, _P, ctypes.POINTER(Tensor))
 has_cache_stats = hasattr(lib, "toroid_cache_stats")
 if has_cache_stats:
     _declare("toroid_cache_stats", _status, ctypes.POINTER(CacheCounts))

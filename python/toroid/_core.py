@@ -129,7 +129,10 @@ def _torch_dtypes():
 
 class Arg:
     """An input as the C API sees it, plus the object that keeps its memory alive."""
-    __slots__ = ("kind", "obj", "ptr", "dtype", "shape", "strides", "device", "device_index")
+    __slots__ = ("kind", "obj", "ptr", "dtype", "shape", "strides", "device", "device_index", "keep")
+
+    def __init__(self):
+        self.keep = None  # a DLPack capsule whose tensor `ptr` points into
 
     def key(self):
         return (self.kind, self.dtype, self.shape, self.strides, self.device)
@@ -228,7 +231,66 @@ def adapt(x, what="input"):
         a.shape = tuple(x.shape)
         a.strides = tuple(x.stride())
         return a
-    raise Error("%s must be a numpy.ndarray or a torch.Tensor, got %s" % (what, type(x).__name__))
+    if hasattr(x, "__dlpack__"):
+        return _adapt_dlpack(x, what)
+    raise Error("%s must be a numpy.ndarray, a torch.Tensor or an array that exports DLPack (__dlpack__), got %s" %
+                (what, type(x).__name__))
+
+
+_capsule_pointer = None
+
+
+def _adapt_dlpack(x, what):
+    """Describes an array of another framework (CuPy, JAX, ...) through DLPack, without
+    copying: its capsule is kept with the Arg while toroid reads the memory. Results come
+    back as NumPy arrays for CPU memory and torch tensors for CUDA memory (both export
+    DLPack again, e.g. cupy.from_dlpack(result))."""
+    global _capsule_pointer
+    if not _capi.has_dlpack:
+        raise Error("%s is a %s: this toroid library has no DLPack support" % (what, type(x).__name__))
+    try:
+        dev_type, dev_id = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+        kwargs = {}
+        if dev_type in (2, 13):  # kDLCUDA, kDLCUDAManaged
+            t = _torch_module()
+            if t is None or not t.cuda.is_available():
+                raise Error("%s is CUDA memory (DLPack): toroid returns CUDA results as torch tensors, so it needs "
+                            "PyTorch with CUDA" % what)
+            # The stream toroid runs on (PyTorch's current one); the producer orders its own
+            # work before it. DLPack spells CUDA's legacy default stream 1, not 0.
+            kwargs["stream"] = _current_stream(int(dev_id)) or 1
+        capsule = x.__dlpack__(**kwargs)
+    except Error:
+        raise
+    except Exception as e:  # the producer refuses (e.g. a read-only or odd-strided array)
+        raise Error("%s (%s) cannot be exported through DLPack: %s" % (what, type(x).__name__, e))
+    if _capsule_pointer is None:
+        f = ctypes.pythonapi.PyCapsule_GetPointer
+        f.restype = ctypes.c_void_p
+        f.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        _capsule_pointer = f
+    try:
+        managed = _capsule_pointer(capsule, b"dltensor")
+    except ValueError:
+        raise Error("%s (%s): __dlpack__ did not return an unused DLPack capsule" % (what, type(x).__name__))
+    t = _capi.Tensor()
+    status = _capi.lib.toroid_tensor_from_dlpack(managed, ctypes.byref(t))
+    if status:
+        raise Error("%s: %s" % (what, _capi.lib.toroid_last_error().decode()))
+    d = t.desc
+    if d.dtype not in _DTYPE_NAMES or _DTYPE_NAMES[d.dtype] not in ("uint8", "float32"):
+        raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, _DTYPE_NAMES.get(d.dtype, d.dtype)))
+    a = Arg()
+    a.shape = tuple(d.shape[i] for i in range(d.ndim))
+    _check_rank(a.shape)
+    a.strides = tuple(d.strides[i] for i in range(d.ndim))
+    a.kind = "torch" if d.device == _capi.CUDA else "numpy"
+    a.obj = x
+    a.keep = capsule
+    a.ptr = t.data or 0
+    a.dtype = d.dtype
+    a.device, a.device_index = d.device, d.device_index
+    return a
 
 
 class OutputPlan:
@@ -249,12 +311,18 @@ class OutputPlan:
         self.np_dtype = np.dtype(self.dtype_name) if np is not None else None
         self.torch_dtype = None
 
-    def allocate(self, kind, like):
-        """A new array of `kind` ("numpy" or "torch") and its data pointer."""
-        if kind == "torch":
+    def allocate(self, arg):
+        """A new array of `arg`'s kind ("numpy" or "torch"), on its device, and its data
+        pointer."""
+        if arg.kind == "torch":
+            t = _torch_module()
             if self.torch_dtype is None:
-                self.torch_dtype = getattr(_torch_module(), self.dtype_name)
-            out = _torch_module().empty_strided(self.shape, self.strides, dtype=self.torch_dtype, device=like.device)
+                self.torch_dtype = getattr(t, self.dtype_name)
+            if is_torch(arg.obj):
+                device = arg.obj.device
+            else:  # CUDA memory of another framework (DLPack)
+                device = t.device("cuda", arg.device_index) if arg.device == _capi.CUDA else "cpu"
+            out = t.empty_strided(self.shape, self.strides, dtype=self.torch_dtype, device=device)
             return out, out.data_ptr()
         out = np.empty(self.dense_shape, dtype=self.np_dtype).transpose(self.inverse)
         return out, out.__array_interface__["data"][0]
@@ -285,7 +353,7 @@ class Function:
     def run(self, arg):
         """Runs on `arg` (an Arg of the spec compiled for) into a new array of its kind. CUDA
         tensors run on PyTorch's current stream of their device, without waiting."""
-        out, ptr = self._plan.allocate(arg.kind, arg.obj)
+        out, ptr = self._plan.allocate(arg)
         if arg.device == _capi.CUDA:
             stream = _current_stream(arg.device_index)
             status = _run_on_stream(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
@@ -609,7 +677,7 @@ class PipelineHandle:
             else:
                 stacked_shape, stacked_strides = (n,) + tuple(shape), (step,) + tuple(strides)
             plan = OutputPlan(make_desc(first.dtype, stacked_shape, stacked_strides))
-            stacked, base = plan.allocate(args[good[0]].kind, args[good[0]].obj)
+            stacked, base = plan.allocate(args[good[0]])
             item = _DTYPE_SIZES[first.dtype]
             for k, i in enumerate(good):
                 inputs[k] = _capi.Tensor(args[i].ptr, args[i].desc())
@@ -617,7 +685,7 @@ class PipelineHandle:
         else:
             for k, i in enumerate(good):
                 plan = OutputPlan(descs[i])
-                outs[i], ptr = plan.allocate(args[i].kind, args[i].obj)
+                outs[i], ptr = plan.allocate(args[i])
                 inputs[k] = _capi.Tensor(args[i].ptr, args[i].desc())
                 outputs[k] = _capi.Tensor(ptr, descs[i])
         options = _capi.Options()

@@ -12,6 +12,7 @@
 #include "engine/files.h"
 #include "ops/pipeline_json.h"
 
+#include <dlpack/dlpack.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -475,6 +476,56 @@ toroid_status toroid_function_explain(const toroid_function* fn, const char** ou
         require(fn, "fn");
         require(out, "out");
         *out = fn->explain.c_str();
+    });
+}
+
+toroid_status toroid_tensor_from_dlpack(const DLManagedTensor* managed, toroid_tensor* out) {
+    return guard([&] {
+        require(managed, "managed");
+        require(out, "out");
+        const DLTensor& t = managed->dl_tensor;
+        toroid_tensor r{};
+        switch (t.device.device_type) {
+            case kDLCPU:
+            case kDLCUDAHost:  // pinned host memory: the CPU reads it like any other
+                r.desc.device = TOROID_CPU;
+                r.desc.device_index = 0;
+                break;
+            case kDLCUDA:
+            case kDLCUDAManaged:
+                r.desc.device = TOROID_CUDA;
+                r.desc.device_index = t.device.device_id;
+                break;
+            default:
+                bad(fmt::format("DLPack tensor on device type {}: toroid takes CPU ({}) and CUDA ({}) memory",
+                                static_cast<int>(t.device.device_type), static_cast<int>(kDLCPU),
+                                static_cast<int>(kDLCUDA)));
+        }
+        const DLDataType d = t.dtype;
+        if (d.lanes != 1) bad(fmt::format("DLPack dtype with {} lanes: toroid takes one lane per element", d.lanes));
+        if (d.code == kDLUInt && d.bits == 8) r.desc.dtype = TOROID_UINT8;
+        else if (d.code == kDLFloat && d.bits == 32) r.desc.dtype = TOROID_FLOAT32;
+        else if (d.code == kDLFloat && d.bits == 16) r.desc.dtype = TOROID_FLOAT16;
+        else if (d.code == kDLBfloat && d.bits == 16) r.desc.dtype = TOROID_BFLOAT16;
+        else if (d.code == kDLFloat && d.bits == 64) r.desc.dtype = TOROID_FLOAT64;
+        else
+            bad(fmt::format("DLPack dtype (code {}, {} bits) is not one toroid takes (uint8, float32, float16, "
+                            "bfloat16, float64)",
+                            static_cast<int>(d.code), static_cast<int>(d.bits)));
+        if (t.ndim < 1 || t.ndim > TOROID_MAX_DIMS)
+            bad(fmt::format("DLPack tensor has {} dims; toroid takes 1 to {}", t.ndim, TOROID_MAX_DIMS));
+        if (t.shape == nullptr) bad("DLPack tensor has a NULL shape");
+        r.desc.ndim = t.ndim;
+        std::int64_t stride = 1;
+        for (int i = t.ndim - 1; i >= 0; --i) {
+            const auto k = static_cast<std::size_t>(i);
+            r.desc.shape[k] = t.shape[k];
+            r.desc.strides[k] = t.strides ? t.strides[k] : stride;
+            stride *= t.shape[k];
+        }
+        if (t.data == nullptr && t.byte_offset != 0) bad("DLPack tensor has a NULL data pointer and a byte offset");
+        r.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
+        *out = r;
     });
 }
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "runtime/cuda/cuda.h"
 
+#include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -483,6 +484,75 @@ TEST(CApi, RunDataOnCompiledLayout) {
         EXPECT_NE(std::string(toroid_last_error()).find("a stream is only for CUDA functions"), std::string::npos);
         EXPECT_EQ(untouched, std::vector<std::uint8_t>(60, 7));
     }
+}
+
+// DLPack: a DLManagedTensor's memory described without a copy (byte offset, strides or
+// their absence, device and dtype mapped), and every tensor toroid cannot take refused with
+// its reason; a function compiled from the description runs on the producer's memory.
+TEST(CApi, TensorFromDlpack) {
+    std::vector<std::uint8_t> memory(8 + 60);
+    for (std::size_t i = 0; i < 60; ++i) memory[8 + i] = static_cast<std::uint8_t>(i);
+    std::int64_t shape[3] = {3, 4, 5};
+    DLManagedTensor m{};
+    m.dl_tensor.data = memory.data();
+    m.dl_tensor.byte_offset = 8;
+    m.dl_tensor.device = DLDevice{kDLCPU, 0};
+    m.dl_tensor.ndim = 3;
+    m.dl_tensor.dtype = DLDataType{kDLUInt, 8, 1};
+    m.dl_tensor.shape = shape;
+    m.dl_tensor.strides = nullptr;  // compact row major
+    toroid_tensor t{};
+    ASSERT_EQ(toroid_tensor_from_dlpack(&m, &t), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(t.data, memory.data() + 8);
+    EXPECT_EQ(t.desc.dtype, TOROID_UINT8);
+    EXPECT_EQ(t.desc.device, TOROID_CPU);
+    EXPECT_EQ(t.desc.ndim, 3);
+    EXPECT_EQ((std::vector<std::int64_t>(t.desc.shape, t.desc.shape + 3)), (std::vector<std::int64_t>{3, 4, 5}));
+    EXPECT_EQ((std::vector<std::int64_t>(t.desc.strides, t.desc.strides + 3)), (std::vector<std::int64_t>{20, 5, 1}));
+
+    Compiled c;
+    compile(c, R"([{"op": "flip", "dims": [-1]}])", t.desc, "compiled");
+    std::vector<std::uint8_t> out(60, 0);
+    toroid_tensor tout{out.data(), t.desc};
+    ASSERT_EQ(toroid_run(c.fn, &t, &tout), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ(out[0], 4);
+    EXPECT_EQ(out[59], 55);
+
+    // Explicit strides (a channels-last view), CUDA devices, other dtypes.
+    std::int64_t strides[3] = {1, 15, 3};
+    m.dl_tensor.strides = strides;
+    m.dl_tensor.device = DLDevice{kDLCUDA, 1};
+    m.dl_tensor.dtype = DLDataType{kDLFloat, 32, 1};
+    ASSERT_EQ(toroid_tensor_from_dlpack(&m, &t), TOROID_OK) << toroid_last_error();
+    EXPECT_EQ((std::vector<std::int64_t>(t.desc.strides, t.desc.strides + 3)), (std::vector<std::int64_t>{1, 15, 3}));
+    EXPECT_EQ(t.desc.device, TOROID_CUDA);
+    EXPECT_EQ(t.desc.device_index, 1);
+    EXPECT_EQ(t.desc.dtype, TOROID_FLOAT32);
+
+    auto refused = [&](const char* what) {
+        toroid_tensor before{};
+        before.desc.ndim = 99;
+        toroid_tensor r = before;
+        EXPECT_EQ(toroid_tensor_from_dlpack(&m, &r), TOROID_ERROR_INVALID_ARGUMENT) << what;
+        EXPECT_NE(std::string(toroid_last_error()).find(what), std::string::npos) << toroid_last_error();
+        EXPECT_EQ(r.desc.ndim, 99);  // nothing written
+    };
+    m.dl_tensor.device = DLDevice{kDLOpenCL, 0};
+    refused("device type 4");
+    m.dl_tensor.device = DLDevice{kDLCPU, 0};
+    m.dl_tensor.dtype = DLDataType{kDLInt, 8, 1};
+    refused("code 0, 8 bits");
+    m.dl_tensor.dtype = DLDataType{kDLUInt, 8, 4};
+    refused("4 lanes");
+    m.dl_tensor.dtype = DLDataType{kDLUInt, 8, 1};
+    m.dl_tensor.ndim = 5;
+    refused("5 dims");
+    m.dl_tensor.ndim = 3;
+    m.dl_tensor.shape = nullptr;
+    refused("NULL shape");
+    EXPECT_EQ(toroid_tensor_from_dlpack(nullptr, &t), TOROID_ERROR_INVALID_ARGUMENT);
+    m.dl_tensor.shape = shape;
+    EXPECT_EQ(toroid_tensor_from_dlpack(&m, nullptr), TOROID_ERROR_INVALID_ARGUMENT);
 }
 
 // The counters move as the caches work: a new structure compiles or loads once, a second

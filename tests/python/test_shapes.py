@@ -166,6 +166,24 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(y.device.type, "cpu")
         self.assertTrue(torch.equal(y, ref))
 
+    def test_cuda_memory_of_other_frameworks_through_dlpack(self):
+        class Foreign:  # exports DLPack only, like a CuPy array
+            def __init__(self, t):
+                self.t = t
+
+            def __dlpack__(self, stream=None):
+                return self.t.__dlpack__(stream=stream)
+
+            def __dlpack_device__(self):
+                return self.t.__dlpack_device__()
+
+        p = toroid.Pipeline([{"op": "resize", "mode": "bicubic", "antialias": True, "size": [19, 23]}])
+        x = torch.from_numpy(image(45, 52, 9, np.uint8))
+        y = p(Foreign(x.cuda()))
+        self.assertIsInstance(y, torch.Tensor)
+        self.assertEqual(y.device.type, "cuda")
+        self.assertTrue(torch.equal(y.cpu(), p(x)))
+
     def test_cuda_batch_stacks_on_the_device(self):
         p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 20},
                              {"op": "center_crop", "size": 16}])

@@ -291,7 +291,7 @@ class ErrorsTest(unittest.TestCase):
             (lambda: toroid.interpolate(x.astype(np.int32), size=4), "dtype int32"),
             (lambda: toroid.interpolate(x[None], size=4), "5 dims"),
             (lambda: toroid.interpolate(x[0, 0, 0], size=4), "1 dims"),
-            (lambda: toroid.interpolate([[1, 2]], size=4), "numpy.ndarray or a torch.Tensor"),
+            (lambda: toroid.interpolate([[1, 2]], size=4), "must be a numpy.ndarray, a torch.Tensor or an array that exports DLPack"),
             (lambda: toroid.crop(x, 0, 0, 0, 3), "must be positive"),
             (lambda: toroid.convert(x, "int16"), "unknown dtype"),
             (lambda: toroid.normalize(x, [1, 2], [1, 2]), "3 channels"),
@@ -454,6 +454,50 @@ class CompileTest(Helpers):
         x = sample((1, 1, 5, 5), np.uint8)
         self.assertEqual(len(outer.pipeline(x)), 3)
         np.testing.assert_array_equal(outer(x), x[:, :, 1:4, 1:4][..., ::-1].astype(np.float32))
+
+
+class DlpackArray:
+    """An array of some other framework: it exports DLPack and nothing else toroid knows."""
+
+    def __init__(self, array):
+        self.array = array
+        self.exports = 0
+
+    def __dlpack__(self, stream=None):
+        self.exports += 1
+        return self.array.__dlpack__() if stream is None else self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+@unittest.skipUnless(hasattr(np.ndarray, "__dlpack__"), "this NumPy exports no DLPack")
+class DlpackTest(Helpers):
+    def test_arrays_of_other_frameworks_come_in_without_a_copy(self):
+        pipe = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "size": [13, 17]},
+                                {"op": "flip", "dims": [-1]}])
+        x = sample((2, 3, 30, 41), np.uint8, seed=7)
+        for label, v in [("CF", x), ("CL", channels_last_numpy(x)), ("sliced", sample((2, 3, 30, 50), np.uint8)[..., 3:44])]:
+            with self.subTest(label):
+                wrapped = DlpackArray(v)
+                y = pipe(wrapped)
+                self.assertIsInstance(y, np.ndarray)
+                self.assertEqual(wrapped.exports, 1)
+                np.testing.assert_array_equal(y, pipe(v))
+                # the memory is read in place: a change to it shows in the next result
+                v[0, 0, 0, :] = 255 - v[0, 0, 0, :]
+                np.testing.assert_array_equal(pipe(DlpackArray(v)), pipe(v))
+
+    def test_what_toroid_cannot_take_is_named(self):
+        with self.assertRaises(toroid.Error) as ctx:
+            toroid.Pipeline([{"op": "flip", "dims": [-1]}])(DlpackArray(np.zeros((3, 4, 5), np.int16)))
+        self.assertIn("DLPack dtype (code 0, 16 bits)", str(ctx.exception))
+        with self.assertRaises(toroid.Error) as ctx:
+            toroid.Pipeline([{"op": "flip", "dims": [-1]}])(DlpackArray(np.zeros((5,), np.uint8)))
+        self.assertIn("got 1 dims", str(ctx.exception))
+        with self.assertRaises(toroid.Error) as ctx:
+            toroid.Pipeline([{"op": "flip", "dims": [-1]}])(object())
+        self.assertIn("exports DLPack", str(ctx.exception))
 
 
 if __name__ == "__main__":
