@@ -45,6 +45,15 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 else
   echo "python (CUDA tensors): not run (no PyTorch with CUDA here)"
 fi
+# toroid.transforms against the torchvision.transforms.v2 this machine has (CPU tensors;
+# CI's Debian torchvision has no v2, so there these tests skip).
+if python3 -c 'import torchvision.transforms.v2' 2>/dev/null; then
+  PYTHONPATH=${PYTHONPATH:-$root/python} python3 -m unittest "$root/tests/python/test_transforms.py" >"$log.tv" 2>&1
+  tv_status=$?
+  if [ "$tv_status" -eq 0 ]; then echo "python (torchvision.transforms.v2 $(python3 -c 'import torchvision; print(torchvision.__version__)')): $(tail -n 1 "$log.tv")"
+  else echo "python (torchvision.transforms.v2): FAILED"; tail -n 40 "$log.tv"; py_status=1; fi
+  rm -f "$log.tv"
+fi
 rm -f "$log" "$log.sync" "$log.py"
 if [ "$status" -ne 0 ] || [ -n "$skipped" ] || [ "$sync_status" -ne 0 ] || [ "$py_status" -ne 0 ]; then
   echo "RESULT: FAIL"

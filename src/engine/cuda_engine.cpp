@@ -68,9 +68,17 @@ ir::Program schedule_for_cuda(const ir::Graph& g, ir::IndexWidth width, const sc
 }
 
 // The device's workspace for intermediates.
+// Intermediates of a device's runs. The buffer belongs to the first stream that uses it:
+// runs on that stream are ordered, so each may reuse it as soon as it is enqueued. A run
+// on any other stream takes memory of its own for the run, allocated and freed in that
+// stream's order (cuMemAllocAsync / cuMemFreeAsync: the driver's pool reuses it, and no run
+// can see another stream's intermediates); on a driver without stream-ordered allocation
+// it waits for the device and then shares the buffer.
 struct Workspace {
     std::mutex mutex;
     cuda::DeviceBuffer buffer;
+    cuda::CUstream owner = nullptr;
+    bool owned = false;
 };
 
 Workspace& workspace(const cuda::Device& d) {
@@ -104,18 +112,48 @@ public:
         dev_.make_current();
         if (!output_strides_supported(out_strides))
             fail("internal: output strides do not fit the compiled program");
-        std::lock_guard lock(ws_.mutex);
-        if (ws_.buffer.size() < inst_->workspace_bytes) {
-            // Earlier launches may still use the old buffer: wait for the device before freeing it.
-            cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
-            ws_.buffer = cuda::DeviceBuffer(dev_, std::max<std::size_t>(inst_->workspace_bytes, ws_.buffer.size() * 2));
+        const auto s = static_cast<cuda::CUstream>(stream);
+        const cuda::DriverApi& api = cuda::driver();
+        std::unique_lock lock(ws_.mutex, std::defer_lock);
+        cuda::CUdeviceptr temps = 0;
+        bool own_memory = false;  // temps allocated in this run's stream order
+        if (inst_->workspace_bytes > 0) {
+            lock.lock();
+            if (ws_.owned && ws_.owner != s && api.cuMemAllocAsync) {
+                lock.unlock();
+                cuda::check(api.cuMemAllocAsync(&temps, inst_->workspace_bytes, s), "cuMemAllocAsync");
+                own_memory = true;
+            } else {
+                if (ws_.owned && ws_.owner != s)  // no stream-ordered allocation: serialize
+                    cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+                if (ws_.buffer.size() < inst_->workspace_bytes) {
+                    // Earlier launches may still use the old buffer: wait for the device before freeing it.
+                    cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+                    ws_.buffer =
+                        cuda::DeviceBuffer(dev_, std::max<std::size_t>(inst_->workspace_bytes, ws_.buffer.size() * 2));
+                }
+                ws_.owner = s;
+                ws_.owned = true;
+                temps = ws_.buffer.pointer();
+            }
         }
+        // A launch that fails still gives the run's own memory back (in stream order).
+        struct Release {
+            const cuda::DriverApi& api;
+            cuda::CUdeviceptr& pointer;
+            cuda::CUstream stream;
+            bool armed;
+            void dismiss() { armed = false; }
+            ~Release() {
+                if (armed) api.cuMemFreeAsync(pointer, stream);
+            }
+        } release{api, temps, s, own_memory};
         std::vector<std::uint64_t> args = inst_->args;
         for (const ir::Buffer& buf : p.buffers) {
             const auto i = static_cast<std::size_t>(buf.id);
             if (buf.role == ir::BufferRole::Input) args[i] = reinterpret_cast<std::uint64_t>(in);
             else if (buf.role == ir::BufferRole::Output) args[i] = reinterpret_cast<std::uint64_t>(out);
-            else if (buf.role == ir::BufferRole::Temp) args[i] = ws_.buffer.pointer() + inst_->temp_offsets[i];
+            else if (buf.role == ir::BufferRole::Temp) args[i] = temps + inst_->temp_offsets[i];
         }
         for (std::size_t d = 0; d < 4; ++d)
             if (inst_->output_stride_param[d] >= 0)
@@ -127,9 +165,10 @@ public:
             const auto& dims = inst_->grid[k];
             if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) continue;  // nothing to compute
             cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
-                         cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, static_cast<cuda::CUstream>(stream),
-                         kernel_args);
+                         cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, s, kernel_args);
         }
+        release.dismiss();
+        if (own_memory) cuda::check(api.cuMemFreeAsync(temps, s), "cuMemFreeAsync");
     }
 
     ShapeInfo output() const override { return output_; }

@@ -166,6 +166,26 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(y.device.type, "cpu")
         self.assertTrue(torch.equal(y, ref))
 
+    def test_runs_on_several_streams_at_once_keep_their_intermediates_apart(self):
+        # Two separable passes: the vertical pass reads an intermediate. Runs enqueued on
+        # two streams at once must not share it.
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "size": [301, 257]}])
+        xs = [torch.from_numpy(image(1200, 900, seed, np.uint8)) for seed in (1, 2, 3)]
+        refs = [p(x) for x in xs]
+        cuda_xs = [x.cuda() for x in xs]
+        streams = [torch.cuda.Stream() for _ in range(3)]
+        for s in streams:
+            s.wait_stream(torch.cuda.current_stream())
+        outs = [[] for _ in streams]
+        for _ in range(20):
+            for i, s in enumerate(streams):
+                with torch.cuda.stream(s):
+                    outs[i].append(p(cuda_xs[i]))
+        torch.cuda.synchronize()
+        for i in range(3):
+            for y in outs[i]:
+                self.assertTrue(torch.equal(y.cpu(), refs[i]), i)
+
     def test_cuda_memory_of_other_frameworks_through_dlpack(self):
         class Foreign:  # exports DLPack only, like a CuPy array
             def __init__(self, t):

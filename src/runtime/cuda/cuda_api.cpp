@@ -98,6 +98,8 @@ DriverApi load_driver() {
     need(api.cuEventRecord, "cuEventRecord");
     need(api.cuEventSynchronize, "cuEventSynchronize");
     if (!bind(handle, api.cuEventElapsedTime, "cuEventElapsedTime_v2")) need(api.cuEventElapsedTime, "cuEventElapsedTime");
+    if (!bind(handle, api.cuMemAllocAsync, "cuMemAllocAsync") || !bind(handle, api.cuMemFreeAsync, "cuMemFreeAsync"))
+        api.cuMemAllocAsync = nullptr, api.cuMemFreeAsync = nullptr;
     if (!missing.empty())
         fail("CUDA is not available: the NVIDIA driver (libcuda.so.1) is too old, it lacks {}", missing);
 

@@ -79,6 +79,10 @@ struct DriverApi {
     CUresult (*cuEventSynchronize)(CUevent event);                                   // cuEventSynchronize
     // cuEventElapsedTime_v2 (CUDA 12.8+, same signature), else the older cuEventElapsedTime.
     CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end);
+    // Stream-ordered allocation (CUDA 11.2+); null on older drivers, which then serialize
+    // workspace use across streams instead.
+    CUresult (*cuMemAllocAsync)(CUdeviceptr* pointer, std::size_t bytes, CUstream stream);  // cuMemAllocAsync
+    CUresult (*cuMemFreeAsync)(CUdeviceptr pointer, CUstream stream);                      // cuMemFreeAsync
 };
 
 // ---- NVRTC (libnvrtc.so) ---------------------------------------------------------------
