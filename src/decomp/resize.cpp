@@ -60,6 +60,24 @@ ContiguousTaps contiguous_taps(const ResizeAxisWeights& t) {
     return r;
 }
 
+// Whether the vertical pass runs first. PyTorch's CPU kernels run the horizontal pass
+// first, and uint8 rounds between the passes, so uint8 keeps that order. In float32 the two
+// orders differ only by rounding (well within the float tolerance; an output is NaN or
+// infinite in both or in neither, up to overflow), so the order doing fewer tap products
+// runs: vertical first when the height shrinks more than the width, which also leaves the
+// horizontal pass (the one that reads along the row through index tables) fewer rows. Two
+// orders at most per structure: the shape-generic program cache keeps one of each.
+bool vertical_first(const ResizePlan& p) {
+    if (p.kernel != ResizeKernel::SeparableFloat || p.w.skip || p.h.skip) return false;
+    const double in_h = static_cast<double>(p.h.in_size), in_w = static_cast<double>(p.w.in_size);
+    const double out_h = static_cast<double>(p.out_h), out_w = static_cast<double>(p.out_w);
+    const double th = static_cast<double>(std::min<std::int64_t>(p.h.taps, p.h.in_size));  // as contiguous_taps
+    const double tw = static_cast<double>(std::min<std::int64_t>(p.w.taps, p.w.in_size));
+    const double horizontal_first = in_h * out_w * tw + out_h * out_w * th;
+    const double vertical_first = out_h * in_w * th + out_h * out_w * tw;
+    return vertical_first < horizontal_first;
+}
+
 // One separable pass along `axis` (2: vertical, 3: horizontal) of `src` (4-D, of
 // `shape`) producing `out_size` along that axis. The tap count, the tables and (uint8) the
 // fixed-point precision are run-time values: one compiled pass serves every scale.
@@ -182,15 +200,22 @@ Value decompose_resize(OpContext& ctx, const ResizeOp& op, const Value& in) {
         case ResizeKernel::SeparableUInt8: {
             int cur = in.tensor;
             Shape shape = in.shape;
-            if (!p.w.skip) {
+            auto horizontal = [&] {
                 const Expr ow = ctx.param("out_w", ParamKind::Size, p.out_w);
                 cur = separable_pass(ctx, "horizontal", p.w, 3, cur, dt, shape, ow);
                 shape[3] = ow;
-            }
-            if (!p.h.skip) {
+            };
+            auto vertical = [&] {
                 const Expr oh = ctx.param("out_h", ParamKind::Size, p.out_h);
                 cur = separable_pass(ctx, "vertical", p.h, 2, cur, dt, shape, oh);
                 shape[2] = oh;
+            };
+            if (vertical_first(p)) {
+                vertical();
+                horizontal();
+            } else {
+                if (!p.w.skip) horizontal();
+                if (!p.h.skip) vertical();
             }
             // The last pass is the op's result: it is realized only if its consumers need it.
             g.at(cur).realize = false;
