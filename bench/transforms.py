@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""toroid.transforms against torchvision.transforms.v2, the drop-in comparison: the same
+Compose written twice (an eval transform and a training transform with random crops, flips
+and affine warps), run on the same decoded-JPEG-like images (HWC uint8 of random sizes,
+viewed as CHW tensors, as a DataLoader's decode step hands them over) with the same torch
+seed per image, so both draw the same random parameters. Engines alternate image by image;
+the table gives each one's time per image after its first call (toroid's first call
+compiles), images/s, toroid's speed-up, and the largest difference between the two results.
+Needs torchvision >= 0.15 (transforms.v2).
+
+    PYTHONPATH=python python3 bench/transforms.py [--n 200] [--threads 1] [--json FILE]"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MEAN = [0.485, 0.456, 0.406]
+STD = [0.229, 0.224, 0.225]
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200, help="images (default 200)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1, help="toroid's and torch's threads (default 1)")
+    ap.add_argument("--json", default="", help="also write the results here")
+    return ap.parse_args()
+
+
+def images(n, seed, np, torch):
+    """HWC uint8 arrays of random sizes (180-900 px per side; smooth gradients plus noise),
+    each viewed as a CHW tensor without a copy."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        h, w = (int(v) for v in rng.integers(180, 901, size=2))
+        y = np.linspace(0, 1, h, dtype=np.float32)[:, None, None]
+        x = np.linspace(0, 1, w, dtype=np.float32)[None, :, None]
+        base = 255 * (0.5 * y + 0.5 * x) * np.array([1.0, 0.8, 0.6], np.float32)
+        noise = rng.integers(-20, 21, size=(h, w, 3))
+        hwc = np.clip(base + noise, 0, 255).astype(np.uint8)
+        out.append(torch.from_numpy(hwc).permute(2, 0, 1))
+    return out
+
+
+def pipelines(T, torch):
+    """name -> builder of a Compose from the module T (torchvision.transforms.v2 or
+    toroid.transforms, which take the same arguments)."""
+    return {
+        "eval: Resize(256) -> CenterCrop(224) -> ToDtype -> Normalize": lambda: T.Compose([
+            T.Resize(256, antialias=True), T.CenterCrop(224), T.ToDtype(torch.float32, scale=True),
+            T.Normalize(MEAN, STD)]),
+        "train: Resize(256) -> RandomCrop(224) -> RandomHorizontalFlip -> RandomAffine(15, translate 0.1, "
+        "bilinear) -> ToDtype -> Normalize": lambda: T.Compose([
+            T.Resize(256, antialias=True), T.RandomCrop(224), T.RandomHorizontalFlip(),
+            T.RandomAffine(15, translate=(0.1, 0.1), interpolation=T.InterpolationMode.BILINEAR),
+            T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)]),
+    }
+
+
+def main():
+    args = parse_args()
+    import numpy as np
+    import torch
+    try:
+        import torchvision
+        from torchvision.transforms import v2 as TV
+    except ImportError as e:
+        sys.exit("transforms: error: torchvision.transforms.v2 is needed (torchvision >= 0.15): %s" % e)
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import toroid
+    import toroid.transforms as TT
+
+    torch.set_num_threads(args.threads)
+    toroid.set_num_threads(args.threads)
+    xs = images(args.n, args.seed, np, torch)
+    rows = []
+    for name, build in pipelines(TV, torch).items():
+        engines = {"torchvision.v2": build(), "toroid.transforms": pipelines(TT, torch)[name]()}
+        times = {e: [] for e in engines}
+        first = {}
+        max_diff = 0.0
+        for i, x in enumerate(xs):
+            results = {}
+            order = list(engines) if i % 2 == 0 else list(reversed(engines))
+            for e in order:
+                torch.manual_seed(args.seed * 100003 + i)
+                t0 = time.perf_counter()
+                y = engines[e](x)
+                dt = time.perf_counter() - t0
+                if i == 0:
+                    first[e] = dt
+                else:
+                    times[e].append(dt)
+                results[e] = y
+            a, b = results["torchvision.v2"], results["toroid.transforms"]
+            if a.shape != b.shape:
+                sys.exit("transforms: error: %s: image %d: shapes %s and %s" % (name, i, tuple(a.shape), tuple(b.shape)))
+            max_diff = max(max_diff, float((a.double() - b.double()).abs().max()))
+        tv = statistics.mean(times["torchvision.v2"]) * 1e3
+        tt = statistics.mean(times["toroid.transforms"]) * 1e3
+        rows.append({"pipeline": name, "images": args.n, "threads": args.threads,
+                     "torchvision_ms": tv, "toroid_ms": tt, "speedup": tv / tt,
+                     "torchvision_first_s": first["torchvision.v2"], "toroid_first_s": first["toroid.transforms"],
+                     "max_abs_diff": max_diff})
+
+    print("toroid.transforms vs torchvision.transforms.v2 %s (torch %s), %d images of random sizes, %d thread(s)"
+          % (torchvision.__version__, torch.__version__, args.n, args.threads))
+    print("| pipeline | torchvision ms/image | toroid ms/image | speed-up | toroid first call s | max abs diff |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2g |" % (r["pipeline"], r["torchvision_ms"], r["toroid_ms"],
+                                                            r["speedup"], r["toroid_first_s"], r["max_abs_diff"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": {"cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
+                                   "torch": torch.__version__, "torchvision": torchvision.__version__},
+                       "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
