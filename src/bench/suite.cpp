@@ -151,6 +151,51 @@ void add_preprocess(std::vector<BenchCase>& cases, std::string_view device) {
     }
 }
 
+// The work preprocessing services and data loaders do, beside the seed rows: a 4K frame to a
+// 640 x 360 thumbnail, a decoded 1080p frame to a normalized 224 x 224 tensor (torchvision's
+// Resize(256) -> CenterCrop(224) -> to float -> Normalize: 256 x 455, crop at (16, 116)), and
+// a training batch of 32 photos (resize, crop, flip, normalize). uint8 channels-last, as
+// decoders hand frames over.
+std::vector<BenchCase> workloads_on(std::string_view device) {
+    std::vector<BenchCase> cases;
+    add_resize(cases, device, ResizeMode::Bilinear, true, {{1, 3, 2160, 3840}, {360, 640}}, DType::UInt8,
+               Layout::ChannelsLast);
+    struct Chain {
+        std::string title;
+        Dims in;
+        Size2 resize;
+        CropOp crop;
+        bool flip;
+    };
+    for (const Chain& k : {Chain{"resize AA+crop+normalize", {1, 3, 1080, 1920}, {256, 455}, CropOp{16, 116, 224, 224, false}, false},
+                           Chain{"resize AA+crop+flip+normalize", {32, 3, 375, 500}, {256, 256}, CropOp{16, 16, 224, 224, false}, true}}) {
+        ResizeOp r;
+        r.mode = ResizeMode::Bilinear;
+        r.size = k.resize;
+        r.antialias = true;
+        BenchCase c;
+        c.title = k.title;
+        c.name = case_name(c.title, k.in, {224, 224}, DType::UInt8, Layout::ChannelsLast);
+        c.device = std::string(device);
+        c.pipeline.ops.emplace_back(std::move(r));
+        c.pipeline.ops.emplace_back(k.crop);
+        if (k.flip) c.pipeline.ops.emplace_back(FlipOp{{3}});
+        c.pipeline.ops.emplace_back(ConvertOp{DType::Float32, true});
+        c.pipeline.ops.emplace_back(NormalizeOp{{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}});
+        c.dtype = DType::UInt8;
+        c.shape = k.in;
+        c.layout = Layout::ChannelsLast;
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+std::vector<BenchCase> workloads() {
+    std::vector<BenchCase> cases = workloads_on("cpu");
+    for (BenchCase& c : workloads_on("cuda")) cases.push_back(std::move(c));
+    return cases;
+}
+
 std::vector<BenchCase> seeds_cpu() {
     std::vector<BenchCase> cases;
     add_resize_aa(cases, "cpu",
@@ -226,12 +271,13 @@ std::vector<BenchCase> quick() {
 
 }  // namespace
 
-std::vector<std::string> suite_names() { return {"seeds", "quick"}; }
+std::vector<std::string> suite_names() { return {"seeds", "quick", "workloads"}; }
 
 std::vector<BenchCase> suite_cases(std::string_view suite) {
     if (suite == "seeds") return seeds();
     if (suite == "quick") return quick();
-    fail("unknown benchmark suite '{}' (available: seeds, quick)", suite);
+    if (suite == "workloads") return workloads();
+    fail("unknown benchmark suite '{}' (available: seeds, quick, workloads)", suite);
 }
 
 std::string row_label(std::string_view name, std::string_view title) {

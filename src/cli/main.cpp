@@ -176,8 +176,8 @@ int main(int argc, char** argv) {
 
     BenchOptions bench_opts;
     std::string engines = "reference,compiled";
-    auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick)");
-    auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default) or quick");
+    auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick | workloads)");
+    auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default), quick or workloads (4K thumbnail, 1080p frame to a normalized 224² tensor, a training batch)");
     bench_cmd->add_option("--engine", engines,
                           "comma-separated engines (default: reference,compiled; with --device cuda: cuda)");
     bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
