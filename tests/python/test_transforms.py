@@ -43,9 +43,15 @@ def max_diff(a, b):
 
 
 def v2_affine(x, mode, fill, angle, translate, scale, shear, center=None):
-    """torchvision.transforms.v2.functional.affine_image on torchvision 0.14's pieces: its
-    inverse matrix and _gen_affine_grid (the same as v2's _affine_grid) and v2's
-    _apply_grid_transform (fill blend (v - fill) * mask + fill, round half to even)."""
+    """torchvision.transforms.v2.functional.affine itself where this torchvision has v2;
+    else (Debian's 0.14) the same computation on 0.14's pieces: its inverse matrix and
+    _gen_affine_grid (the same as v2's _affine_grid) and v2's _apply_grid_transform (fill
+    blend (v - fill) * mask + fill, round half to even)."""
+    if TV2 is not None:
+        from torchvision.transforms.v2 import functional as F2
+        return F2.affine(x, angle=angle, translate=[float(t) for t in translate], scale=scale,
+                         shear=[float(s) for s in shear], interpolation=InterpolationMode(mode), fill=fill,
+                         center=list(center) if center is not None else None)
     import torch.nn.functional as F
     import torchvision.transforms.functional_tensor as FT
     h, w = x.shape[-2:]
