@@ -436,7 +436,15 @@ private:
                     line("for (int lane = 0; lane < kLanes; ++lane) {");
                     ++indent_;
                     scopes_.emplace_back();
-                    line(fmt::format("const std::int64_t v{} = {} + lane;", v, block));
+                    // (int32 in int32 programs, whose loops run over the dims of buffers of
+                    // fewer than 2^30 elements, or where the loop's range allows: the
+                    // compiler vectorizes the lanes' division by a constant then, not in
+                    // int64.)
+                    const std::string vt =
+                        prog_.index_width == IndexWidth::I32 ||
+                                fits_i32(ranges_.count(v) ? std::optional<Interval>(ranges_.at(v)) : std::nullopt)
+                            ? "std::int32_t" : "std::int64_t";
+                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + lane);", vt, v, block));
                     line(fmt::format("{}[lane] = {};", arr, emit(window_lanes[i])));
                     scopes_.pop_back();
                     --indent_;
