@@ -31,7 +31,8 @@ namespace toroid::codegen {
 using namespace ir;
 
 // The generated sources' preamble: the text of codegen/cpu_preamble.h, which CMake embeds
-// into the library (cmake/EmbedText.cmake). It expects TOROID_LANES and TOROID_REVERSE.
+// into the library (cmake/EmbedText.cmake), split at kLaneSplit: the vector part expects
+// TOROID_LANES and TOROID_REVERSE.
 extern const std::string_view kCpuPreamble;
 
 namespace {
@@ -72,20 +73,34 @@ public:
             decls.push_back(fmt::format("(void)p{};", i));
         }
         for (const std::string& d : decls) line(d);
-        // Loop bounds (expressions of parameters) before the loop nest, as OpenMP wants.
-        std::vector<std::pair<std::string, std::string>> bounds_text;
-        for (const Loop& l : k_.loops) {
-            if (l.kind == LoopKind::Unrolled) break;
-            const std::string b = emit(l.begin);
-            const std::string e = emit(simplify(add(l.begin, l.extent), ranges_, lb_));
-            bounds_text.emplace_back(b, e);
-        }
-        precompute_windows(bounds_text);
         // Parallel loops are the outermost ones, collapsed into one OpenMP loop.
         int parallel = 0;
         while (parallel < static_cast<int>(k_.loops.size()) &&
                k_.loops[static_cast<std::size_t>(parallel)].kind == LoopKind::Parallel)
             ++parallel;
+        // Loop bounds (expressions of parameters) before the loops they bound: the parallel
+        // loops' before the loop nest, as OpenMP wants; the inner loops' (and the windows
+        // worked out once per call) at the start of the row function, as its own locals:
+        // read through its closure, every byte store could alias them and they would be
+        // reloaded in the inner loops.
+        std::vector<std::pair<std::string, std::string>> bounds_text;
+        auto inner_bounds = [&] {
+            for (std::size_t i = bounds_text.size(); i < k_.loops.size(); ++i) {
+                const Loop& l = k_.loops[i];
+                if (l.kind == LoopKind::Unrolled) break;
+                const std::string b = emit(l.begin);
+                const std::string e = emit(simplify(add(l.begin, l.extent), ranges_, lb_));
+                bounds_text.emplace_back(b, e);
+            }
+            precompute_windows(bounds_text);
+        };
+        for (int i = 0; i < parallel; ++i) {
+            const Loop& l = k_.loops[static_cast<std::size_t>(i)];
+            const std::string b = emit(l.begin);
+            const std::string e = emit(simplify(add(l.begin, l.extent), ranges_, lb_));
+            bounds_text.emplace_back(b, e);
+        }
+        if (parallel == 0) inner_bounds();
         auto var_type = [&](const Loop& l) {
             return fits_i32(ranges_.count(l.var) ? std::optional<Interval>(ranges_.at(l.var)) : std::nullopt)
                        ? "std::int32_t" : "std::int64_t";
@@ -112,6 +127,8 @@ public:
             // through the closure, every byte store could alias them and they would be
             // reloaded in the inner loops (and the pointers would lose __restrict).
             for (const std::string& d : decls) line(d);
+            scopes_.emplace_back();  // the row function's: inner bounds, windows
+            inner_bounds();
             line("std::int64_t rest = lo;");
             for (int i = parallel - 1; i >= 0; --i) {
                 const Loop& l = k_.loops[static_cast<std::size_t>(i)];
@@ -206,6 +223,7 @@ public:
             line(step);
             --indent_;
             line("}");
+            scopes_.pop_back();
             --indent_;
             line("};");
             line("if (threads > 1) {");
@@ -316,16 +334,36 @@ private:
 
     // Splits a byte load's offset in a tap loop (reduction var r) into the part that differs
     // across lanes (not across taps) and the lane-uniform rest; false if it has no such form.
+    // Terms split through additions; where that leaves another loop's variable in the
+    // lanes' part (`x - floordiv(f, 3) * 3`: a row's base minus a pixel's), through
+    // subtractions too (the scheduler's column_only splits the same way).
     bool split_gather(const Expr& off, int r, Expr& lanes, Expr& uniform) {
         if (!varying(off) || linear_stride(off, vector_var_)) return false;
-        const std::vector<Expr> terms = sum_terms(off);
-        lanes = uniform = nullptr;
-        for (const Expr& t : terms) {
-            if (varying(t)) {
-                if (depends_on_var(t, r)) return false;
-                lanes = lanes ? add(lanes, t) : t;
-            } else {
-                uniform = uniform ? add(uniform, t) : t;
+        auto split = [&](const std::vector<Expr>& terms) {
+            lanes = uniform = nullptr;
+            for (const Expr& t : terms) {
+                if (varying(t)) {
+                    if (depends_on_var(t, r)) return false;
+                    lanes = lanes ? add(lanes, t) : t;
+                } else {
+                    uniform = uniform ? add(uniform, t) : t;
+                }
+            }
+            return true;
+        };
+        auto row_free = [&] {
+            bool other = false;
+            visit(lanes, [&](const Expr& x) {
+                other = other || (x->op == Op::Var && x->var != vector_var_ && !is_param_var(x->var));
+            });
+            return !other;
+        };
+        if (!split(sum_terms(off))) return false;
+        if (!row_free()) {
+            Expr l0 = lanes, u0 = uniform;
+            if (!split(signed_sum_terms(off)) || !row_free()) {
+                lanes = l0;
+                uniform = u0;
             }
         }
         if (!uniform) uniform = iconst(0, off->type);
@@ -383,13 +421,45 @@ private:
                     line(fmt::format("if ({1} - ({0}) >= kLanes) {{ const std::int64_t v{2} = {1} - kLanes;", begin, end, v));
                 ++indent_;
                 scopes_.emplace_back();
-                vector_var_ = v;
-                const VName lanes = emitv(window_lanes[i]);
+                std::string lanes;
+                if (k_.vector_width > 16) {
+                    // Vectors of more lanes than a register holds of 4-byte elements (a
+                    // kernel of bytes): its index vectors are wider than any register, and
+                    // GCC lowers their division lane by lane with a divide instruction. Each
+                    // lane's offset is worked out by the scalar code instead (a multiply for
+                    // a constant divisor), in a loop the compiler vectorizes.
+                    const std::string el = expr_ctype(window_lanes[i]);
+                    const std::string arr = fmt::format("t{}", next_temp_++), block = fmt::format("t{}", next_temp_++);
+                    lanes = fmt::format("t{}", next_temp_++);
+                    line(fmt::format("const std::int64_t {} = v{};", block, v));
+                    line(fmt::format("{} {}[kLanes];", el, arr));
+                    line("for (int lane = 0; lane < kLanes; ++lane) {");
+                    ++indent_;
+                    scopes_.emplace_back();
+                    // (int32 in int32 programs, whose loops run over the dims of buffers of
+                    // fewer than 2^30 elements, or where the loop's range allows: the
+                    // compiler vectorizes the lanes' division by a constant then, not in
+                    // int64.)
+                    const std::string vt =
+                        prog_.index_width == IndexWidth::I32 ||
+                                fits_i32(ranges_.count(v) ? std::optional<Interval>(ranges_.at(v)) : std::nullopt)
+                            ? "std::int32_t" : "std::int64_t";
+                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + lane);", vt, v, block));
+                    line(fmt::format("{}[lane] = {};", arr, emit(window_lanes[i])));
+                    scopes_.pop_back();
+                    --indent_;
+                    line("}");
+                    line(fmt::format("vec<{}> {};", el, lanes));
+                    line(fmt::format("__builtin_memcpy(&{}, {}, sizeof {});", lanes, arr, lanes));
+                } else {
+                    vector_var_ = v;
+                    lanes = emitv(window_lanes[i]).name;
+                    vector_var_ = -1;
+                }
                 line(fmt::format("{}[{}] = make_window<{}>({});", table,
                                  tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
                                            : fmt::format("({} - {}) / kLanes", end, begin),
-                                 window_bytes[i], lanes.name));
-                vector_var_ = -1;
+                                 window_bytes[i], lanes));
                 scopes_.pop_back();
                 --indent_;
                 line("}");
@@ -630,6 +700,8 @@ private:
 
 }  // namespace
 
+std::string lane_namespace(int lanes) { return fmt::format("t_lanes{}", lanes); }
+
 std::string generate_cpp(const Program& program, int lanes) {
     // Range analysis sees the declared ranges of tables, never one instance's data.
     std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
@@ -638,23 +710,43 @@ std::string generate_cpp(const Program& program, int lanes) {
         if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
         return table_ranges[static_cast<std::size_t>(buffer)];
     };
-    std::vector<int> reversed;
-    for (int i = lanes - 1; i >= 0; --i) reversed.push_back(i);
+    // Each kernel is printed for its own lane count (Kernel::vector_width, chosen by the
+    // scheduler); kernels without a vector loop use `lanes`. The preamble's vector part is
+    // pasted once per lane count, in a namespace of its own that the kernels of that count
+    // are printed in.
+    auto kernel_lanes = [&](const Kernel& k) { return k.vector_width > 1 ? k.vector_width : lanes; };
+    std::vector<int> counts;
+    for (const Kernel& k : program.kernels)
+        if (std::find(counts.begin(), counts.end(), kernel_lanes(k)) == counts.end()) counts.push_back(kernel_lanes(k));
+    if (counts.empty()) counts.push_back(lanes);
+    std::sort(counts.begin(), counts.end());
+    const std::size_t split = kCpuPreamble.find(kLaneSplit);
+    if (split == std::string_view::npos) fail("internal: the CPU preamble has no '{}' line", kLaneSplit);
     std::string src = "// Generated by toroid. Do not edit: the cache key is a hash of this text.\n";
-    src += fmt::format("#define TOROID_LANES {}\n#define TOROID_REVERSE {}\n", lanes, fmt::join(reversed, ", "));
-    src += kCpuPreamble;
+    src += kCpuPreamble.substr(0, split);
+    for (int n : counts) {
+        std::vector<int> reversed;
+        for (int i = n - 1; i >= 0; --i) reversed.push_back(i);
+        src += fmt::format("#define TOROID_LANES {}\n#define TOROID_REVERSE {}\nnamespace {} {{\n", n,
+                           fmt::join(reversed, ", "), lane_namespace(n));
+        src += kCpuPreamble.substr(split);
+        src += fmt::format("}}  // namespace {}\n#undef TOROID_LANES\n#undef TOROID_REVERSE\n", lane_namespace(n));
+    }
     src += "\n// Buffers:\n";
     for (const Buffer& b : program.buffers)
         src += fmt::format("//   b{}: {} {} {} {} strides {} origin {}\n", b.id, buffer_role_name(b.role), b.name,
                            type_name(b.type), shape_text(b.shape), shape_text(b.strides), shape_text(b.origin));
     for (const Kernel& k : program.kernels) {
         src += "\n";
-        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(k) : k;
+        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(program, k) : k;
+        src += fmt::format("namespace {} {{\n", lane_namespace(kernel_lanes(k)));
         src += CppKernelWriter(program, printed, lb).write();
+        src += "}\n";
     }
     src += fmt::format("\nextern \"C\" void {}(void* const* buffers, const std::int64_t* params, int threads) {{\n",
                        kEntryPoint);
-    for (const Kernel& k : program.kernels) src += fmt::format("    {}(buffers, params, threads);\n", k.name);
+    for (const Kernel& k : program.kernels)
+        src += fmt::format("    {}::{}(buffers, params, threads);\n", lane_namespace(kernel_lanes(k)), k.name);
     src += "}\n";
     return src;
 }

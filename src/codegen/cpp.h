@@ -15,8 +15,17 @@ namespace toroid::codegen {
 
 inline constexpr const char* kEntryPoint = "toroid_entry";
 
-// `lanes`: outputs per iteration of each kernel's vector loop, as the scheduler's target
-// chose them (Kernel::vector_width; Target::kernel_lanes).
+// Each kernel's vector loop computes Kernel::vector_width outputs per iteration, as the
+// scheduler chose them for its target (a kernel that only moves bytes: a register of bytes;
+// else 4-byte lanes). `lanes`: the lane count of kernels without a vector loop (their
+// helpers are still declared for it; Target::kernel_lanes()).
 std::string generate_cpp(const ir::Program& program, int lanes = 8);
+
+// The namespace a source's kernels of `lanes` lanes and their copy of the preamble's
+// vector part are printed in.
+std::string lane_namespace(int lanes);
+
+// The line of codegen/cpu_preamble.h where its per-lane-count part begins.
+inline constexpr const char* kLaneSplit = "// ---- vectors of kLanes lanes: pasted once per lane count ----";
 
 }  // namespace toroid::codegen

@@ -4,9 +4,14 @@
 //
 // Not compiled into toroid: CMake embeds this file's text into the library
 // (cmake/EmbedText.cmake), and codegen/cpp.cpp pastes it at the top of each generated
-// source after defining TOROID_LANES (the vector width) and TOROID_REVERSE (the lane
-// indices kLanes-1, ..., 0), so that every kernel.cpp stands alone. It can also be
-// included from a file that defines both (tests compile it that way).
+// source, so that every kernel.cpp stands alone. It has two parts, split at the line
+// kLaneSplit names (codegen/cpp.cpp): the first (scalar helpers, the byte and word
+// permute builtins) is pasted once; the second (vectors of kLanes lanes) once per lane
+// count the source's kernels use, each copy inside a namespace of its own (t_lanes16,
+// t_lanes64) after TOROID_LANES (the vector width) and TOROID_REVERSE (the lane indices
+// kLanes-1, ..., 0) are defined: a kernel that only moves bytes runs 64 lanes beside one
+// that computes in 16 lanes of int32. It can also be included from a file that defines
+// both macros (tests compile it that way): then both parts are at the top level.
 //
 // It is parsed once per compile, which is most of a small pipeline's compile time, so it
 // includes only small headers and calls compiler builtins (__builtin_floorf, the gather
@@ -14,10 +19,6 @@
 // the kernels themselves. Changing it changes every cache key.
 #ifndef TOROID_CPU_PREAMBLE_H
 #define TOROID_CPU_PREAMBLE_H
-
-#if !defined(TOROID_LANES) || !defined(TOROID_REVERSE)
-#error "define TOROID_LANES and TOROID_REVERSE before including the CPU preamble"
-#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -38,10 +39,6 @@ extern "C" int omp_get_thread_num(void);
 extern "C" int omp_get_num_threads(void);
 
 namespace {
-
-
-constexpr int kLanes = TOROID_LANES;
-
 template <typename T> inline T t_min(T a, T b) { return b < a ? b : a; }
 // Float functions under names every target's preamble defines.
 inline float t_floor(float x) { return __builtin_floorf(x); }
@@ -52,7 +49,6 @@ inline float t_fabs(float x) { return __builtin_fabsf(x); }
 inline double t_fabs(double x) { return __builtin_fabs(x); }
 inline float t_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 inline double t_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
-template <typename V> inline V abs_v(V x);
 template <typename T> inline T t_max(T a, T b) { return a < b ? b : a; }
 // Integer division and remainder rounding toward -infinity (divisor > 0).
 template <typename T> inline T t_floordiv(T a, T b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -65,6 +61,79 @@ inline std::int16_t sat_i16(float v) { return v > -32768.0f ? (v < 32767.0f ? st
 template <typename T> inline std::int16_t sat_i16(T v) { return v > -32768 ? (v < 32767 ? static_cast<std::int16_t>(v) : 32767) : -32768; }
 inline std::int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<std::int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
 template <typename T> inline std::int32_t sat_i32(T v) { return static_cast<std::int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
+
+// Byte permutes across 64-byte registers and masked byte loads and stores (AVX-512 VBMI
+// and BW), through the compilers' builtins, which GCC and Clang spell differently. A
+// masked load touches only the bytes its mask selects: reading a window never faults past
+// a buffer's end.
+#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#define TOROID_BYTE_PERMUTE 1
+typedef char t_bytes64 __attribute__((vector_size(64)));
+typedef unsigned long long t_mask64;
+inline t_mask64 t_span_mask(std::int64_t n) { return n >= 64 ? ~t_mask64{0} : n <= 0 ? t_mask64{0} : (t_mask64{1} << n) - 1; }
+inline t_bytes64 t_load_bytes(t_mask64 m, const void* p) {
+#if defined(__clang__)
+    return __builtin_ia32_loaddquqi512_mask(static_cast<const t_bytes64*>(p), t_bytes64{}, m);
+#else
+    return __builtin_ia32_loaddquqi512_mask(static_cast<const char*>(p), t_bytes64{}, m);
+#endif
+}
+inline void t_store_bytes(void* p, t_mask64 m, t_bytes64 v) {
+#if defined(__clang__)
+    __builtin_ia32_storedquqi512_mask(static_cast<t_bytes64*>(p), v, m);
+#else
+    __builtin_ia32_storedquqi512_mask(static_cast<char*>(p), v, m);
+#endif
+}
+// Byte i of the result is byte idx[i] (0..127) of the 128 bytes a, b.
+inline t_bytes64 t_permute2_bytes(t_bytes64 a, t_bytes64 idx, t_bytes64 b) {
+#if defined(__clang__)
+    return __builtin_ia32_vpermi2varqi512(a, idx, b);
+#else
+    return __builtin_ia32_vpermt2varqi512_mask(idx, a, b, ~t_mask64{0});
+#endif
+}
+// Byte i of the result is byte idx[i] (0..63) of a.
+inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
+#if defined(__clang__)
+    return __builtin_ia32_permvarqi512(a, idx);
+#else
+    return __builtin_ia32_permvarqi512_mask(a, idx, t_bytes64{}, ~t_mask64{0});
+#endif
+}
+#endif
+
+#if defined(__AVX512F__)
+#define TOROID_WORD_PERMUTE 1
+typedef float t_floats16 __attribute__((vector_size(64)));
+typedef int t_ints16 __attribute__((vector_size(64)));
+inline unsigned short t_span_mask16(std::int64_t n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : static_cast<unsigned short>((1u << n) - 1); }
+inline t_floats16 t_load_words(unsigned short m, const void* p) {
+    return __builtin_ia32_loadups512_mask(static_cast<const float*>(p), t_floats16{}, m);
+}
+// Lane i of the result is element idx[i] (0..31) of the 32 elements a, b.
+inline t_floats16 t_permute2_words(t_floats16 a, t_ints16 idx, t_floats16 b) {
+#if defined(__clang__)
+    return __builtin_ia32_vpermi2varps512(a, idx, b);
+#else
+    return __builtin_ia32_vpermt2varps512_mask(idx, a, b, 0xffff);
+#endif
+}
+#endif
+
+}  // namespace
+
+#endif  // TOROID_CPU_PREAMBLE_H
+
+// ---- vectors of kLanes lanes: pasted once per lane count ----
+#if !defined(TOROID_LANES) || !defined(TOROID_REVERSE)
+#error "define TOROID_LANES and TOROID_REVERSE before the CPU preamble's vectors"
+#endif
+
+namespace {
+
+constexpr int kLanes = TOROID_LANES;
+template <typename V> inline V abs_v(V x);
 
 // Vectors of kLanes elements (GCC/Clang vector extensions). The vector loop computes
 // kLanes consecutive outputs at once; masks are signed integer vectors (-1 / 0).
@@ -165,65 +234,6 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
     for (int i = 0; i < kLanes; ++i) r[i] = p[off[i]];
     return r;
 }
-// Byte permutes across 64-byte registers and masked byte loads and stores (AVX-512 VBMI
-// and BW), through the compilers' builtins, which GCC and Clang spell differently. A
-// masked load touches only the bytes its mask selects: reading a window never faults past
-// a buffer's end.
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
-#define TOROID_BYTE_PERMUTE 1
-typedef char t_bytes64 __attribute__((vector_size(64)));
-typedef unsigned long long t_mask64;
-inline t_mask64 t_span_mask(std::int64_t n) { return n >= 64 ? ~t_mask64{0} : n <= 0 ? t_mask64{0} : (t_mask64{1} << n) - 1; }
-inline t_bytes64 t_load_bytes(t_mask64 m, const void* p) {
-#if defined(__clang__)
-    return __builtin_ia32_loaddquqi512_mask(static_cast<const t_bytes64*>(p), t_bytes64{}, m);
-#else
-    return __builtin_ia32_loaddquqi512_mask(static_cast<const char*>(p), t_bytes64{}, m);
-#endif
-}
-inline void t_store_bytes(void* p, t_mask64 m, t_bytes64 v) {
-#if defined(__clang__)
-    __builtin_ia32_storedquqi512_mask(static_cast<t_bytes64*>(p), v, m);
-#else
-    __builtin_ia32_storedquqi512_mask(static_cast<char*>(p), v, m);
-#endif
-}
-// Byte i of the result is byte idx[i] (0..127) of the 128 bytes a, b.
-inline t_bytes64 t_permute2_bytes(t_bytes64 a, t_bytes64 idx, t_bytes64 b) {
-#if defined(__clang__)
-    return __builtin_ia32_vpermi2varqi512(a, idx, b);
-#else
-    return __builtin_ia32_vpermt2varqi512_mask(idx, a, b, ~t_mask64{0});
-#endif
-}
-// Byte i of the result is byte idx[i] (0..63) of a.
-inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
-#if defined(__clang__)
-    return __builtin_ia32_permvarqi512(a, idx);
-#else
-    return __builtin_ia32_permvarqi512_mask(a, idx, t_bytes64{}, ~t_mask64{0});
-#endif
-}
-#endif
-
-#if defined(__AVX512F__)
-#define TOROID_WORD_PERMUTE 1
-typedef float t_floats16 __attribute__((vector_size(64)));
-typedef int t_ints16 __attribute__((vector_size(64)));
-inline unsigned short t_span_mask16(std::int64_t n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : static_cast<unsigned short>((1u << n) - 1); }
-inline t_floats16 t_load_words(unsigned short m, const void* p) {
-    return __builtin_ia32_loadups512_mask(static_cast<const float*>(p), t_floats16{}, m);
-}
-// Lane i of the result is element idx[i] (0..31) of the 32 elements a, b.
-inline t_floats16 t_permute2_words(t_floats16 a, t_ints16 idx, t_floats16 b) {
-#if defined(__clang__)
-    return __builtin_ia32_vpermi2varps512(a, idx, b);
-#else
-    return __builtin_ia32_vpermt2varps512_mask(idx, a, b, 0xffff);
-#endif
-}
-#endif
-
 // A gather of E-byte elements (E = 1 or 4) whose offsets lie close together (the taps of
 // a resize's consecutive outputs): prepared once per vector of outputs (make_window: each
 // lane's place relative to the lowest offset), then each tap reads the window with masked
@@ -233,16 +243,17 @@ inline t_floats16 t_permute2_words(t_floats16 a, t_ints16 idx, t_floats16 b) {
 // Lanes whose span is too wide for one window are split into 2 or 4 groups of
 // consecutive lanes, each with its own window; wider still, or without the permute, lanes
 // are read one by one.
-// Whether windows of E-byte elements are read by a permute on this target (16 lanes).
+// Whether windows of E-byte elements are read by a permute on this target: bytes in 16
+// lanes (the low quarter of the permute's result) or 64 (all of it), words in 16.
 template <int E>
-constexpr bool kWindowPermute = kLanes == 16 && (
+constexpr bool kWindowPermute =
 #if defined(TOROID_BYTE_PERMUTE)
-    E == 1 ||
+    (E == 1 && (kLanes == 16 || kLanes == 64)) ||
 #endif
 #if defined(TOROID_WORD_PERMUTE)
-    E == 4 ||
+    (E == 4 && kLanes == 16) ||
 #endif
-    false);
+    false;
 template <int E> struct lane_window;
 template <> struct lane_window<1> {
     static constexpr int kSpan = 128;  // elements one window holds
@@ -267,11 +278,15 @@ template <> struct lane_window<4> {
 #endif
 };
 template <int E, typename I> inline lane_window<E> make_window(I off) {
+    // Plain arrays, not vector lanes, so that the compiler vectorizes the loops (it reads
+    // a vector's lanes one by one).
     lane_window<E> w;
-    auto lo = off[0];
-    for (int i = 1; i < kLanes; ++i) lo = off[i] < lo ? off[i] : lo;
+    elem_t<I> o[kLanes];
+    __builtin_memcpy(o, &off, sizeof o);
+    auto lo = o[0];
+    for (int i = 1; i < kLanes; ++i) lo = o[i] < lo ? o[i] : lo;
     w.first = lo;
-    for (int i = 0; i < kLanes; ++i) w.rel[i] = static_cast<std::int32_t>(off[i] - lo);
+    for (int i = 0; i < kLanes; ++i) w.rel[i] = static_cast<std::int32_t>(o[i] - lo);
     if constexpr (kWindowPermute<E>) {
         // Words split into groups lose to the hardware gather (gather_window falls back to
         // it): one window or none.
@@ -290,10 +305,10 @@ template <int E, typename I> inline lane_window<E> make_window(I off) {
                     break;
                 }
                 using Idx = std::conditional_t<E == 1, char, int>;
-                std::remove_reference_t<decltype(w.idx[0])> idx = {};
+                Idx idx[sizeof(w.idx[0]) / sizeof(Idx)] = {};
                 for (int i = g * n; i < (g + 1) * n; ++i) idx[i] = static_cast<Idx>(w.rel[i] - a);
                 w.start[g] = a;
-                w.idx[g] = idx;
+                __builtin_memcpy(&w.idx[g], idx, sizeof idx);
                 if constexpr (E == 1) {
 #if defined(TOROID_BYTE_PERMUTE)
                     w.m0[g] = t_span_mask(span);
@@ -328,9 +343,10 @@ template <int E> struct window_table {
 // One group's lanes (the others 0) from the window at q.
 template <typename T> inline vec<T> window_group(const T* q, const lane_window<sizeof(T)>& w, int g) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (sizeof(T) == 1 && kLanes == 16) {
+    if constexpr (sizeof(T) == 1 && (kLanes == 16 || kLanes == 64)) {
         const t_bytes64 r = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
-        return reinterpret_cast<vec<T>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        if constexpr (kLanes == 64) return reinterpret_cast<vec<T>>(r);
+        else return reinterpret_cast<vec<T>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     }
 #endif
 #if defined(TOROID_WORD_PERMUTE)
@@ -354,8 +370,14 @@ template <typename T> inline vec<T> gather_window1(const T* p, const lane_window
 // The elements at p + w.rel[i], any window, the usual one first (a gather outside a tap
 // loop, where no loop is printed once per case).
 template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w);
+template <typename T> __attribute__((noinline, cold)) vec<T> gather_window_cold(const T* p, const lane_window<sizeof(T)>& w) {
+    return gather_window(p, w);
+}
 template <typename T> inline vec<T> gather_window_any(const T* p, const lane_window<sizeof(T)>& w) {
-    return w.groups == 1 ? gather_window1(p, w) : gather_window(p, w);
+    // At 64 lanes the groups' blend is long code (lane masks of 64 bytes) that would crowd
+    // the usual case's registers: out of line.
+    if constexpr (kLanes == 64) return w.groups == 1 ? gather_window1(p, w) : gather_window_cold(p, w);
+    else return w.groups == 1 ? gather_window1(p, w) : gather_window(p, w);
 }
 // The elements at p + w.rel[i], any window.
 template <typename T> inline vec<T> gather_window(const T* p, const lane_window<sizeof(T)>& w) {
@@ -385,12 +407,12 @@ template <typename T> inline vec<T> gather_window(const T* p, const lane_window<
     return r;
 }
 // Elements at a constant stride. Bytes at a small stride (a channel of channels-last
-// pixels, read forwards or backwards) span at most 128 bytes: two masked loads and one
-// byte permute.
+// pixels, read forwards or backwards) whose lanes span at most 128 bytes (16 lanes: a
+// stride up to 8; 64 lanes: up to 2): two masked loads and one byte permute.
 template <typename T> inline vec<T> gather_stride_v(const T* p, std::int64_t stride) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16 && sizeof(T) == 1) {
-        if (stride >= -8 && stride <= 8 && stride != 0) {
+    if constexpr (kLanes >= 16 && kLanes <= 64 && sizeof(T) == 1) {
+        if (stride != 0 && (kLanes - 1) * (stride > 0 ? stride : -stride) + 1 <= 128) {
             const std::int64_t lo = stride > 0 ? 0 : (kLanes - 1) * stride;
             const std::int64_t span = (kLanes - 1) * (stride > 0 ? stride : -stride) + 1;
             t_bytes64 idx = {};
@@ -414,7 +436,8 @@ template <typename T, typename V> inline void scatter_stride_v(T* p, std::int64_
     for (int i = 0; i < kLanes; ++i) p[i * stride] = v[i];
 }
 // The channels of kLanes pixels stored interleaved (channels-last): p[i * C + c] = v_c[i].
-// Bytes of 3 or 4 channels: one byte permute puts them in place, one (masked) store. Wider
+// Bytes of 3 or 4 channels in 16 lanes: one byte permute puts them in place, one (masked)
+// store (the scheduler keeps kernels that store so at 16 lanes). Wider
 // elements: the plain loop, which GCC turns into shuffles and full stores (measured faster
 // than word permutes built from index vectors).
 template <typename T, typename... V> inline void store_interleaved(T* p, V... v) {
@@ -479,5 +502,3 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
 }
 
 }  // namespace
-
-#endif  // TOROID_CPU_PREAMBLE_H

@@ -3,6 +3,8 @@
 // the stored value, the scheduler's reasons and cost estimates.
 #include "ir/loop.h"
 
+#include "ir/simplify.h"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -45,7 +47,7 @@ Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
     return off;
 }
 
-Kernel fused_channel_kernel(const Kernel& k) {
+Kernel fused_channel_kernel(const Program& prog, const Kernel& k) {
     const std::size_t n = k.loops.size();
     if (k.fused_channels <= 0 || n < 2 || k.loops[n - 1].kind != LoopKind::Unrolled)
         throw std::logic_error("fused_channel_kernel: the kernel has no fused channel loop");
@@ -55,7 +57,21 @@ Kernel fused_channel_kernel(const Kernel& k) {
     Loop& l = f.loops.back();
     l.begin = mul(iconst(k.fused_channels), l.begin);
     l.extent = mul(iconst(k.fused_channels), l.extent);
-    f.value = substitute(k.value, {{c, var(w)}, {w, iconst(0)}});
+    if (k.fused_mirrored) {
+        // Per load: forward runs keep the plain substitution (affine, contiguous vectors),
+        // backward ones take f's pixel and channel.
+        const std::int64_t C = k.fused_channels;
+        f.value = rewrite(k.value, [&](const Expr& e) {
+            if (e->op != Op::Load || (!depends_on_var(e, c) && !depends_on_var(e, w))) return e;
+            const Expr off = simplify(offset_expr(prog.buffer(e->buffer), e->args));
+            const auto sc = linear_stride(off, c), sw = linear_stride(off, w);
+            if (sc && sw && *sc != 0 && *sw == -C * *sc)
+                return substitute(e, {{c, mod(var(w), iconst(C))}, {w, floordiv(var(w), iconst(C))}});
+            return substitute(e, {{c, var(w)}, {w, iconst(0)}});
+        });
+    } else {
+        f.value = substitute(k.value, {{c, var(w)}, {w, iconst(0)}});
+    }
     f.store_index.clear();
     for (std::size_t d = 0; d < n; ++d) {
         const int dv = static_cast<int>(d);

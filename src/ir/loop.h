@@ -84,16 +84,15 @@ struct Kernel {
     // pixel) and the loop around it are one run of C * pixels elements for code
     // generation (fused_channel_kernel): every access moves along both by the same stride.
     int fused_channels = 0;
+    // With fused_channels: some loads run through the pixels backwards (offset
+    // A + s * (c - C * w): a horizontal flip of channels-last pixels), so the fused loop's
+    // f gives c := f mod C and w := floordiv(f, C) (forward offsets still simplify to
+    // A + s * f) instead of c := f, w := 0.
+    bool fused_mirrored = false;
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
 };
-
-// The kernel `k` (fused_channels = C) as code generators print it: the channel loop c
-// (innermost, C iterations) and the loop w around it become one loop over f = C * w + c,
-// from C * begin(w), C * extent(w) iterations. Every offset of k is A + s * (C * w + c),
-// so substituting c := f and w := 0 leaves each offset at A + s * f.
-Kernel fused_channel_kernel(const Kernel& k);
 
 struct Program {
     std::vector<Buffer> buffers;  // indexed by buffer id
@@ -106,6 +105,14 @@ struct Program {
     VarRanges param_ranges() const;
     std::string to_string() const;  // readable dump of parameters, buffers and loop nests
 };
+
+// The kernel `k` (fused_channels = C) as code generators print it: the channel loop c
+// (innermost, C iterations) and the loop w around it become one loop over f = C * w + c,
+// from C * begin(w), C * extent(w) iterations. Every offset of k is A + s * (C * w + c),
+// so substituting c := f and w := 0 leaves each offset at A + s * f (with fused_mirrored:
+// c := f mod C, w := floordiv(f, C), exact for every access; simplified, forward offsets
+// are A + s * f and backward ones keep the division: the code generator gathers them).
+Kernel fused_channel_kernel(const Program& prog, const Kernel& k);
 
 // The element offset of `b` at logical index `idx`: the sum over dims of
 // (idx - origin) * stride, unsimplified. A dim whose stored extent is the constant 1 of a

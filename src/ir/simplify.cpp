@@ -659,6 +659,24 @@ std::vector<Expr> sum_terms(const Expr& e) {
     return terms;
 }
 
+std::vector<Expr> signed_sum_terms(const Expr& e) {
+    std::vector<Expr> terms;
+    std::function<void(const Expr&, bool)> flatten = [&](const Expr& x, bool negated) {
+        if (x->op == Op::Add) {
+            for (const auto& a : x->args) flatten(a, negated);
+        } else if (x->op == Op::Sub) {
+            flatten(x->args[0], negated);
+            flatten(x->args[1], !negated);
+        } else if (x->op == Op::Neg) {
+            flatten(x->args[0], !negated);
+        } else {
+            terms.push_back(negated ? neg(x) : x);
+        }
+    };
+    flatten(e, false);
+    return terms;
+}
+
 std::optional<std::int64_t> linear_stride(const Expr& e, int var) {
     if (!e) fail("ir::linear_stride: null expression");
     if (!depends_on_var(e, var)) return 0;

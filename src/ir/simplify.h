@@ -44,6 +44,9 @@ std::optional<std::int64_t> linear_stride(const Expr& e, int var);
 
 // The terms of a sum (nested Adds flattened, in order); any other expression is one term.
 std::vector<Expr> sum_terms(const Expr& e);
+// The same, through subtractions too: a - b gives a's terms and each of b's negated (the
+// simplifier prints negative terms as subtractions: `x - floordiv(f, 3) * 3`).
+std::vector<Expr> signed_sum_terms(const Expr& e);
 
 // True when every integer subexpression of e (Bool excluded) has known bounds inside int32.
 bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace toroid::schedule {
@@ -31,15 +32,19 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
 // With a byte permute, 1-byte gathers inside a run-time tap loop whose addresses move with
 // the tap only by a lane-uniform amount read a window of memory per tap (codegen's
 // gather_window): those do not count.
+// (Terms split through additions, else through subtractions too: codegen's split_gather
+// splits the same way.)
 bool column_only(const Expr& off, int v) {
-    const std::vector<Expr> terms = sum_terms(off);
-    for (const Expr& t : terms) {
-        if (!depends_on_var(t, v)) continue;
-        bool other = false;
-        visit(t, [&](const Expr& x) { other = other || (x->op == Op::Var && x->var != v && !is_param_var(x->var)); });
-        if (other) return false;
-    }
-    return true;
+    auto only = [&](const std::vector<Expr>& terms) {
+        for (const Expr& t : terms) {
+            if (!depends_on_var(t, v)) continue;
+            bool other = false;
+            visit(t, [&](const Expr& x) { other = other || (x->op == Op::Var && x->var != v && !is_param_var(x->var)); });
+            if (other) return false;
+        }
+        return true;
+    };
+    return only(sum_terms(off)) || only(signed_sum_terms(off));
 }
 
 bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute) {
@@ -72,29 +77,79 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
 // value depends on c or w. Then the two loops are one loop over C * w + c for code
 // generation (channels-last pixels as consecutive elements: a vertical resize pass, a
 // crop, a conversion), with contiguous vectors instead of interleaved ones.
-bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int64_t C) {
-    auto moves_together = [&](const Expr& off) {
+// With `mirrored` (the target permutes bytes), byte loads may also run through the pixels
+// backwards, A + s * (c - C * w) (a horizontal flip of channels-last pixels): the fused
+// loop reads them through windows of memory (codegen's gather_window: the lanes' pattern
+// depends on the position along the row only, so it is worked out once per call) instead
+// of interleaving channels. Sets `*reversed` when some load does.
+bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int64_t C, bool mirrored,
+                   bool* reversed) {
+    *reversed = false;
+    auto moves_together = [&](const Expr& off, Type t, bool is_load) {
         if (!depends_on_var(off, c) && !depends_on_var(off, w)) return true;
         const auto sc = linear_stride(off, c), sw = linear_stride(off, w);
-        return sc && sw && *sc != 0 && *sw == C * *sc;
+        if (!sc || !sw || *sc == 0) return false;
+        if (*sw == C * *sc) return true;
+        if (mirrored && is_load && type_bytes(t) == 1 && *sw == -C * *sc) {
+            *reversed = true;
+            return true;
+        }
+        return false;
     };
     const Buffer& out = prog.buffer(k.output);
     std::vector<Expr> idx;
     for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
     const Expr store = simplify(offset_expr(out, idx));
-    if (!depends_on_var(store, c) || !moves_together(store)) return false;
+    if (!depends_on_var(store, c) || !moves_together(store, out.type, false)) return false;
     bool ok = true;
     std::function<void(const Expr&)> walk = [&](const Expr& e) {
         if (!ok) return;
         if (e->op == Op::Var && (e->var == c || e->var == w)) ok = false;
         if (e->op == Op::Load) {
-            if (!moves_together(simplify(offset_expr(prog.buffer(e->buffer), e->args)))) ok = false;
+            const Buffer& b = prog.buffer(e->buffer);
+            if (!moves_together(simplify(offset_expr(b, e->args)), b.type, true)) ok = false;
             return;
         }
         for (const auto& a : e->args) walk(a);
     };
     walk(k.value);
     return ok;
+}
+
+// The widest element, in bytes, that the vector body of `k` along loop var `v` holds in a
+// vector: the values it computes, the elements it loads and stores, and the lane offsets
+// of gathers (int32 or int64 vectors) — but not the addresses of affine accesses (one
+// scalar base per vector) nor the lanes of byte windows worked out once per call
+// (gather_window over a row position's pattern: codegen's window_table).
+std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, bool byte_permute) {
+    std::size_t widest = type_bytes(prog.buffer(k.output).type);
+    std::vector<Expr> idx = k.store_index;
+    const Buffer& out = prog.buffer(k.output);
+    if (idx.empty())
+        for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+    const Expr store = simplify(offset_expr(out, idx));
+    std::function<void(const Expr&, bool)> walk = [&](const Expr& e, bool in_taps) {
+        if (!depends_on_var(e, v)) return;  // computed once per vector, as a scalar
+        if (e->op == Op::Sum) {
+            if (!const_extent(e)) in_taps = true;
+            walk(e->args[0], in_taps);
+            return;
+        }
+        if (e->op == Op::Load) {
+            const Buffer& b = prog.buffer(e->buffer);
+            widest = std::max(widest, type_bytes(b.type));
+            const Expr off = simplify(offset_expr(b, e->args));
+            if (linear_stride(off, v)) return;
+            if (byte_permute && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;
+            walk(off, in_taps);
+            return;
+        }
+        if (e->type != Type::Bool) widest = std::max(widest, type_bytes(e->type));
+        for (const auto& a : e->args) walk(a, in_taps);
+    };
+    walk(k.value, false);
+    if (!linear_stride(store, v)) walk(store, false);
+    return widest;
 }
 
 }  // namespace
@@ -110,16 +165,24 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             k.decisions.push_back(fmt::format("unroll v{}: {} iterations, innermost in memory", last.var,
                                               last.extent->ival));
             --inner;
-            if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival)) {
+            bool reversed = false;
+            if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival, target.byte_permute,
+                              &reversed)) {
                 k.fused_channels = static_cast<int>(last.extent->ival);
-                k.decisions.push_back(fmt::format("fuse v{} and v{}: every access moves by the same stride along "
-                                                  "{} * v{} + v{}, one loop over consecutive elements",
-                                                  k.loops[inner].var, last.var, last.extent->ival, k.loops[inner].var,
-                                                  last.var));
+                k.fused_mirrored = reversed;
+                k.decisions.push_back(
+                    reversed ? fmt::format("fuse v{} and v{}: the store and forward loads move by the same stride along "
+                                           "{} * v{} + v{}, byte loads backwards through the pixels (read through "
+                                           "windows); one loop over consecutive elements",
+                                           k.loops[inner].var, last.var, last.extent->ival, k.loops[inner].var, last.var)
+                             : fmt::format("fuse v{} and v{}: every access moves by the same stride along "
+                                           "{} * v{} + v{}, one loop over consecutive elements",
+                                           k.loops[inner].var, last.var, last.extent->ival, k.loops[inner].var,
+                                           last.var));
             }
         }
         // The vector decision looks at the kernel as it is printed.
-        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(k) : k;
+        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
         Loop& l = k.loops[inner];
         const bool contiguous = stores_contiguously(prog, printed, l.var);
         // A sum over a run-time number of taps is a loop per output: the C++ compiler does not
@@ -143,8 +206,18 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         }
         if ((contiguous || heavy || pixels) && !gathers_narrow(prog, printed, l.var, target.byte_permute)) {
             l.kind = LoopKind::Vector;
-            k.vector_width = target.kernel_lanes();
-            k.decisions.push_back(fmt::format("vector axis v{} ({} lanes): {}", l.var, k.vector_width,
+            // The lane count: a kernel whose vectors hold bytes only (it moves bytes:
+            // flips, crops, copies) fills a register with them; anything wider computes in
+            // 4-byte lanes (one register of int32 or float), the narrower values beside it
+            // in as many lanes. Pixels stored interleaved keep 4-byte lanes: store_interleaved
+            // permutes 16 pixels of 3 or 4 bytes within one register.
+            const std::size_t widest = widest_vector_bytes(prog, printed, l.var, target.byte_permute);
+            const bool bytes = widest == 1 && !pixels;
+            k.vector_width = bytes ? target.vector_bytes : target.kernel_lanes();
+            k.decisions.push_back(fmt::format("vector axis v{} ({} lanes{}): {}", l.var, k.vector_width,
+                                              bytes    ? ", its vectors hold bytes only"
+                                              : pixels ? ", 16 pixels a permute"
+                                                       : fmt::format(", {}-byte elements", widest),
                                               contiguous ? "stride 1 in the output"
                                               : tap_loop ? "interleaved, a tap loop per output"
                                               : pixels   ? "interleaved pixels of bytes, stored whole"

@@ -43,15 +43,92 @@ bool on_path(const std::string& program) {
 TEST(CpuPreamble, GeneratedSourceEmbedsTheHeader) {
     const std::string header = slurp(kHeader);
     ASSERT_FALSE(header.empty()) << kHeader;
+    const std::size_t split = header.find(codegen::kLaneSplit);
+    ASSERT_NE(split, std::string::npos) << "no per-lane-count part in " << kHeader;
+    const std::string common = header.substr(0, split), vectors = header.substr(split);
     for (int lanes : {4, 8, 16}) {
         const std::string src = codegen::generate_cpp(ir::Program{}, lanes);
-        EXPECT_NE(src.find(header), std::string::npos) << "the library's preamble is not " << kHeader;
+        EXPECT_NE(src.find(common), std::string::npos) << "the library's preamble is not " << kHeader;
+        EXPECT_NE(src.find(vectors), std::string::npos) << "the library's preamble is not " << kHeader;
         EXPECT_NE(src.find("#define TOROID_LANES " + std::to_string(lanes) + "\n"), std::string::npos);
         std::string reverse = "#define TOROID_REVERSE ";
         for (int i = lanes - 1; i >= 0; --i) reverse += std::to_string(i) + (i > 0 ? ", " : "\n");
         EXPECT_NE(src.find(reverse), std::string::npos) << reverse;
-        EXPECT_LT(src.find(reverse), src.find(header)) << "the macros must come before the header";
+        EXPECT_LT(src.find(reverse), src.find(vectors)) << "the macros must come before the vector part";
+        EXPECT_LT(src.find(common), src.find(reverse));
+        EXPECT_NE(src.find("namespace " + codegen::lane_namespace(lanes) + " {"), std::string::npos);
     }
+}
+
+// Kernels of different lane counts in one program: the vector part once per count, each
+// kernel printed in its count's namespace, and the source compiles.
+TEST(CpuPreamble, KernelsOfTwoLaneCountsShareASource) {
+    ir::Program p;
+    ir::Buffer in{};
+    in.id = 0;
+    in.name = "in";
+    in.role = ir::BufferRole::Input;
+    in.type = ir::Type::U8;
+    in.shape = {ir::iconst(1), ir::iconst(1), ir::iconst(4), ir::param(0)};
+    in.strides = {ir::param(1), ir::param(1), ir::param(0), ir::iconst(1)};
+    ir::Buffer out = in;
+    out.id = 1;
+    out.name = "out";
+    out.role = ir::BufferRole::Output;
+    p.buffers = {in, out};
+    p.input = 0;
+    p.output = 1;
+    p.params = {ir::ProgramParam{"w", ir::ParamKind::Size, {}}, ir::ProgramParam{"plane", ir::ParamKind::Stride, {}}};
+    ir::Kernel k;
+    k.name = "bytes";
+    k.output = 1;
+    k.loops = {{0, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel}, {1, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel},
+               {2, ir::iconst(0), ir::iconst(4), ir::LoopKind::Parallel}, {3, ir::iconst(0), ir::param(0), ir::LoopKind::Vector}};
+    k.vector_width = 64;
+    k.value = ir::load(0, ir::Type::U8, {ir::var(0), ir::var(1), ir::var(2), ir::sub(ir::sub(ir::param(0), ir::iconst(1)), ir::var(3))});
+    ir::Kernel k2 = k;
+    k2.name = "words";
+    k2.vector_width = 16;
+    k2.value = ir::sat_cast(ir::Type::U8, ir::add(ir::cast(ir::Type::I32, k.value), ir::iconst(1, ir::Type::I32)));
+    p.kernels = {k, k2};
+    const std::string src = codegen::generate_cpp(p, 16);
+    for (int n : {16, 64}) {
+        const std::string ns = codegen::lane_namespace(n);
+        const std::size_t def = src.find("#define TOROID_LANES " + std::to_string(n) + "\n");
+        ASSERT_NE(def, std::string::npos);
+        EXPECT_LT(def, src.find("namespace " + ns + " {\n"));
+        EXPECT_NE(src.find("    " + ns + "::" + (n == 64 ? "bytes" : "words") + "(buffers, params, threads);"), std::string::npos)
+            << src;
+    }
+    const std::string header = slurp(kHeader);
+    const std::string vectors = header.substr(header.find(codegen::kLaneSplit));
+    const std::size_t first = src.find(vectors);
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_NE(src.find(vectors, first + 1), std::string::npos) << "the vector part once per lane count";
+    const fs::path cache = fs::path(::testing::TempDir()) / ("toroid_two_counts_" + std::to_string(::getpid()));
+    fs::remove_all(cache);
+    CompilerConfig c;
+    c.cxx = TOROID_CXX_COMPILER;
+    c.optimization_flags = {"-O2", "-march=native"};
+    c.extra_flags = {"-fopenmp"};
+    c.cache_dir = cache;
+    JitCompiler jit(c);
+    auto module = jit.load(src, codegen::kEntryPoint);
+    using Entry = void (*)(void* const*, const std::int64_t*, int);
+    std::vector<std::uint8_t> a(4 * 100), b(4 * 100, 0);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    void* bufs[] = {a.data(), b.data()};
+    const std::int64_t params[] = {100, 400};
+    module->lookup<Entry>(codegen::kEntryPoint)(bufs, params, 1);
+    // The second kernel wrote last: each row reversed, plus one (saturating).
+    int bad = 0;
+    for (int h = 0; h < 4; ++h)
+        for (int w = 0; w < 100; ++w) {
+            const int x = a[static_cast<std::size_t>(h * 100 + 99 - w)] + 1;
+            bad += b[static_cast<std::size_t>(h * 100 + w)] != (x > 255 ? 255 : x);
+        }
+    EXPECT_EQ(bad, 0);
+    fs::remove_all(cache);
 }
 
 // Checks the preamble's builtin-based helpers against plain scalar code inside the compiled
@@ -154,6 +231,20 @@ extern "C" int check_bytes() {
         for (int i = 0; i < kLanes; ++i) bad += gi[i] != words[off[i]];
     }
     delete[] words;
+    // A reversed full-width load: one load and a lane reverse.
+    {
+        const vec<std::uint8_t> r = reverse_v(load_v(buf + 5));
+        for (int i = 0; i < kLanes; ++i) bad += r[i] != buf[5 + kLanes - 1 - i];
+    }
+    // Windows whose lanes run backwards through 3-byte pixels (a channels-last flip).
+    for (int phase = 0; phase < 3; ++phase) {
+        vec<std::int32_t> off;
+        for (int i = 0; i < kLanes; ++i) off[i] = 3000 - 3 * ((phase + i) / 3) + (phase + i) % 3;
+        const lane_window<1> w = window_u8(off);
+        const vec<std::uint8_t> g = gather_window_any(buf + w.first, w);
+        for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[off[i]];
+        if (kWindowPermute<1>) bad += w.groups != 1;
+    }
     for (int stride = -9; stride <= 9; ++stride) {
         const std::uint8_t* p = stride < 0 ? buf + n - 1 : buf;
         const vec<std::uint8_t> g = gather_stride_v(p, stride);
@@ -222,14 +313,16 @@ struct Variant {
 
 // The widths whose hardware gathers this machine can run, plus a width without them.
 std::vector<Variant> runnable_variants() {
-    std::vector<Variant> v = {{4, {}}};
+    std::vector<Variant> v = {{4, {}}, {32, {}}};
 #if defined(__x86_64__) || defined(__i386__)
     if (__builtin_cpu_supports("avx2")) v.push_back({8, {"-mavx2"}});
     if (__builtin_cpu_supports("avx512f")) {
         v.push_back({16, {"-mavx512f"}});
         v.push_back({8, {"-mavx512f"}});  // AVX-512 compiler, 8 lanes: the AVX2 gather
-        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi"))
+        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
             v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
+            v.push_back({64, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // a register of bytes
+        }
     }
 #endif
     return v;

@@ -1,0 +1,131 @@
+// The CPU axis pass (schedule/cpu_axes.cpp) on small pipelines' programs: the lane count it
+// picks from the widest element a kernel's vectors hold (a register of bytes for kernels
+// that only move bytes, 4-byte lanes for kernels that compute), and the fusion of
+// channels-last pixels read backwards (horizontal flips) on targets that permute bytes.
+#include "decomp/decompose.h"
+#include "ir/simplify.h"
+#include "ops/pipeline_json.h"
+#include "schedule/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace toroid {
+namespace {
+
+schedule::Target cpu(int vector_bytes, bool byte_permute) {
+    schedule::Target t;
+    t.kind = schedule::TargetKind::Cpu;
+    t.vector_bytes = vector_bytes;
+    t.byte_permute = byte_permute;
+    return t;
+}
+
+ir::Program program_for(const std::string& json, DType dt, Layout layout, const schedule::Target& target) {
+    const Pipeline p = parse_pipeline(json, ".");
+    TensorSpec spec;
+    spec.dtype = dt;
+    spec.shape = {1, 3, 224, 224};
+    spec.strides = dense_strides(spec.shape, layout);
+    schedule::Options o;
+    o.target = target;
+    o.index_width = ir::IndexWidth::I32;
+    return schedule::schedule(decomp::decompose(p, spec), o);
+}
+
+std::string decisions(const ir::Kernel& k) {
+    std::string s;
+    for (const auto& d : k.decisions) s += d + "\n";
+    return s;
+}
+
+const char* kHflip = R"([{"op": "flip", "dims": [-1]}])";
+const char* kVflip = R"([{"op": "flip", "dims": [-2]}])";
+
+TEST(CpuAxes, KernelsThatMoveBytesFillARegisterWithThem) {
+    for (const char* flip : {kHflip, kVflip}) {
+        for (Layout layout : {Layout::Contiguous, Layout::ChannelsLast}) {
+            SCOPED_TRACE(std::string(flip) + " " + std::string(layout_name(layout)));
+            const ir::Program p = program_for(flip, DType::UInt8, layout, cpu(64, true));
+            ASSERT_EQ(p.kernels.size(), 1u);
+            EXPECT_EQ(p.kernels[0].vector_width, 64) << decisions(p.kernels[0]);
+            EXPECT_NE(decisions(p.kernels[0]).find("(64 lanes, its vectors hold bytes only)"), std::string::npos)
+                << decisions(p.kernels[0]);
+            // 32-byte vectors (AVX2): 32 lanes of bytes.
+            const ir::Program q = program_for(flip, DType::UInt8, layout, cpu(32, false));
+            if (q.kernels[0].vector_width > 1) {
+                EXPECT_EQ(q.kernels[0].vector_width, 32) << decisions(q.kernels[0]);
+            }
+        }
+    }
+    const ir::Program crop = program_for(R"([{"op": "crop", "top": 3, "left": 5, "height": 100, "width": 101}])",
+                                         DType::UInt8, Layout::Contiguous, cpu(64, true));
+    EXPECT_EQ(crop.kernels[0].vector_width, 64) << decisions(crop.kernels[0]);
+}
+
+TEST(CpuAxes, KernelsThatComputeKeepFourByteLanes) {
+    const schedule::Target t = cpu(64, true);
+    // Float flips: 16 lanes of 4 bytes.
+    const ir::Program f = program_for(kHflip, DType::Float32, Layout::Contiguous, t);
+    EXPECT_EQ(f.kernels[0].vector_width, 16) << decisions(f.kernels[0]);
+    // Bytes widened to float: the widest element decides.
+    const ir::Program c = program_for(R"([{"op": "convert", "dtype": "float32", "scale": true}])", DType::UInt8,
+                                      Layout::Contiguous, t);
+    EXPECT_EQ(c.kernels.back().vector_width, 16) << decisions(c.kernels.back());
+    EXPECT_NE(decisions(c.kernels.back()).find("4-byte elements"), std::string::npos) << decisions(c.kernels.back());
+    // A uint8 resize computes in int32 even though it reads and writes bytes.
+    const ir::Program r = program_for(R"([{"op": "resize", "mode": "bilinear", "size": [100, 120]}])", DType::UInt8,
+                                      Layout::Contiguous, t);
+    for (const ir::Kernel& k : r.kernels) {
+        if (k.vector_width > 1) {
+            EXPECT_EQ(k.vector_width, 16) << decisions(k);
+        }
+    }
+    // A crop that pads compares int32 indices per lane.
+    const ir::Program pad = program_for(R"([{"op": "crop", "top": -3, "left": -5, "height": 230, "width": 240}])",
+                                        DType::UInt8, Layout::Contiguous, t);
+    for (const ir::Kernel& k : pad.kernels) {
+        if (k.vector_width > 1) {
+            EXPECT_EQ(k.vector_width, 16) << decisions(k);
+        }
+    }
+}
+
+TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
+    const ir::Program p = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const ir::Kernel& k = p.kernels[0];
+    EXPECT_EQ(k.fused_channels, 3) << decisions(k);
+    EXPECT_TRUE(k.fused_mirrored) << decisions(k);
+    EXPECT_NE(decisions(k).find("backwards through the pixels"), std::string::npos) << decisions(k);
+    // As printed: one loop over the row's bytes, stored contiguously; the load goes back
+    // through the pixels (no constant stride along the fused loop).
+    const ir::Kernel printed = ir::fused_channel_kernel(p, k);
+    const int f = printed.loops.back().var;
+    const ir::Buffer& out = p.buffer(k.output);
+    EXPECT_EQ(ir::linear_stride(ir::simplify(ir::offset_expr(out, printed.store_index)), f), 1);
+    bool found = false;
+    ir::visit(printed.value, [&](const ir::Expr& e) {
+        if (e->op != ir::Op::Load) return;
+        found = true;
+        const ir::Expr off = ir::simplify(ir::offset_expr(p.buffer(e->buffer), e->args));
+        EXPECT_FALSE(ir::linear_stride(off, f)) << ir::to_string(off);
+        EXPECT_TRUE(ir::depends_on_var(off, f)) << ir::to_string(off);
+    });
+    EXPECT_TRUE(found);
+    // A vertical flip fuses forwards: the printed loads are affine, stride 1.
+    const ir::Program v = program_for(kVflip, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
+    EXPECT_EQ(v.kernels[0].fused_channels, 3);
+    EXPECT_FALSE(v.kernels[0].fused_mirrored);
+    // Without a byte permute the backward pixels are not fused (no window reads there).
+    const ir::Program n = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(64, false));
+    EXPECT_EQ(n.kernels[0].fused_channels, 0) << decisions(n.kernels[0]);
+    EXPECT_FALSE(n.kernels[0].fused_mirrored);
+    // Nor are float pixels (no word windows at this width).
+    const ir::Program fl = program_for(kHflip, DType::Float32, Layout::ChannelsLast, cpu(64, true));
+    EXPECT_FALSE(fl.kernels[0].fused_mirrored);
+}
+
+}  // namespace
+}  // namespace toroid
