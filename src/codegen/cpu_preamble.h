@@ -478,6 +478,97 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
     else return convert_v<vec<T>>(r);
 }
 
+// Tap pairs: acc + a0 * b0 + a1 * b1 lane by lane in int32, where every factor fits in
+// int16 (uint8, int8 or int16 lanes, or one scalar for all lanes: a weight shared by the
+// lanes). The two products of a lane are one pair of a 16-bit multiply-add (pmaddwd, one
+// instruction for two taps instead of a widening and a 32-bit multiply per tap; with
+// AVX512-VNNI vpdpwssd adds into the accumulator too). Exact: each product fits in int32
+// and the sums wrap as the plain int32 sum does, so the result is the tap-by-tap sum.
+template <typename T> using pair_v __attribute__((vector_size(2 * kLanes * sizeof(T)))) = T;
+// [x0[i], x1[i]] as the 16-bit pair of lane i (a scalar: the same pair in every lane).
+template <typename X> inline pair_v<std::int16_t> t_pairs16(X x0, X x1) {
+    if constexpr (!is_vec<X>) {
+        const std::uint32_t w = static_cast<std::uint16_t>(static_cast<std::int16_t>(x0)) |
+                                (static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int16_t>(x1))) << 16);
+        return reinterpret_cast<pair_v<std::int16_t>>(vec<std::uint32_t>{} + w);
+    } else {
+        using T = elem_t<X>;
+        static_assert(sizeof(T) <= 2, "tap pairs take 8- or 16-bit factors");
+        pair_v<T> both;
+        if constexpr (kLanes == 16) {
+            both = __builtin_shufflevector(x0, x1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25,
+                                           10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        } else if constexpr (kLanes == 8) {
+            both = __builtin_shufflevector(x0, x1, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+        } else if constexpr (kLanes == 4) {
+            both = __builtin_shufflevector(x0, x1, 0, 4, 1, 5, 2, 6, 3, 7);
+        } else {
+            for (int i = 0; i < kLanes; ++i) {
+                both[2 * i] = x0[i];
+                both[2 * i + 1] = x1[i];
+            }
+        }
+        if constexpr (sizeof(T) == 2) {
+            return reinterpret_cast<pair_v<std::int16_t>>(both);
+        } else {
+#if defined(__AVX512BW__) && !defined(__clang__)
+            // GCC: one extend instruction (its generic lowering splits it by its preferred width).
+            if constexpr (kLanes == 16) {
+                typedef char v32qi __attribute__((vector_size(32)));
+                typedef short v32hi __attribute__((vector_size(64)));
+                if constexpr (std::is_signed_v<T>)
+                    return reinterpret_cast<pair_v<std::int16_t>>(__builtin_ia32_pmovsxbw512_mask(reinterpret_cast<v32qi>(both), v32hi{}, ~0u));
+                else
+                    return reinterpret_cast<pair_v<std::int16_t>>(__builtin_ia32_pmovzxbw512_mask(reinterpret_cast<v32qi>(both), v32hi{}, ~0u));
+            }
+#endif
+            return __builtin_convertvector(both, pair_v<std::int16_t>);
+        }
+    }
+}
+// Lane i: a[2i] * b[2i] + a[2i+1] * b[2i+1] + acc[i]. The instruction of the vector width
+// (TOROID_MADD: 512-bit with AVX-512BW, 256 with AVX2, 128 with SSE2), else plain code.
+#if defined(__AVX512BW__) && TOROID_LANES == 16
+#define TOROID_MADD 512
+#elif defined(__AVX2__) && TOROID_LANES == 8
+#define TOROID_MADD 256
+#elif defined(__SSE2__) && TOROID_LANES == 4
+#define TOROID_MADD 128
+#endif
+inline vec<std::int32_t> t_madd_pairs(vec<std::int32_t> acc, pair_v<std::int16_t> a, pair_v<std::int16_t> b) {
+#if TOROID_MADD == 512
+    typedef short v32hi __attribute__((vector_size(64)));
+    typedef int v16si __attribute__((vector_size(64)));
+    const v32hi x = reinterpret_cast<v32hi>(a), y = reinterpret_cast<v32hi>(b);
+    (void)static_cast<v16si*>(nullptr);
+#if defined(__AVX512VNNI__) && defined(__clang__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
+#elif defined(__AVX512VNNI__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
+#elif defined(__clang__)
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512(x, y));
+#else
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512_mask(x, y, v16si{}, static_cast<unsigned short>(0xffff)));
+#endif
+#elif TOROID_MADD == 256
+    typedef short v16hi __attribute__((vector_size(32)));
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd256(reinterpret_cast<v16hi>(a), reinterpret_cast<v16hi>(b)));
+#elif TOROID_MADD == 128
+    typedef short v8hi __attribute__((vector_size(16)));
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd128(reinterpret_cast<v8hi>(a), reinterpret_cast<v8hi>(b)));
+#else
+    // The plain widening multiply-add (int32 vectors wrap like the instruction).
+    vec<std::int32_t> p = {};
+    for (int i = 0; i < kLanes; ++i)
+        p[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a[2 * i] * b[2 * i]) +
+                                         static_cast<std::uint32_t>(a[2 * i + 1] * b[2 * i + 1]));
+    return acc + p;
+#endif
+}
+template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::int32_t> acc, A a0, A a1, B b0, B b1) {
+    return t_madd_pairs(acc, t_pairs16(a0, a1), t_pairs16(b0, b1));
+}
+
 }  // namespace
 
 #endif  // TOROID_CPU_PREAMBLE_H
