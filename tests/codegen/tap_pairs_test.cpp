@@ -1,8 +1,11 @@
-// Tap pairs (schedule/tap_pairs.h, the preamble's madd_pairs): the 16-bit multiply-add of
-// two taps equals the tap-by-tap int32 sum on random and extreme factors, odd and even tap
-// counts, under GCC and Clang at every vector width this machine runs; and a uint8
-// antialiased resize is printed that way (decisions and source) with the reference's bytes.
+// Tap pairs (schedule/tap_pairs.h, the preamble's madd_pairs and gather_window_pairs): the
+// 16-bit multiply-add of two taps equals the tap-by-tap int32 sum on random and extreme
+// factors, odd and even tap counts, and two taps of a byte window come out in pair order,
+// under GCC and Clang at every vector width this machine runs; and a uint8 antialiased
+// resize is printed that way (decisions and source) with the reference engine's bytes.
+#include "ir/expr.h"
 #include "runtime/jit.h"
+#include "schedule/tap_pairs.h"
 
 #include <gtest/gtest.h>
 
@@ -101,6 +104,35 @@ extern "C" int check_tap_pairs() {
     }
     return bad;
 }
+// Two taps of a byte window gather in pair order, against the bytes themselves: windows of
+// every width (one 128-byte window, split into groups, or lane by lane), taps 1 to 9 bytes
+// apart, the second tap's last byte the buffer's last.
+extern "C" int check_window_pairs() {
+    int bad = 0;
+    for (int spread = 0; spread <= 20; ++spread) {
+        for (int step = 1; step <= 9; ++step) {
+            vec<std::int32_t> off;
+            std::int32_t hi = 0;
+            for (int i = 0; i < kLanes; ++i) {
+                off[i] = (i * spread + (i * 7) % 5) % (kLanes * spread + 5);
+                hi = off[i] > hi ? off[i] : hi;
+            }
+            const int n = hi + step + 1;
+            std::uint8_t* buf = new std::uint8_t[n];
+            for (int j = 0; j < n; ++j) buf[j] = static_cast<std::uint8_t>(j * 37 + spread + 11 * step);
+            const lane_window<1> w = make_window<1>(off);
+            const pair_window pw = make_pair_window(w, step);
+            const pair_v<std::uint8_t> g = gather_window_pairs(buf + w.first, w, pw);
+            for (int i = 0; i < kLanes; ++i) bad += g[2 * i] != buf[off[i]] || g[2 * i + 1] != buf[off[i] + step];
+            if (w.groups == 1 || !kWindowPermute<1>) {
+                const pair_v<std::uint8_t> g1 = gather_window_pairs1(buf + w.first, w, pw);
+                for (int i = 0; i < kLanes; ++i) bad += g1[2 * i] != buf[off[i]] || g1[2 * i + 1] != buf[off[i] + step];
+            }
+            delete[] buf;
+        }
+    }
+    return bad;
+}
 )";
 
 struct Variant {
@@ -117,6 +149,7 @@ std::vector<Variant> runnable_variants() {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
         v.push_back({16, {"-mavx512f", "-mavx512bw"}});
         if (__builtin_cpu_supports("avx512vnni")) v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni"}});
+        if (__builtin_cpu_supports("avx512vbmi")) v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
     }
 #endif
     return v;
@@ -149,6 +182,7 @@ protected:
             src += "#include \"" + kHeader.string() + "\"\n" + kCheck;
             auto module = jit.load(src, "check_tap_pairs");
             EXPECT_EQ(module->lookup<int (*)()>("check_tap_pairs")(), 0);
+            EXPECT_EQ(module->lookup<int (*)()>("check_window_pairs")(), 0);
         }
     }
 
@@ -170,16 +204,42 @@ TEST_F(TapPairs, MultiplyAddMatchesTheTapByTapSumUnderClang) {
     check_with("clang++");
 }
 
-// Both passes of a uint8 antialiased resize, planar and channels-last: a downscale (an
-// odd number of taps per output: the last tap alone) and an upscale (2 taps), each with
-// the decision recorded, madd_pairs in the source, and the reference engine's bytes.
+// Which sums qualify: int32 tap loops of products of two uint8 / int16 factors, not wider
+// factors, not float, not the small constant sums that are unrolled.
+TEST(TapPairFactors, OnlyExactSixteenBitProducts) {
+    using namespace ir;
+    const int r = kFirstReductionVar;
+    const Expr taps = var(kFirstParamVar);
+    const Expr w = load(0, Type::I16, {var(r), var(3)});
+    const Expr x = load(1, Type::U8, {add(var(3), var(r))});
+    const Expr term = mul(cast(Type::I32, w), cast(Type::I32, x));
+    const auto f = schedule::tap_pair_factors(sum(r, taps, term, Type::I32));
+    ASSERT_TRUE(f.has_value());
+    EXPECT_TRUE(structurally_equal(f->a, w));
+    EXPECT_TRUE(structurally_equal(f->b, x));
+    EXPECT_TRUE(schedule::tap_pair_factors(sum(r, 12, term, Type::I32)).has_value());
+    EXPECT_FALSE(schedule::tap_pair_factors(sum(r, 4, term, Type::I32)).has_value());  // unrolled
+    const Expr wide = load(2, Type::I32, {var(3)});
+    EXPECT_FALSE(schedule::tap_pair_factors(sum(r, taps, mul(wide, cast(Type::I32, x)), Type::I32)).has_value());
+    const Expr fx = mul(cast(Type::F32, x), load(3, Type::F32, {var(r)}));
+    EXPECT_FALSE(schedule::tap_pair_factors(sum(r, taps, fx, Type::F32)).has_value());
+    EXPECT_FALSE(schedule::tap_pair_factors(sum(r, taps, add(cast(Type::I32, w), cast(Type::I32, x)), Type::I32)).has_value());
+}
+
+// Both passes of a uint8 antialiased resize, planar and channels-last: a downscale and an
+// upscale (odd tap counts: the last tap alone), and a crop of 18 rows resized to 1 (18
+// vertical taps, all in pairs), each with the decision recorded, t_madd_pairs in the source,
+// and the reference engine's bytes.
 TEST_F(TapPairs, UInt8AntialiasedResizeIsPrintedInPairs) {
     const std::string in = std::string(TOROID_TEST_DATA) + "/conformance/case0036/input.npy";  // (1, 3, 19, 25) uint8
-    for (const char* size : {"[7, 9]", "[40, 50]"}) {
+    const std::string resize = R"({"op": "resize", "mode": "bilinear", "antialias": true, "size": )";
+    const std::string crop = R"({"op": "crop", "top": 1, "left": 0, "height": 18, "width": 24}, )";
+    const std::vector<std::string> pipelines = {"[" + resize + "[7, 9]}]", "[" + resize + "[40, 50]}]",
+                                                "[" + crop + resize + "[1, 20]}]"};
+    for (const std::string& pipeline : pipelines) {
         for (const char* layout : {"contiguous", "channels_last"}) {
-            SCOPED_TRACE(std::string(size) + " " + layout);
-            const std::string p = std::string("'[{\"op\": \"resize\", \"mode\": \"bilinear\", \"antialias\": true, \"size\": ") +
-                                  size + "}]'";
+            SCOPED_TRACE(pipeline + " " + layout);
+            const std::string p = "'" + pipeline + "'";
             const fs::path dbg = dir_ / "debug";
             fs::remove_all(dbg);
             ASSERT_EQ(run("apply " + p + " '" + in + "' '" + (dir_ / "c.npy").string() + "' --layout " + layout +
@@ -194,7 +254,7 @@ TEST_F(TapPairs, UInt8AntialiasedResizeIsPrintedInPairs) {
                 ++notes;
             EXPECT_EQ(notes, 2u) << decisions;
             EXPECT_NE(decisions.find("(int16_t x uint8_t)"), std::string::npos) << decisions;
-            EXPECT_NE(slurp(dbg / "kernel.cpp").find(" = madd_pairs("), std::string::npos);
+            EXPECT_NE(slurp(dbg / "kernel.cpp").find(" = t_madd_pairs("), std::string::npos);
             ASSERT_EQ(run("apply " + p + " '" + in + "' '" + (dir_ / "r.npy").string() + "' --layout " + layout +
                           " --engine reference"),
                       0)
@@ -202,6 +262,15 @@ TEST_F(TapPairs, UInt8AntialiasedResizeIsPrintedInPairs) {
             EXPECT_EQ(slurp(dir_ / "c.npy"), slurp(dir_ / "r.npy"));
         }
     }
+    // float32 passes keep their float multiply-adds.
+    const fs::path dbg = dir_ / "debug";
+    fs::remove_all(dbg);
+    ASSERT_EQ(run(R"(apply '[{"op": "convert", "dtype": "float32"}, )" + resize + "[7, 9]}]' '" + in + "' '" +
+                  (dir_ / "f.npy").string() + "' --debug-dir '" + dbg.string() + "'"),
+              0)
+        << slurp(dir_ / "out.txt");
+    EXPECT_NE(slurp(dbg / "decisions.txt").find("vector axis"), std::string::npos);
+    EXPECT_EQ(slurp(dbg / "decisions.txt").find("tap pairs"), std::string::npos);
 }
 
 }  // namespace
