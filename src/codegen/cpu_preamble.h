@@ -481,9 +481,12 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
 // Tap pairs: acc + a0 * b0 + a1 * b1 lane by lane in int32, where every factor fits in
 // int16 (uint8, int8 or int16 lanes, or one scalar for all lanes: a weight shared by the
 // lanes). The two products of a lane are one pair of a 16-bit multiply-add (pmaddwd, one
-// instruction for two taps instead of a widening and a 32-bit multiply per tap; with
-// AVX512-VNNI vpdpwssd adds into the accumulator too). Exact: each product fits in int32
-// and the sums wrap as the plain int32 sum does, so the result is the tap-by-tap sum.
+// instruction for two taps instead of a widening and a 32-bit multiply per tap). Exact:
+// each product fits in int32 and the sums wrap as the plain int32 sum does, so the result
+// is the tap-by-tap sum. AVX512-VNNI's vpdpwssd (multiply-add and accumulate in one) gives
+// the same result but puts its 4-5 cycle latency on the accumulator's chain, which a pass
+// with one accumulator (a channels-last vertical pass) waits on every pair; pmaddwd + add
+// keeps that chain at one cycle. It is compiled only with TOROID_MADD_VNNI defined.
 template <typename T> using pair_v __attribute__((vector_size(2 * kLanes * sizeof(T)))) = T;
 // [x0[i], x1[i]] for every lane i, in one vector of twice the lanes.
 template <typename T> inline pair_v<T> t_interleave(vec<T> x0, vec<T> x1) {

@@ -148,7 +148,8 @@ std::vector<Variant> runnable_variants() {
     if (__builtin_cpu_supports("avx512f")) v.push_back({16, {"-mavx512f"}});
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
         v.push_back({16, {"-mavx512f", "-mavx512bw"}});
-        if (__builtin_cpu_supports("avx512vnni")) v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni"}});
+        if (__builtin_cpu_supports("avx512vnni"))  // vpdpwssd, compiled on request
+            v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni", "-DTOROID_MADD_VNNI"}});
         if (__builtin_cpu_supports("avx512vbmi")) v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
     }
 #endif
