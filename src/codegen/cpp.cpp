@@ -458,7 +458,9 @@ private:
                 const Expr& x1 = terms[i][static_cast<std::size_t>(f + 2)];
                 const auto* w0 = find_window(x0);
                 const auto* w1 = find_window(x1);
-                if (!w0 || !w1 || w0->first != w1->first || type_bytes(x0->type) != 1) continue;
+                if (!w0 || !w1 || w0->first != w1->first || type_bytes(x0->type) != 1 ||
+                    w0->second->type != w1->second->type)
+                    continue;
                 const Expr step = simplify(sub(w1->second, w0->second), ranges_, lb_);
                 pinned_.push_back(step);
                 if (varying(step) || depends_on_var(step, sums[i]->var)) continue;
@@ -483,8 +485,8 @@ private:
         // values, interleaved.
         auto pairs = [&](const Expr& x0, const Expr& x1) {
             const auto pw = pair_windows_.find(x0.get());
-            if (pw != pair_windows_.end()) {
-                const auto* w0 = find_window(x0);
+            const auto* w0 = find_window(x0);
+            if (pw != pair_windows_.end() && w0) {
                 const std::string g = temp(fmt::format("pair_v<{}>", ctype(x0->type)),
                                            fmt::format("{}(b{} + {} + {}.first, {}, {})",
                                                        one_window_ ? "gather_window_pairs1" : "gather_window_pairs",
