@@ -128,7 +128,13 @@ protected:
             elems.push_back(vec ? el : std::string());
         }
         for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
+        const bool pairs = vector && std::none_of(elems.begin(), elems.end(), [](const std::string& el) { return el.empty(); }) &&
+                           prepare_tap_pairs(sums);
         emit_tap_loop_variants([&] {
+            if (pairs) {
+                emit_tap_pairs(sums, accs, n);
+                return;
+            }
             line(unroll_pragma());
             line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
             ++indent_;
@@ -275,6 +281,13 @@ protected:
 
     // After the stores of a pixel's unrolled copies (targets that combine them).
     virtual void end_stores() {}
+
+    // Vector tap loops whose terms a target multiplies and adds two taps at a time
+    // (schedule/tap_pairs.h): after hoist_invariants, whether it does for these sums (one
+    // loop over the same taps, each into its own vector accumulator), then the loop.
+    virtual bool prepare_tap_pairs(const std::vector<Expr>& /*sums*/) { return false; }
+    virtual void emit_tap_pairs(const std::vector<Expr>& /*sums*/, const std::vector<std::string>& /*accs*/,
+                                const std::string& /*n*/) {}
 
     // The element offset of a load or store: sum over dims of (index - origin) * stride.
     // Programs with int32 indices compute every offset in int32: binding checked that each

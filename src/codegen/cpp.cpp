@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "ir/graph.h"
 #include "ir/simplify.h"
+#include "schedule/tap_pairs.h"
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <algorithm>
+#include <array>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -491,6 +493,119 @@ private:
         scopes_.back().windows[load.get()] = {w, uniform};
     }
 
+    // Tap pairs (schedule/tap_pairs.h): a tap loop of cast<i32>(a) * cast<i32>(b) terms
+    // with 16-bit-range factors runs two taps per step, each pair one 16-bit multiply-add
+    // into the int32 accumulator (the preamble's t_madd_pairs: pmaddwd), then an odd last tap
+    // the plain way. Per sum: a(r), b(r), a(r + 1), b(r + 1); the second tap's loads read
+    // the windows hoisted for them here, before the loop.
+    std::unordered_map<const Node*, std::array<Expr, 4>> pair_terms_;
+
+    bool prepare_tap_pairs(const std::vector<Expr>& sums) override {
+        if (vector_var_ < 0) return false;
+        std::vector<std::array<Expr, 4>> terms;
+        for (const Expr& s : sums) {
+            const auto f = schedule::tap_pair_factors(s);
+            if (!f || !varying(s)) return false;
+            const int r = s->var;
+            Expr rv = var(r);
+            visit(s->args[0], [&](const Expr& x) {
+                if (x->op == Op::Var && x->var == r) rv = x;
+            });
+            const std::vector<std::pair<int, Expr>> next = {{r, add(rv, iconst(1, rv->type))}};
+            std::array<Expr, 4> t = {f->a, f->b, simplify(substitute(f->a, next), ranges_, lb_),
+                                     simplify(substitute(f->b, next), ranges_, lb_)};
+            for (const Expr& x : t) pinned_.push_back(x);
+            terms.push_back(t);
+        }
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            hoist_invariants(terms[i][2], sums[i]->var, /*vector=*/true);
+            hoist_invariants(terms[i][3], sums[i]->var, /*vector=*/true);
+            pair_terms_[sums[i].get()] = terms[i];
+            // A factor whose two taps are bytes of the same window, a tap-invariant distance
+            // apart: its pair gather's masks and index, once before the loop.
+            for (int f = 0; f < 2; ++f) {
+                const Expr& x0 = terms[i][static_cast<std::size_t>(f)];
+                const Expr& x1 = terms[i][static_cast<std::size_t>(f + 2)];
+                const auto* w0 = find_window(x0);
+                const auto* w1 = find_window(x1);
+                if (!w0 || !w1 || w0->first != w1->first || type_bytes(x0->type) != 1 ||
+                    w0->second->type != w1->second->type)
+                    continue;
+                const Expr step = simplify(sub(w1->second, w0->second), ranges_, lb_);
+                pinned_.push_back(step);
+                if (varying(step) || depends_on_var(step, sums[i]->var)) continue;
+                pair_windows_[x0.get()] = temp("pair_window", fmt::format("make_pair_window({}, {})", w0->first, emit(step)));
+            }
+        }
+        return true;
+    }
+    std::unordered_map<const Node*, std::string> pair_windows_;  // a factor's first-tap load -> its pair window
+
+    void emit_tap_pairs(const std::vector<Expr>& sums, const std::vector<std::string>& accs,
+                        const std::string& n) override {
+        const int r = sums.front()->var;
+        // Both taps' factors in one element type each (a scalar: the same for every lane).
+        auto factor = [&](const Expr& x) {
+            const VName v = emitv(x);
+            const std::string el = ctype(x->type);
+            return v.vector ? fmt::format("to_v<vec<{}>>({})", el, v.name) : fmt::format("static_cast<{}>({})", el, v.name);
+        };
+        // A factor's two taps as 16-bit pairs: where both are bytes read through the same
+        // window, one gather of both taps in pair order (gather_window_pairs); else the two
+        // values, interleaved.
+        auto pairs = [&](const Expr& x0, const Expr& x1) {
+            const auto pw = pair_windows_.find(x0.get());
+            const auto* w0 = find_window(x0);
+            if (pw != pair_windows_.end() && w0) {
+                const std::string g = temp(fmt::format("pair_v<{}>", ctype(x0->type)),
+                                           fmt::format("{}(b{} + {} + {}.first, {}, {})",
+                                                       one_window_ ? "gather_window_pairs1" : "gather_window_pairs",
+                                                       x0->buffer, emit(w0->second), w0->first, w0->first, pw->second));
+                return fmt::format("t_widen_pairs<{}>({})", ctype(x0->type), g);
+            }
+            return fmt::format("t_pairs16({}, {})", factor(x0), factor(x1));
+        };
+        line("{");
+        ++indent_;
+        line(fmt::format("std::int32_t r{} = 0;", r));
+        line("#pragma GCC unroll 2");
+        line(fmt::format("for (; r{0} + 1 < {1}; r{0} += 2) {{", r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const std::array<Expr, 4>& t = pair_terms_.at(sums[i].get());
+            const std::string a = pairs(t[0], t[2]), b = pairs(t[1], t[3]);
+            line(fmt::format("{0} = t_madd_pairs({0}, {1}, {2});", accs[i], a, b));
+        }
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        // An odd number of taps: the last one alone.
+        line(fmt::format("if (r{} < {}) {{", r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const VName v = emitv(sums[i]->args[0]);
+            line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
+        }
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        --indent_;
+        line("}");
+    }
+
+    // The window a load in a tap loop reads through (its name and the lane-uniform part of
+    // its offset), or null.
+    const std::pair<std::string, Expr>* find_window(const Expr& load) const {
+        if (load->op != Op::Load) return nullptr;
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            auto f = it->windows.find(load.get());
+            if (f != it->windows.end()) return &f->second;
+        }
+        return nullptr;
+    }
+
     // Whether e takes a different value in each lane of the vector body.
     bool varying(const Expr& e) override {
         if (vector_var_ < 0) return false;
@@ -599,7 +714,12 @@ private:
             } else {
                 const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);
+                const bool pairs = prepare_tap_pairs({e});
                 emit_tap_loop_variants([&] {
+                    if (pairs) {
+                        emit_tap_pairs({e}, {acc}, n);
+                        return;
+                    }
                     line("#pragma GCC unroll 4");
                     line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                     ++indent_;

@@ -501,4 +501,160 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
     else return convert_v<vec<T>>(r);
 }
 
+// Tap pairs: acc + a0 * b0 + a1 * b1 lane by lane in int32, where every factor fits in
+// int16 (uint8, int8 or int16 lanes, or one scalar for all lanes: a weight shared by the
+// lanes). The two products of a lane are one pair of a 16-bit multiply-add (pmaddwd, one
+// instruction for two taps instead of a widening and a 32-bit multiply per tap). Exact:
+// each product fits in int32 and the sums wrap as the plain int32 sum does, so the result
+// is the tap-by-tap sum. AVX512-VNNI's vpdpwssd (multiply-add and accumulate in one) gives
+// the same result but puts its 4-5 cycle latency on the accumulator's chain, which a pass
+// with one accumulator (a channels-last vertical pass) waits on every pair; pmaddwd + add
+// keeps that chain at one cycle. It is compiled only with TOROID_MADD_VNNI defined.
+template <typename T> using pair_v __attribute__((vector_size(2 * kLanes * sizeof(T)))) = T;
+// [x0[i], x1[i]] for every lane i, in one vector of twice the lanes.
+template <typename T> inline pair_v<T> t_interleave(vec<T> x0, vec<T> x1) {
+    if constexpr (kLanes == 16) {
+        return __builtin_shufflevector(x0, x1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25,
+                                       10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    } else if constexpr (kLanes == 8) {
+        return __builtin_shufflevector(x0, x1, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    } else if constexpr (kLanes == 4) {
+        return __builtin_shufflevector(x0, x1, 0, 4, 1, 5, 2, 6, 3, 7);
+    } else {
+        pair_v<T> both;
+        for (int i = 0; i < kLanes; ++i) {
+            both[2 * i] = x0[i];
+            both[2 * i + 1] = x1[i];
+        }
+        return both;
+    }
+}
+// Pairs of 8- or 16-bit elements as 16-bit pairs (bytes extended).
+template <typename T> inline pair_v<std::int16_t> t_widen_pairs(pair_v<T> both) {
+    static_assert(sizeof(T) <= 2, "tap pairs take 8- or 16-bit factors");
+    if constexpr (sizeof(T) == 2) {
+        return reinterpret_cast<pair_v<std::int16_t>>(both);
+    } else {
+#if defined(__AVX512BW__) && !defined(__clang__)
+        // GCC: one extend instruction (its generic lowering splits it by its preferred width).
+        if constexpr (kLanes == 16) {
+            typedef char v32qi __attribute__((vector_size(32)));
+            typedef short v32hi __attribute__((vector_size(64)));
+            if constexpr (std::is_signed_v<T>)
+                return reinterpret_cast<pair_v<std::int16_t>>(__builtin_ia32_pmovsxbw512_mask(reinterpret_cast<v32qi>(both), v32hi{}, ~0u));
+            else
+                return reinterpret_cast<pair_v<std::int16_t>>(__builtin_ia32_pmovzxbw512_mask(reinterpret_cast<v32qi>(both), v32hi{}, ~0u));
+        }
+#endif
+        return __builtin_convertvector(both, pair_v<std::int16_t>);
+    }
+}
+// [x0[i], x1[i]] as the 16-bit pair of lane i (a scalar: the same pair in every lane).
+template <typename X> inline pair_v<std::int16_t> t_pairs16(X x0, X x1) {
+    if constexpr (!is_vec<X>) {
+        const std::uint32_t w = static_cast<std::uint16_t>(static_cast<std::int16_t>(x0)) |
+                                (static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int16_t>(x1))) << 16);
+        return reinterpret_cast<pair_v<std::int16_t>>(vec<std::uint32_t>{} + w);
+    } else {
+        return t_widen_pairs<elem_t<X>>(t_interleave<elem_t<X>>(x0, x1));
+    }
+}
+// Two taps of a byte window gather (gather_window1 / gather_window), `step` bytes apart,
+// as the pairs [p[rel[i]], p[rel[i] + step]] of each lane: where both taps' bytes lie in one
+// 128-byte window, two masked loads (of exactly the bytes the two taps read) and one
+// permute pick them in pair order, instead of a permute per tap and one to interleave.
+// make_pair_window works out the loads' masks and the permute's index once per window.
+struct pair_window {
+    std::int64_t step = 0;
+    bool one = false;  // both taps in one window: the masks and index below
+#if defined(TOROID_BYTE_PERMUTE)
+    t_mask64 m0 = 0, m1 = 0;
+    t_bytes64 idx = {};
+#endif
+};
+inline pair_window make_pair_window(const lane_window<1>& w, std::int64_t step) {
+    pair_window pw;
+    pw.step = step;
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        const std::int64_t span = __builtin_popcountll(w.m0[0]) + __builtin_popcountll(w.m1[0]);
+        if (w.groups == 1 && step > 0 && step < 64 && span + step <= 128) {
+            pw.one = true;
+            pw.m0 = w.m0[0] | (w.m0[0] << step);
+            pw.m1 = w.m1[0] | (w.m1[0] << step) | (w.m0[0] >> (64 - step));
+            // [idx[i], idx[i] + step] for the 16 lanes (the upper 32 bytes are not used).
+            typedef char b16 __attribute__((vector_size(16)));
+            typedef char b32 __attribute__((vector_size(32)));
+            const b16 lo = __builtin_shufflevector(w.idx[0], w.idx[0], 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            const b16 hi = lo + static_cast<char>(step);
+            const b32 both = __builtin_shufflevector(lo, hi, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24,
+                                                     9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+            __builtin_memcpy(&pw.idx, &both, sizeof both);
+        }
+    }
+#endif
+    (void)w;
+    return pw;
+}
+// When every lane lies in the window's first group (w.groups == 1).
+inline pair_v<std::uint8_t> gather_window_pairs1(const std::uint8_t* p, const lane_window<1>& w, const pair_window& pw) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        if (pw.one) {
+            const t_bytes64 r = t_permute2_bytes(t_load_bytes(pw.m0, p), pw.idx, t_load_bytes(pw.m1, p + 64));
+            return reinterpret_cast<pair_v<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                                                                 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31));
+        }
+    }
+#endif
+    return t_interleave<std::uint8_t>(gather_window1(p, w), gather_window1(p + pw.step, w));
+}
+// Any window.
+inline pair_v<std::uint8_t> gather_window_pairs(const std::uint8_t* p, const lane_window<1>& w, const pair_window& pw) {
+    if (pw.one) return gather_window_pairs1(p, w, pw);
+    return t_interleave<std::uint8_t>(gather_window(p, w), gather_window(p + pw.step, w));
+}
+// Lane i: a[2i] * b[2i] + a[2i+1] * b[2i+1] + acc[i]. The instruction of the vector width
+// (TOROID_MADD: 512-bit with AVX-512BW, 256 with AVX2, 128 with SSE2), else plain code.
+#if defined(__AVX512BW__) && TOROID_LANES == 16
+#define TOROID_MADD 512
+#elif defined(__AVX2__) && TOROID_LANES == 8
+#define TOROID_MADD 256
+#elif defined(__SSE2__) && TOROID_LANES == 4
+#define TOROID_MADD 128
+#endif
+inline vec<std::int32_t> t_madd_pairs(vec<std::int32_t> acc, pair_v<std::int16_t> a, pair_v<std::int16_t> b) {
+#if TOROID_MADD == 512
+    typedef short v32hi __attribute__((vector_size(64)));
+    typedef int v16si __attribute__((vector_size(64)));
+    const v32hi x = reinterpret_cast<v32hi>(a), y = reinterpret_cast<v32hi>(b);
+    (void)static_cast<v16si*>(nullptr);
+#if defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__) && defined(__clang__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
+#elif defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
+#elif defined(__clang__)
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512(x, y));
+#else
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512_mask(x, y, v16si{}, static_cast<unsigned short>(0xffff)));
+#endif
+#elif TOROID_MADD == 256
+    typedef short v16hi __attribute__((vector_size(32)));
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd256(reinterpret_cast<v16hi>(a), reinterpret_cast<v16hi>(b)));
+#elif TOROID_MADD == 128
+    typedef short v8hi __attribute__((vector_size(16)));
+    return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd128(reinterpret_cast<v8hi>(a), reinterpret_cast<v8hi>(b)));
+#else
+    // The plain widening multiply-add (int32 vectors wrap like the instruction).
+    vec<std::int32_t> p = {};
+    for (int i = 0; i < kLanes; ++i)
+        p[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a[2 * i] * b[2 * i]) +
+                                         static_cast<std::uint32_t>(a[2 * i + 1] * b[2 * i + 1]));
+    return acc + p;
+#endif
+}
+template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::int32_t> acc, A a0, A a1, B b0, B b1) {
+    return t_madd_pairs(acc, t_pairs16(a0, a1), t_pairs16(b0, b1));
+}
+
 }  // namespace

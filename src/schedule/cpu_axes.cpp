@@ -2,6 +2,7 @@
 // vector loop (and how many lanes), which small loop is unrolled around it, which outer
 // loops are parallel. Codegen prints exactly what is decided here.
 #include "schedule/schedule.h"
+#include "schedule/tap_pairs.h"
 
 #include "ir/simplify.h"
 
@@ -227,6 +228,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,
                                               contiguous ? "narrow gathers" : "cheap value, interleaved stores"));
         }
+        note_tap_pairs(prog, k, target);
         std::vector<std::string> par;
         for (std::size_t i = 0; i < inner; ++i) {
             k.loops[i].kind = LoopKind::Parallel;
