@@ -575,8 +575,8 @@ struct pair_window {
 inline pair_window make_pair_window(const lane_window<1>& w, std::int64_t step) {
     pair_window pw;
     pw.step = step;
-#if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
+#if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16  // (not a template: if constexpr would not discard)
+    {
         const std::int64_t span = __builtin_popcountll(w.m0[0]) + __builtin_popcountll(w.m1[0]);
         if (w.groups == 1 && step > 0 && step < 64 && span + step <= 128) {
             pw.one = true;
@@ -598,8 +598,8 @@ inline pair_window make_pair_window(const lane_window<1>& w, std::int64_t step) 
 }
 // When every lane lies in the window's first group (w.groups == 1).
 inline pair_v<std::uint8_t> gather_window_pairs1(const std::uint8_t* p, const lane_window<1>& w, const pair_window& pw) {
-#if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
+#if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16  // (not a template: if constexpr would not discard)
+    {
         if (pw.one) {
             const t_bytes64 r = t_permute2_bytes(t_load_bytes(pw.m0, p), pw.idx, t_load_bytes(pw.m1, p + 64));
             return reinterpret_cast<pair_v<std::uint8_t>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
@@ -616,6 +616,7 @@ inline pair_v<std::uint8_t> gather_window_pairs(const std::uint8_t* p, const lan
 }
 // Lane i: a[2i] * b[2i] + a[2i+1] * b[2i+1] + acc[i]. The instruction of the vector width
 // (TOROID_MADD: 512-bit with AVX-512BW, 256 with AVX2, 128 with SSE2), else plain code.
+#undef TOROID_MADD  // this part is pasted once per lane count; the macro is per paste
 #if defined(__AVX512BW__) && TOROID_LANES == 16
 #define TOROID_MADD 512
 #elif defined(__AVX2__) && TOROID_LANES == 8

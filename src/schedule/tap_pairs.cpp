@@ -35,7 +35,7 @@ std::optional<TapPairFactors> tap_pair_factors(const Expr& sum) {
 void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
     (void)prog;
     if (k.vector_width <= 1) return;
-    const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(k) : k;
+    const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
     int v = -1;
     for (const Loop& l : printed.loops)
         if (l.kind == LoopKind::Vector) v = l.var;
