@@ -534,12 +534,14 @@ private:
                 const Expr step = simplify(sub(w1->second, w0->second), ranges_, lb_);
                 pinned_.push_back(step);
                 if (varying(step) || depends_on_var(step, sums[i]->var)) continue;
-                pair_windows_[x0.get()] = temp("pair_window", fmt::format("make_pair_window({}, {})", w0->first, emit(step)));
+                pair_windows_[x0.get()] = step;
             }
         }
         return true;
     }
-    std::unordered_map<const Node*, std::string> pair_windows_;  // a factor's first-tap load -> its pair window
+    // A factor's first-tap load -> the distance of its second tap in its window (its pair
+    // window is made at the top of the pair loop's branch: the plain branch does not pay).
+    std::unordered_map<const Node*, Expr> pair_windows_;
 
     void emit_tap_pairs(const std::vector<Expr>& sums, const std::vector<std::string>& accs,
                         const std::string& n) override {
@@ -553,10 +555,11 @@ private:
         // A factor's two taps as 16-bit pairs: where both are bytes read through the same
         // window, one gather of both taps in pair order (gather_window_pairs); else the two
         // values, interleaved.
+        std::unordered_map<const Node*, std::string> made;  // first-tap load -> its pair window
         auto pairs = [&](const Expr& x0, const Expr& x1) {
-            const auto pw = pair_windows_.find(x0.get());
+            const auto pw = made.find(x0.get());
             const auto* w0 = find_window(x0);
-            if (pw != pair_windows_.end() && w0) {
+            if (pw != made.end() && w0) {
                 const std::string g = temp(fmt::format("pair_v<{}>", ctype(x0->type)),
                                            fmt::format("{}(b{} + {} + {}.first, {}, {})",
                                                        one_window_ ? "gather_window_pairs1" : "gather_window_pairs",
@@ -565,8 +568,20 @@ private:
             }
             return fmt::format("t_pairs16({}, {})", factor(x0), factor(x1));
         };
-        line("{");
+        // Few taps: the plain loop (the pairs' setup and odd last tap would cost more than
+        // they save); the preamble's kTapPairsMin says how few.
+        line(fmt::format("if ({} >= kTapPairsMin) {{", n));
         ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const std::array<Expr, 4>& t = pair_terms_.at(sums[i].get());
+            for (std::size_t f = 0; f < 2; ++f) {
+                const auto step = pair_windows_.find(t[f].get());
+                const auto* w0 = find_window(t[f]);
+                if (step == pair_windows_.end() || !w0) continue;
+                made[t[f].get()] = temp("pair_window", fmt::format("make_pair_window({}, {})", w0->first, emit(step->second)));
+            }
+        }
         line(fmt::format("std::int32_t r{} = 0;", r));
         line("#pragma GCC unroll 2");
         line(fmt::format("for (; r{0} + 1 < {1}; r{0} += 2) {{", r, n));
@@ -582,6 +597,21 @@ private:
         line("}");
         // An odd number of taps: the last one alone.
         line(fmt::format("if (r{} < {}) {{", r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            const VName v = emitv(sums[i]->args[0]);
+            line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
+        }
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        scopes_.pop_back();
+        --indent_;
+        line("} else {");
+        ++indent_;
+        line("#pragma GCC unroll 4");
+        line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
         ++indent_;
         scopes_.emplace_back();
         for (std::size_t i = 0; i < sums.size(); ++i) {

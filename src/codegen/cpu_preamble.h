@@ -511,6 +511,10 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
 // with one accumulator (a channels-last vertical pass) waits on every pair; pmaddwd + add
 // keeps that chain at one cycle. It is compiled only with TOROID_MADD_VNNI defined.
 template <typename T> using pair_v __attribute__((vector_size(2 * kLanes * sizeof(T)))) = T;
+// Tap loops with fewer taps run the plain loop: a pair gather's setup (once per tap loop)
+// and the odd last tap cost about what pairs save over 3 or 5 taps (measured on AMD Zen 4,
+// where vpmulld is cheap: 3-tap passes 0.6-0.8x in pairs, 9- and 13-tap ones 1.0-1.15x).
+constexpr int kTapPairsMin = 7;
 // [x0[i], x1[i]] for every lane i, in one vector of twice the lanes.
 template <typename T> inline pair_v<T> t_interleave(vec<T> x0, vec<T> x1) {
     if constexpr (kLanes == 16) {

@@ -49,7 +49,9 @@ void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
     });
     if (sums.empty()) return;
     k.decisions.push_back(fmt::format(
-        "tap pairs: {}: two taps per 16-bit multiply-add into int32 ({}), an odd last tap alone", fmt::join(sums, ", "),
+        "tap pairs: {}: two taps per 16-bit multiply-add into int32 ({}) from kTapPairsMin taps at run time, an "
+        "odd last tap alone",
+        fmt::join(sums, ", "),
         target.vector_bytes == 64 ? (target.byte_permute ? "vpmaddwd"
                                                          : "vpmaddwd with AVX-512BW, else plain multiply-adds")
                                   : "vpmaddwd with AVX2, else plain multiply-adds"));

@@ -228,7 +228,8 @@ TEST(TapPairFactors, OnlyExactSixteenBitProducts) {
 }
 
 // Both passes of a uint8 antialiased resize, planar and channels-last: a downscale and an
-// upscale (odd tap counts: the last tap alone), and a crop of 18 rows resized to 1 (18
+// upscale (odd tap counts: the last tap alone; the upscale's 3 taps run the plain loop,
+// fewer than kTapPairsMin), and a crop of 18 rows resized to 1 (18
 // vertical taps, all in pairs), each with the decision recorded, t_madd_pairs in the source,
 // and the reference engine's bytes.
 TEST_F(TapPairs, UInt8AntialiasedResizeIsPrintedInPairs) {
