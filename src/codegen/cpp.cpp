@@ -501,7 +501,7 @@ private:
     std::unordered_map<const Node*, std::array<Expr, 4>> pair_terms_;
 
     bool prepare_tap_pairs(const std::vector<Expr>& sums) override {
-        if (vector_var_ < 0) return false;
+        if (vector_var_ < 0 || !k_.tap_pairs) return false;
         std::vector<std::array<Expr, 4>> terms;
         for (const Expr& s : sums) {
             const auto f = schedule::tap_pair_factors(s);

@@ -89,6 +89,9 @@ struct Kernel {
     // f gives c := f mod C and w := floordiv(f, C) (forward offsets still simplify to
     // A + s * f) instead of c := f, w := 0.
     bool fused_mirrored = false;
+    // The scheduler chose tap pairs (schedule/tap_pairs.h) for this kernel's uint8 x int16
+    // tap sums; the C++ printer prints them so only then.
+    bool tap_pairs = false;
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)

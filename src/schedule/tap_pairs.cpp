@@ -34,7 +34,7 @@ std::optional<TapPairFactors> tap_pair_factors(const Expr& sum) {
 
 void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
     (void)prog;
-    if (k.vector_width <= 1) return;
+    if (!target.tap_pairs || k.vector_width <= 1) return;
     const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
     int v = -1;
     for (const Loop& l : printed.loops)
@@ -48,6 +48,7 @@ void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
         if (std::find(sums.begin(), sums.end(), s) == sums.end()) sums.push_back(s);
     });
     if (sums.empty()) return;
+    k.tap_pairs = true;
     k.decisions.push_back(fmt::format(
         "tap pairs: {}: two taps per 16-bit multiply-add into int32 ({}) from kTapPairsMin taps at run time, an "
         "odd last tap alone",

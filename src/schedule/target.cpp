@@ -1,6 +1,9 @@
 // Target descriptions: the host CPU's vector width, read once.
 #include "schedule/target.h"
 
+#include <cstdlib>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,6 +37,8 @@ Target Target::host_cpu() {
     if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
     t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
 #endif
+    const char* pairs = std::getenv("TOROID_TAP_PAIRS");
+    t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";
     return t;
 }
 

@@ -17,6 +17,11 @@ struct Target {
     // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
     // lanes lie close together become a window load and a permute (codegen's gather_window).
     bool byte_permute = false;
+    // CPU: uint8 x int16 tap sums printed two taps per 16-bit multiply-add (schedule/tap_pairs).
+    // Opt-in (TOROID_TAP_PAIRS=1): on the Intel Xeon it was measured on, the pairs' permutes
+    // and interleaves cost more than the 32-bit multiplies they save (0.96x geo-mean over the
+    // uint8 antialiased seed rows; 1.2-1.35x on planar rows of many taps, 0.73-0.9x on others).
+    bool tap_pairs = false;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key

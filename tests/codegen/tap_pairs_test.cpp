@@ -238,6 +238,25 @@ TEST_F(TapPairs, UInt8AntialiasedResizeIsPrintedInPairs) {
     const std::string crop = R"({"op": "crop", "top": 1, "left": 0, "height": 18, "width": 24}, )";
     const std::vector<std::string> pipelines = {"[" + resize + "[7, 9]}]", "[" + resize + "[40, 50]}]",
                                                 "[" + crop + resize + "[1, 20]}]"};
+    // Opt-in: without TOROID_TAP_PAIRS=1 the tap sums are printed the plain way.
+    {
+        const fs::path dbg = dir_ / "debug";
+        fs::remove_all(dbg);
+        ::unsetenv("TOROID_TAP_PAIRS");
+        ASSERT_EQ(run("apply '" + pipelines[0] + "' '" + in + "' '" + (dir_ / "p.npy").string() + "' --debug-dir '" +
+                      dbg.string() + "'"),
+                  0)
+            << slurp(dir_ / "out.txt");
+        EXPECT_EQ(slurp(dbg / "decisions.txt").find("tap pairs"), std::string::npos);
+        const std::string source = slurp(dbg / "kernel.cpp");
+        const std::size_t kernels = source.find("static void kernel_0(");  // past the preamble
+        ASSERT_NE(kernels, std::string::npos);
+        EXPECT_EQ(source.find("t_madd_pairs(", kernels), std::string::npos);
+    }
+    ::setenv("TOROID_TAP_PAIRS", "1", 1);
+    struct Unset {
+        ~Unset() { ::unsetenv("TOROID_TAP_PAIRS"); }
+    } unset;
     for (const std::string& pipeline : pipelines) {
         for (const char* layout : {"contiguous", "channels_last"}) {
             SCOPED_TRACE(pipeline + " " + layout);
