@@ -5,7 +5,10 @@ and affine warps), run on the same decoded-JPEG-like images (HWC uint8 of random
 viewed as CHW tensors, as a DataLoader's decode step hands them over) with the same torch
 seed per image, so both draw the same random parameters. Engines alternate image by image;
 the table gives each one's time per image after its first call (toroid's first call
-compiles), images/s, toroid's speed-up, and the largest difference between the two results.
+compiles, and random choices that change the program's structure, such as flipping or not,
+compile their variant when first drawn), then the same over a second pass over the images
+(every variant compiled: a long epoch's steady state), toroid's speed-ups, the compiles, and
+the largest difference between the two results.
 Needs torchvision >= 0.15 (transforms.v2).
 
     PYTHONPATH=python python3 bench/transforms.py [--n 200] [--threads 1] [--json FILE]"""
@@ -82,40 +85,49 @@ def main():
     rows = []
     for name, build in pipelines(TV, torch).items():
         engines = {"torchvision.v2": build(), "toroid.transforms": pipelines(TT, torch)[name]()}
-        times = {e: [] for e in engines}
         first = {}
         max_diff = 0.0
-        for i, x in enumerate(xs):
-            results = {}
-            order = list(engines) if i % 2 == 0 else list(reversed(engines))
-            for e in order:
-                torch.manual_seed(args.seed * 100003 + i)
-                t0 = time.perf_counter()
-                y = engines[e](x)
-                dt = time.perf_counter() - t0
-                if i == 0:
-                    first[e] = dt
-                else:
-                    times[e].append(dt)
-                results[e] = y
-            a, b = results["torchvision.v2"], results["toroid.transforms"]
-            if a.shape != b.shape:
-                sys.exit("transforms: error: %s: image %d: shapes %s and %s" % (name, i, tuple(a.shape), tuple(b.shape)))
-            max_diff = max(max_diff, float((a.double() - b.double()).abs().max()))
-        tv = statistics.mean(times["torchvision.v2"]) * 1e3
-        tt = statistics.mean(times["toroid.transforms"]) * 1e3
+        compiles_before = toroid.cache_stats()["compiles"]
+        passes = []
+        for rnd in range(2):
+            times = {e: [] for e in engines}
+            for i, x in enumerate(xs):
+                results = {}
+                order = list(engines) if i % 2 == 0 else list(reversed(engines))
+                for e in order:
+                    torch.manual_seed(args.seed * 100003 + i)
+                    t0 = time.perf_counter()
+                    y = engines[e](x)
+                    dt = time.perf_counter() - t0
+                    if rnd == 0 and i == 0:
+                        first[e] = dt
+                    else:
+                        times[e].append(dt)
+                    results[e] = y
+                a, b = results["torchvision.v2"], results["toroid.transforms"]
+                if a.shape != b.shape:
+                    sys.exit("transforms: error: %s: image %d: shapes %s and %s" % (name, i, tuple(a.shape),
+                                                                                 tuple(b.shape)))
+                max_diff = max(max_diff, float((a.double() - b.double()).abs().max()))
+            passes.append((statistics.mean(times["torchvision.v2"]) * 1e3,
+                           statistics.mean(times["toroid.transforms"]) * 1e3))
+        (tv, tt), (tv2, tt2) = passes
         rows.append({"pipeline": name, "images": args.n, "threads": args.threads,
                      "torchvision_ms": tv, "toroid_ms": tt, "speedup": tv / tt,
+                     "torchvision_ms_warm": tv2, "toroid_ms_warm": tt2, "speedup_warm": tv2 / tt2,
+                     "toroid_compiles": toroid.cache_stats()["compiles"] - compiles_before,
                      "torchvision_first_s": first["torchvision.v2"], "toroid_first_s": first["toroid.transforms"],
                      "max_abs_diff": max_diff})
 
     print("toroid.transforms vs torchvision.transforms.v2 %s (torch %s), %d images of random sizes, %d thread(s)"
           % (torchvision.__version__, torch.__version__, args.n, args.threads))
-    print("| pipeline | torchvision ms/image | toroid ms/image | speed-up | toroid first call s | max abs diff |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| pipeline | torchvision ms/image | toroid ms/image | speed-up | second pass: torchvision | toroid | "
+          "speed-up | toroid compiles | toroid first call s | max abs diff |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2g |" % (r["pipeline"], r["torchvision_ms"], r["toroid_ms"],
-                                                            r["speedup"], r["toroid_first_s"], r["max_abs_diff"]))
+        print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %d | %.2f | %.2g |" % (
+            r["pipeline"], r["torchvision_ms"], r["toroid_ms"], r["speedup"], r["torchvision_ms_warm"],
+            r["toroid_ms_warm"], r["speedup_warm"], r["toroid_compiles"], r["toroid_first_s"], r["max_abs_diff"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": {"cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
