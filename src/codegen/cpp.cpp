@@ -568,6 +568,18 @@ private:
             }
             return fmt::format("t_pairs16({}, {})", factor(x0), factor(x1));
         };
+        // One tap the plain way (the odd last tap, and every tap of the plain loop).
+        auto plain_tap = [&] {
+            ++indent_;
+            scopes_.emplace_back();
+            for (std::size_t i = 0; i < sums.size(); ++i) {
+                const VName v = emitv(sums[i]->args[0]);
+                line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
+            }
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        };
         // Few taps: the plain loop (the pairs' setup and odd last tap would cost more than
         // they save); the preamble's kTapPairsMin says how few.
         line(fmt::format("if ({} >= kTapPairsMin) {{", n));
@@ -597,30 +609,14 @@ private:
         line("}");
         // An odd number of taps: the last one alone.
         line(fmt::format("if (r{} < {}) {{", r, n));
-        ++indent_;
-        scopes_.emplace_back();
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-            const VName v = emitv(sums[i]->args[0]);
-            line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
-        }
-        scopes_.pop_back();
-        --indent_;
-        line("}");
+        plain_tap();
         scopes_.pop_back();
         --indent_;
         line("} else {");
         ++indent_;
         line("#pragma GCC unroll 4");
         line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
-        ++indent_;
-        scopes_.emplace_back();
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-            const VName v = emitv(sums[i]->args[0]);
-            line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
-        }
-        scopes_.pop_back();
-        --indent_;
-        line("}");
+        plain_tap();
         --indent_;
         line("}");
     }
