@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 namespace toroid {
@@ -112,6 +113,10 @@ TEST(CpuPreamble, KernelsOfTwoLaneCountsShareASource) {
     c.optimization_flags = {"-O2", "-march=native"};
     c.extra_flags = {"-fopenmp"};
     c.cache_dir = cache;
+    // The module brings in OpenMP's runtime: keep it loaded for the process, as the compiled
+    // engine does (engine/compiled.cpp), so that unloading the module does not unload it
+    // with what it allocated when it started.
+    ASSERT_NE(::dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE), nullptr);
     JitCompiler jit(c);
     auto module = jit.load(src, codegen::kEntryPoint);
     using Entry = void (*)(void* const*, const std::int64_t*, int);
