@@ -22,8 +22,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MEAN = [0.485, 0.456, 0.406]
-STD = [0.229, 0.224, 0.225]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loader import MEAN, STD, make_images  # noqa: E402  the same images and constants as the loader benchmark
 
 
 def parse_args():
@@ -35,20 +35,10 @@ def parse_args():
     return ap.parse_args()
 
 
-def images(n, seed, np, torch):
-    """HWC uint8 arrays of random sizes (180-900 px per side; smooth gradients plus noise),
-    each viewed as a CHW tensor without a copy."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n):
-        h, w = (int(v) for v in rng.integers(180, 901, size=2))
-        y = np.linspace(0, 1, h, dtype=np.float32)[:, None, None]
-        x = np.linspace(0, 1, w, dtype=np.float32)[None, :, None]
-        base = 255 * (0.5 * y + 0.5 * x) * np.array([1.0, 0.8, 0.6], np.float32)
-        noise = rng.integers(-20, 21, size=(h, w, 3))
-        hwc = np.clip(base + noise, 0, 255).astype(np.uint8)
-        out.append(torch.from_numpy(hwc).permute(2, 0, 1))
-    return out
+def images(n, seed, torch):
+    """bench/loader.py's decoded-JPEG-like HWC uint8 images (random sizes, 180-900 px per
+    side), each viewed as a CHW tensor without a copy."""
+    return [torch.from_numpy(hwc).permute(2, 0, 1) for hwc in make_images(n, seed)]
 
 
 def pipelines(T, torch):
@@ -68,7 +58,6 @@ def pipelines(T, torch):
 
 def main():
     args = parse_args()
-    import numpy as np
     import torch
     try:
         import torchvision
@@ -81,7 +70,7 @@ def main():
 
     torch.set_num_threads(args.threads)
     toroid.set_num_threads(args.threads)
-    xs = images(args.n, args.seed, np, torch)
+    xs = images(args.n, args.seed, torch)
     rows = []
     for name, build in pipelines(TV, torch).items():
         engines = {"torchvision.v2": build(), "toroid.transforms": pipelines(TT, torch)[name]()}
