@@ -4,6 +4,7 @@
 // where installed, Clang, at every vector width this machine can run.
 #include "codegen/cpp.h"
 #include "runtime/jit.h"
+#include "jit_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -24,22 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kHeader = fs::path(TOROID_SOURCE_DIR) / "src" / "codegen" / "cpu_preamble.h";
-
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-bool on_path(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    std::istringstream dirs(path ? path : "");
-    for (std::string d; std::getline(dirs, d, ':');)
-        if (!d.empty() && ::access((fs::path(d) / program).c_str(), X_OK) == 0) return true;
-    return false;
-}
+using jit_test::kHeader;
+using jit_test::on_path;
+using jit_test::slurp;
 
 TEST(CpuPreamble, GeneratedSourceEmbedsTheHeader) {
     const std::string header = slurp(kHeader);
