@@ -299,10 +299,7 @@ extern "C" int check_bytes() {
 }
 )";
 
-struct Variant {
-    int lanes;
-    std::vector<std::string> flags;
-};
+using jit_test::Variant;
 
 // The widths whose hardware gathers this machine can run, plus a width without them.
 std::vector<Variant> runnable_variants() {

@@ -1,6 +1,6 @@
 // Helpers of the tests that compile preamble code with the JIT (cpu_preamble_test,
-// tap_pairs_test): the preamble header's path, reading a file whole, and whether a
-// compiler is on PATH.
+// tap_pairs_test): the preamble header's path, reading a file whole, whether a compiler
+// is on PATH, and the variants a check is compiled in.
 #pragma once
 
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace toroid::jit_test {
 
@@ -30,5 +31,12 @@ inline bool on_path(const std::string& program) {
         if (!d.empty() && ::access((std::filesystem::path(d) / program).c_str(), X_OK) == 0) return true;
     return false;
 }
+
+// One way to compile a check: the lane count the preamble is pasted with and the flags
+// (instruction sets) it is compiled under.
+struct Variant {
+    int lanes;
+    std::vector<std::string> flags;
+};
 
 }  // namespace toroid::jit_test

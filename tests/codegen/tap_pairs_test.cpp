@@ -123,10 +123,7 @@ extern "C" int check_window_pairs() {
 }
 )";
 
-struct Variant {
-    int lanes;
-    std::vector<std::string> flags;
-};
+using jit_test::Variant;
 
 // The plain fallback (no SSE2 at 4 lanes: the loop), and each instruction this machine runs.
 std::vector<Variant> runnable_variants() {
