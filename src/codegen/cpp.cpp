@@ -282,8 +282,9 @@ private:
         else line(fmt::format("scatter_v(b{}, {}, {});", out.id, emitv(off_e).name, val));
     }
 
-    // Tap loops with byte windows: a copy for the usual case, every window one 128-byte
-    // span (gather_window1 keeps its index and masks in registers), and the general one.
+    // Tap loops with windows: a copy for the usual case, every window one 128-byte span
+    // (gather_window1 keeps its index and masks in registers), one for byte windows in two
+    // groups (gather_window2), and the general one.
     void emit_tap_loop_variants(const std::function<void()>& emit_loop) override {
         std::vector<std::string> names;
         for (const auto& [node, w] : scopes_.back().windows)
@@ -293,14 +294,29 @@ private:
             return;
         }
         std::sort(names.begin(), names.end());
-        std::string cond;
-        for (const std::string& n : names) cond += (cond.empty() ? "" : " && ") + n + ".groups == 1";
-        line(fmt::format("if ({}) {{", cond));
+        const auto all_groups = [&](int g) {
+            std::string cond;
+            for (const std::string& n : names) cond += fmt::format("{}{}.groups == {}", cond.empty() ? "" : " && ", n, g);
+            return cond;
+        };
+        line(fmt::format("if ({}) {{", all_groups(1)));
         ++indent_;
         one_window_ = true;
         emit_loop();
         one_window_ = false;
         --indent_;
+        // Byte windows of downscales by about 2.5 to 5 (16 outputs span more than one
+        // 128-byte window): two groups of lanes, each its own window, blended by a fixed mask.
+        const bool bytes_only = std::all_of(scopes_.back().windows.begin(), scopes_.back().windows.end(),
+                                            [&](const auto& w) { return type_bytes(prog_.buffer(w.first->buffer).type) == 1; });
+        if (bytes_only) {
+            line(fmt::format("}} else if ({}) {{", all_groups(2)));
+            ++indent_;
+            two_windows_ = true;
+            emit_loop();
+            two_windows_ = false;
+            --indent_;
+        }
         line("} else {");
         ++indent_;
         // Words too far apart for one window: the hardware gather, straight from the
@@ -312,6 +328,7 @@ private:
         line("}");
     }
     bool one_window_ = false;
+    bool two_windows_ = false;
     bool direct_words_ = false;
     bool tail_ = false;  // printing the vector that ends at the vector loop's end
 
@@ -685,7 +702,10 @@ private:
                 const std::string& w = f->second.first;
                 const std::string el = ctype(prog_.buffer(e->buffer).type);
                 return {vtemp(el, fmt::format("{}(b{} + {} + {}.first, {})",
-                                              one_window_ ? "gather_window1" : "gather_window", e->buffer,
+                                              one_window_    ? "gather_window1"
+                                              : two_windows_ ? "gather_window2"
+                                                             : "gather_window",
+                                              e->buffer,
                                               emit(f->second.second), w, w)),
                         true, el};
             }
@@ -781,7 +801,22 @@ private:
         switch (e->op) {
             case Op::Add: return bin("+");
             case Op::Sub: return bin("-");
-            case Op::Mul: return bin("*");
+            case Op::Mul: {
+                // int32 products of factors that fit in 16 bits, one of them not negative
+                // (a byte times a 16-bit weight): one 16-bit multiply-add (mul16_v) instead
+                // of a 32-bit multiply, which costs twice as much on Intel cores.
+                if (el == "std::int32_t") {
+                    const auto x = bounds(e->args[0], ranges_, lb_), y = bounds(e->args[1], ranges_, lb_);
+                    auto small = [](const std::optional<Interval>& i) { return i && i->lo >= -32768 && i->hi <= 32767; };
+                    auto unsigned15 = [](const std::optional<Interval>& i) { return i && i->lo >= 0 && i->hi <= 32767; };
+                    if (small(x) && small(y) && (unsigned15(x) || unsigned15(y))) {
+                        const bool first = unsigned15(x);
+                        return {vtemp(el, fmt::format("mul16_v({}, {})", V(el, a[first ? 0 : 1]), V(el, a[first ? 1 : 0]))),
+                                true, el};
+                    }
+                }
+                return bin("*");
+            }
             case Op::Div: return bin("/");
             case Op::Min: return {vtemp(el, fmt::format("min_v({}, {})", V(el, a[0]), V(el, a[1]))), true, el};
             case Op::Max: return {vtemp(el, fmt::format("max_v({}, {})", V(el, a[0]), V(el, a[1]))), true, el};

@@ -180,6 +180,7 @@ extern "C" int check_bytes() {
     std::uint8_t* buf = new std::uint8_t[n];
     for (int i = 0; i < n; ++i) buf[i] = static_cast<std::uint8_t>(i * 37 + 11);
     int bad = 0;
+    int two_groups = 0;  // windows in two groups seen (scale 9, 15 with a byte permute)
     for (int scale : {0, 1, 3, 7, 9, 15, 40, 300}) {
         vec<std::int32_t> off;
         for (int i = 0; i < kLanes; ++i) off[i] = (i * scale + (i % 3)) % 2000;
@@ -192,11 +193,28 @@ extern "C" int check_bytes() {
                 const vec<std::uint8_t> g1 = gather_window1(p, w);
                 for (int i = 0; i < kLanes; ++i) bad += g1[i] != buf[base + off[i]];
             }
+            if (w.groups == 2) {
+                const vec<std::uint8_t> g2 = gather_window2(p, w);
+                for (int i = 0; i < kLanes; ++i) bad += g2[i] != buf[base + off[i]];
+                ++two_groups;
+            }
             const window_table<1> t(3);
             t[2] = w;
             const vec<std::uint8_t> gt = gather_window(p, t[2]);
             for (int i = 0; i < kLanes; ++i) bad += gt[i] != buf[base + off[i]];
         }
+    }
+    if (kWindowPermute<1> && kLanes == 16) bad += two_groups == 0;
+    // 16-bit products into int32 (mul16_v): a in [0, 32767] times b in [-32768, 32767].
+    {
+        const int as[] = {0, 1, 255, 32767}, bs[] = {-32768, -32767, -1, 0, 1, 255, 32767};
+        vec<std::int32_t> a, b;
+        for (int i = 0; i < kLanes; ++i) {
+            a[i] = as[i % 4];
+            b[i] = bs[(i / 4 + i) % 7];
+        }
+        const vec<std::int32_t> r = mul16_v(a, b);
+        for (int i = 0; i < kLanes; ++i) bad += r[i] != a[i] * b[i];
     }
     // The last window of the buffer: its lanes' highest byte is the buffer's last.
     {
