@@ -183,13 +183,21 @@ protected:
         });
     }
 
-    // The body at loop depth `depth` (the loops from there on are unrolled).
-    void emit_body(std::size_t depth, const Buffer& out) {
+    // The body at loop depth `depth` (the loops from there on are unrolled). With
+    // `vectors` > 1 (the kernel's vector_unroll, inside its vector loop): that many copies,
+    // each kLanes further along the vector loop, whose tap loops run as one.
+    void emit_body(std::size_t depth, const Buffer& out, int vectors = 1) {
         scopes_.emplace_back();
-        if (depth < k_.loops.size()) {
+        if (depth < k_.loops.size() || vectors > 1) {
             // The unrolled loops: one copy of the body per iteration, sharing temporaries.
-            std::vector<std::pair<int, std::int64_t>> fixed;
-            emit_unrolled(depth, fixed, out);
+            std::vector<UnrolledCopy> copies;
+            for (int u = 0; u < vectors; ++u) {
+                std::vector<std::pair<int, std::int64_t>> fixed;
+                shift_ = static_cast<std::int64_t>(u) * k_.vector_width;
+                collect_unrolled(depth, fixed, copies);
+            }
+            shift_ = 0;
+            emit_unrolled(copies, out);
         } else {
             emit_store(k_.value, out);
         }
@@ -223,8 +231,11 @@ protected:
 
     struct UnrolledCopy {
         std::vector<std::pair<int, std::int64_t>> fixed;
+        std::int64_t shift = 0;  // the vector loop's variable is v + shift in this copy
         Expr value;
     };
+    // While collecting copies and storing one: how far it lies along the vector loop.
+    std::int64_t shift_ = 0;
 
     void collect_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed,
                           std::vector<UnrolledCopy>& copies) {
@@ -235,7 +246,9 @@ protected:
                 sub.emplace_back(v, iconst(val));
                 r[v] = Interval{val, val};
             }
-            copies.push_back(UnrolledCopy{fixed, simplify(substitute(k_.value, sub), r, lb_)});
+            // (The vector variable keeps its loop's range: v + shift stays within it.)
+            if (shift_ != 0) sub.emplace_back(vector_var_, add(var(vector_var_), iconst(shift_)));
+            copies.push_back(UnrolledCopy{fixed, shift_, simplify(substitute(k_.value, sub), r, lb_)});
             return;
         }
         const Loop& l = k_.loops[depth];
@@ -247,9 +260,7 @@ protected:
         }
     }
 
-    void emit_unrolled(std::size_t depth, std::vector<std::pair<int, std::int64_t>>& fixed, const Buffer& out) {
-        std::vector<UnrolledCopy> copies;
-        collect_unrolled(depth, fixed, copies);
+    void emit_unrolled(const std::vector<UnrolledCopy>& copies, const Buffer& out) {
         // Tap loops of the copies with the same reduction variable and extent run as one.
         std::vector<std::vector<Expr>> groups;
         for (const UnrolledCopy& c : copies) {
@@ -269,7 +280,9 @@ protected:
         for (const UnrolledCopy& c : copies) {
             const VarRanges saved = ranges_;
             for (auto [v, val] : c.fixed) ranges_[v] = Interval{val, val};
+            shift_ = c.shift;
             emit_store(c.value, out, &c.fixed);
+            shift_ = 0;
             ranges_ = saved;
         }
         end_stores();
@@ -313,15 +326,20 @@ protected:
     }
 
     std::vector<Expr> store_index(const Buffer& out, const std::vector<std::pair<int, std::int64_t>>* fixed) const {
-        if (!k_.store_index.empty()) return k_.store_index;
         std::vector<Expr> idx;
-        for (std::size_t d = 0; d < out.shape.size(); ++d) {
-            Expr v = var(static_cast<int>(d));
-            if (fixed)
-                for (auto [fv, val] : *fixed)
-                    if (fv == static_cast<int>(d)) v = iconst(val);
-            idx.push_back(v);
+        if (!k_.store_index.empty()) {
+            idx = k_.store_index;
+        } else {
+            for (std::size_t d = 0; d < out.shape.size(); ++d) {
+                Expr v = var(static_cast<int>(d));
+                if (fixed)
+                    for (auto [fv, val] : *fixed)
+                        if (fv == static_cast<int>(d)) v = iconst(val);
+                idx.push_back(v);
+            }
         }
+        if (shift_ != 0)
+            for (Expr& x : idx) x = substitute(x, {{vector_var_, add(var(vector_var_), iconst(shift_))}});
         return idx;
     }
 

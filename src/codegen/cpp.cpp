@@ -170,26 +170,53 @@ public:
             line("{");
             ++indent_;
             line(fmt::format("std::int64_t v{} = {};", l.var, bounds_text[depth].first));
-            line(fmt::format("for (; v{} + kLanes <= {}; v{} += kLanes) {{", l.var, end, l.var));
-            ++indent_;
-            vector_var_ = l.var;
-            emit_body(depth + 1, out);
-            vector_var_ = -1;
-            --indent_;
-            line("}");
-            // The last outputs: one more vector ending at the loop's end where the loop has at
-            // least kLanes iterations (it recomputes a few outputs, which write the same
-            // values: results never alias their inputs), else one at a time. A scalar tail
-            // of gathers and tap loops costs as much as many vectors.
-            line(fmt::format("if (v{0} < {1} && {1} - ({2}) >= kLanes) {{", l.var, end, bounds_text[depth].first));
-            ++indent_;
-            line(fmt::format("v{} = {} - kLanes;", l.var, end));
-            vector_var_ = l.var;
-            tail_ = true;
-            emit_body(depth + 1, out);
-            tail_ = false;
-            vector_var_ = -1;
-            --indent_;
+            const int unroll = k_.vector_unroll;
+            const std::string& begin = bounds_text[depth].first;
+            if (unroll > 1) {
+                // `unroll` vectors a step, their tap loops as one; then one vector a step,
+                // the last one ending at the loop's end (it recomputes a few outputs, which
+                // write the same values: results never alias their inputs). Kernels with
+                // windows (tail_windows_) are not unrolled.
+                line(fmt::format("for (; v{0} + {1} * kLanes <= {2}; v{0} += {1} * kLanes) {{", l.var, unroll, end));
+                ++indent_;
+                vector_var_ = l.var;
+                emit_body(depth + 1, out, unroll);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+                line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
+                ++indent_;
+                line(fmt::format("for (; v{0} < {1}; v{0} += kLanes) {{", l.var, end));
+                ++indent_;
+                line(fmt::format("if (v{0} + kLanes > {1}) v{0} = {1} - kLanes;", l.var, end));
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+                --indent_;
+            } else {
+                line(fmt::format("for (; v{} + kLanes <= {}; v{} += kLanes) {{", l.var, end, l.var));
+                ++indent_;
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+                // The last outputs: one more vector ending at the loop's end where the loop
+                // has at least kLanes iterations (it recomputes a few outputs, which write
+                // the same values: results never alias their inputs), else one at a time. A
+                // scalar tail of gathers and tap loops costs as much as many vectors.
+                line(fmt::format("if (v{0} < {1} && {1} - ({2}) >= kLanes) {{", l.var, end, begin));
+                ++indent_;
+                line(fmt::format("v{} = {} - kLanes;", l.var, end));
+                vector_var_ = l.var;
+                tail_ = true;
+                emit_body(depth + 1, out);
+                tail_ = false;
+                vector_var_ = -1;
+                --indent_;
+            }
             line("} else {");
             ++indent_;
             line(fmt::format("for (; v{} < {}; ++v{}) {{", l.var, end, l.var));

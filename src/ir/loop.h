@@ -80,6 +80,9 @@ struct Kernel {
     std::vector<Loop> loops;  // outer to inner; a permutation of the output's dims
     Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
     int vector_width = 1;     // lanes of the Vector loop (1: none)
+    // CPU: vectors of the Vector loop computed per step (its body printed that many times,
+    // kLanes apart): their tap loops run as one, sharing each tap's weight and address.
+    int vector_unroll = 1;
     // CPU: C > 0 when the innermost loop (Unrolled, the C channels of a channels-last
     // pixel) and the loop around it are one run of C * pixels elements for code
     // generation (fused_channel_kernel): every access moves along both by the same stride.

@@ -153,6 +153,23 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
     return widest;
 }
 
+// Whether every load of `k` that moves along loop var `v` does so at a constant stride
+// (no gathers, no windows).
+bool affine_along(const Program& prog, const Kernel& k, int v) {
+    bool ok = true;
+    visit(k.value, [&](const Expr& e) {
+        if (!ok || e->op != Op::Load) return;
+        const Expr off = simplify(offset_expr(prog.buffer(e->buffer), e->args));
+        if (depends_on_var(off, v) && !linear_stride(off, v)) ok = false;
+    });
+    return ok;
+}
+
+// Vectors a step of a vector loop whose tap loops read at constant strides: a tap's weight
+// and row address serve that many vectors (a vertical resize pass over a run of bytes
+// or floats). Kernels with unrolled channels already share them across the channels.
+constexpr int kVectorUnroll = 4;
+
 }  // namespace
 
 void choose_cpu_axes(Program& prog, const Target& target) {
@@ -223,6 +240,12 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                                               : tap_loop ? "interleaved, a tap loop per output"
                                               : pixels   ? "interleaved pixels of bytes, stored whole"
                                                          : "interleaved, expensive value"));
+            if (tap_loop && printed.loops.back().var == l.var && affine_along(prog, printed, l.var)) {
+                k.vector_unroll = kVectorUnroll;
+                k.decisions.push_back(fmt::format("{} vectors a step along v{}: their tap loops run as one, each tap's "
+                                                  "weight and address loaded once",
+                                                  k.vector_unroll, l.var));
+            }
         } else {
             k.vector_width = 1;
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,

@@ -127,5 +127,25 @@ TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
     EXPECT_FALSE(fl.kernels[0].fused_mirrored);
 }
 
+// Vertical resize passes over a run of elements (channels-last pixels fused, or one
+// channel) compute several vectors a step, their tap loops as one; passes whose taps
+// gather (horizontal ones) and kernels with unrolled channels compute one.
+TEST(CpuAxes, VerticalTapLoopsComputeSeveralVectorsAStep) {
+    const schedule::Target t = cpu(64, true);
+    const char* vertical = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [100, 224]}])";
+    const char* horizontal = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [224, 100]}])";
+    for (DType dt : {DType::UInt8, DType::Float32}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)));
+        const ir::Program cl = program_for(vertical, dt, Layout::ChannelsLast, t);
+        ASSERT_EQ(cl.kernels.size(), 1u);
+        EXPECT_EQ(cl.kernels[0].vector_unroll, 4) << decisions(cl.kernels[0]);
+        EXPECT_NE(decisions(cl.kernels[0]).find("4 vectors a step"), std::string::npos) << decisions(cl.kernels[0]);
+        const ir::Program cf = program_for(vertical, dt, Layout::Contiguous, t);
+        EXPECT_EQ(cf.kernels[0].vector_unroll, 1) << decisions(cf.kernels[0]);
+        const ir::Program h = program_for(horizontal, dt, Layout::ChannelsLast, t);
+        for (const ir::Kernel& k : h.kernels) EXPECT_EQ(k.vector_unroll, 1) << decisions(k);
+    }
+}
+
 }  // namespace
 }  // namespace toroid
