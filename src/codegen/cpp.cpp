@@ -430,6 +430,9 @@ private:
         std::vector<Expr> window_lanes;
         std::vector<std::string> keys;
         std::vector<std::size_t> window_bytes;
+        // key -> the lane-uniform part of each byte load in a tap loop, less its constant
+        // term -> the least and greatest constant term.
+        std::map<std::string, std::map<std::string, std::pair<std::int64_t, std::int64_t>>> offsets;
         vector_var_ = v;
         std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
             if (e->op == Op::Sum) {
@@ -447,13 +450,51 @@ private:
             });
             const std::size_t e_bytes = type_bytes(prog_.buffer(e->buffer).type);
             const std::string key = fmt::format("{}|{}", e_bytes, to_string(lanes));
-            if (outer || std::find(keys.begin(), keys.end(), key) != keys.end()) return;
+            if (outer) return;
+            if (e_bytes == 1 && tap >= 0) {
+                // The offsets of this load in the unrolled copies of the body: its part
+                // without the unrolled loops' variables, plus a constant per copy.
+                std::vector<std::pair<int, Expr>> zero;
+                std::int64_t lo = 0, hi = 0;
+                bool affine = true;
+                for (const Loop& l : k_.loops) {
+                    if (l.kind != LoopKind::Unrolled || !depends_on_var(uniform, l.var)) continue;
+                    const auto st = linear_stride(uniform, l.var);
+                    if (!st || !is_const(l.begin) || !is_const(l.extent)) {
+                        affine = false;
+                        break;
+                    }
+                    zero.emplace_back(l.var, iconst(0));
+                    const std::int64_t a = *st * l.begin->ival, b = *st * (l.begin->ival + l.extent->ival - 1);
+                    lo += std::min(a, b);
+                    hi += std::max(a, b);
+                }
+                if (affine) {
+                    const auto [rest, k] = split_constant(simplify(substitute(uniform, zero), ranges_, lb_));
+                    auto& rests = offsets[key];
+                    const auto [at, fresh] = rests.try_emplace(to_string(rest), k + lo, k + hi);
+                    if (!fresh) at->second = {std::min(at->second.first, k + lo), std::max(at->second.second, k + hi)};
+                }
+            }
+            if (std::find(keys.begin(), keys.end(), key) != keys.end()) return;
             keys.push_back(key);
             window_lanes.push_back(lanes);
             window_bytes.push_back(e_bytes);
         };
         walk(k_.value, -1);
         vector_var_ = -1;
+        // Byte windows read in a tap loop at a few consecutive offsets (the channels of
+        // channels-last pixels: c = 0, 1, 2 of the same taps): their windows reach `slack`
+        // bytes further, so that one pair of loads per tap serves all of them (shared_).
+        std::map<std::string, int> slack;
+        for (const auto& [key, rests] : offsets) {
+            std::int64_t most = 0;
+            for (const auto& [rest, span] : rests) most = std::max(most, span.second - span.first);
+            if (most <= 0 || most > 3) continue;
+            slack[key] = static_cast<int>(most);
+            for (const auto& [rest, span] : rests)
+                if (span.second - span.first == most) shared_[key][rest] = span.first;
+        }
         const auto& [begin, end] = bounds_text[d];
         for (std::size_t i = 0; i < window_lanes.size(); ++i) {
             const std::string table = fmt::format("wt{}", next_temp_++);
@@ -502,10 +543,11 @@ private:
                     lanes = emitv(window_lanes[i]).name;
                     vector_var_ = -1;
                 }
-                line(fmt::format("{}[{}] = make_window<{}>({});", table,
+                const auto sl = slack.find(keys[i]);
+                line(fmt::format("{}[{}] = make_window<{}>({}{});", table,
                                  tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
                                            : fmt::format("({} - {}) / kLanes", end, begin),
-                                 window_bytes[i], lanes));
+                                 window_bytes[i], lanes, sl == slack.end() ? "" : fmt::format(", {}", sl->second)));
                 scopes_.pop_back();
                 --indent_;
                 line("}");
@@ -516,6 +558,21 @@ private:
     }
     std::map<std::string, std::string> window_tables_;  // lanes expression -> its precomputed window
     std::map<std::string, std::string> tail_windows_;   // the same, for the tail vector
+    // Window key -> the lane-uniform parts (less their constant term) whose loads share one
+    // window read per tap -> the least constant term (the shared read's).
+    std::map<std::string, std::map<std::string, std::int64_t>> shared_;
+    std::map<std::string, std::string> window_key_;  // window temporary -> its key
+
+    // e as (the sum of its non-constant terms, its constant term).
+    std::pair<Expr, std::int64_t> split_constant(const Expr& e) const {
+        Expr rest;
+        std::int64_t k = 0;
+        for (const Expr& t : sum_terms(e)) {
+            if (is_const(t)) k += t->ival;
+            else rest = rest ? add(rest, t) : t;
+        }
+        return {rest ? rest : iconst(0, e->type), k};
+    }
 
     // A byte load in a tap loop whose offset is (a part that differs across lanes but not
     // across taps) + (a part the same in every lane): the lanes' offsets are worked out once
@@ -530,6 +587,7 @@ private:
         const auto& tables = tail_ ? tail_windows_ : window_tables_;
         if (auto t = tables.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != tables.end()) {
             w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
+            window_key_[w] = t->first;
         } else {
             const VName v = emitv(lanes);
             w = temp(fmt::format("lane_window<{}>", e_bytes), fmt::format("make_window<{}>({})", e_bytes, v.name));
@@ -728,6 +786,28 @@ private:
                 if (f == it->windows.end()) continue;
                 const std::string& w = f->second.first;
                 const std::string el = ctype(prog_.buffer(e->buffer).type);
+                // A byte window whose read this tap serves several loads: read once (in
+                // the tap loop's scope), each load's lanes picked at its distance.
+                if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window_ || two_windows_)) {
+                    if (const auto sh = shared_.find(wk->second); sh != shared_.end()) {
+                        const auto [rest, k] = split_constant(f->second.second);
+                        if (const auto least = sh->second.find(to_string(rest)); least != sh->second.end()) {
+                            const std::string name = fmt::format("window-read|{}|{}", w, least->first);
+                            auto& reads = scopes_.back().by_key;
+                            auto read = reads.find(name);
+                            if (read == reads.end()) {
+                                pinned_.push_back(rest);
+                                const std::string t = fmt::format("t{}", next_temp_++);
+                                line(fmt::format("const t_window_reads {} = read_window{}(b{} + {} + {} + {}.first, {});", t,
+                                                 one_window_ ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
+                                read = reads.emplace(name, t).first;
+                            }
+                            return {vtemp(el, fmt::format("pick_window{}({}, {}, {})", one_window_ ? 1 : 2, read->second, w,
+                                                          k - least->second)),
+                                    true, el};
+                        }
+                    }
+                }
                 return {vtemp(el, fmt::format("{}(b{} + {} + {}.first, {})",
                                               one_window_    ? "gather_window1"
                                               : two_windows_ ? "gather_window2"

@@ -264,6 +264,7 @@ template <> struct lane_window<1> {
     std::int32_t start[4];
     t_bytes64 idx[4];
     t_mask64 m0[4], m1[4];
+    t_mask64 s0[4], s1[4];  // the masks of a read `slack` bytes longer (read_window1/2)
 #endif
 };
 template <> struct lane_window<4> {
@@ -277,7 +278,10 @@ template <> struct lane_window<4> {
     unsigned short m0[4], m1[4];
 #endif
 };
-template <int E, typename I> inline lane_window<E> make_window(I off) {
+// With `slack` (bytes only): each group's window also holds the `slack` bytes after its
+// lanes' span (groups are chosen so that it fits), for loads at those distances that
+// share one read of it (read_window1/2 and pick_window1/2).
+template <int E, typename I> inline lane_window<E> make_window(I off, int slack = 0) {
     // Plain arrays, not vector lanes, so that the compiler vectorizes the loops (it reads
     // a vector's lanes one by one).
     lane_window<E> w;
@@ -300,7 +304,7 @@ template <int E, typename I> inline lane_window<E> make_window(I off) {
                     b = w.rel[i] > b ? w.rel[i] : b;
                 }
                 const std::int64_t span = static_cast<std::int64_t>(b) - a + 1;
-                if (span > lane_window<E>::kSpan) {
+                if (span + slack > lane_window<E>::kSpan) {
                     fits = false;
                     break;
                 }
@@ -313,6 +317,8 @@ template <int E, typename I> inline lane_window<E> make_window(I off) {
 #if defined(TOROID_BYTE_PERMUTE)
                     w.m0[g] = t_span_mask(span);
                     w.m1[g] = t_span_mask(span - 64);
+                    w.s0[g] = t_span_mask(span + slack);
+                    w.s1[g] = t_span_mask(span + slack - 64);
 #endif
                 } else {
 #if defined(TOROID_WORD_PERMUTE)
@@ -419,6 +425,67 @@ template <typename T> inline vec<T> gather_window2(const T* p, const lane_window
         return reinterpret_cast<vec<T>>((a & low) | (b & ~low));
     }
     return gather_window(p, w);
+}
+// One read of a byte window (two masked loads per group, reaching the window's slack)
+// that serves several gathers at distances 0..slack from p (channels of the same taps):
+// pick_window1 / pick_window2 permute each one's lanes out of it. Where windows are not
+// read by a permute, the gathers read memory lane by lane from p.
+struct t_window_reads {
+    const std::uint8_t* p;
+#if defined(TOROID_BYTE_PERMUTE)
+    t_bytes64 lo[2], hi[2];
+#endif
+};
+inline t_window_reads read_window1(const std::uint8_t* p, const lane_window<1>& w) {
+    t_window_reads r;
+    r.p = p;
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kWindowPermute<1>) {
+        r.lo[0] = t_load_bytes(w.s0[0], p + w.start[0]);
+        r.hi[0] = t_load_bytes(w.s1[0], p + w.start[0] + 64);
+    }
+#endif
+    (void)w;
+    return r;
+}
+inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& w) {
+    t_window_reads r = read_window1(p, w);
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kWindowPermute<1>) {
+        r.lo[1] = t_load_bytes(w.s0[1], p + w.start[1]);
+        r.hi[1] = t_load_bytes(w.s1[1], p + w.start[1] + 64);
+    }
+#endif
+    return r;
+}
+#if defined(TOROID_BYTE_PERMUTE)
+// Group g's lanes (the others arbitrary) of the gather `k` bytes after the read's base.
+// (A template, so that the branch for the other lane count is discarded.)
+template <typename T = std::uint8_t> inline vec<T> t_pick_group(const t_window_reads& r, const lane_window<1>& w, int g, int k) {
+    const t_bytes64 b = t_permute2_bytes(r.lo[g], w.idx[g] + static_cast<char>(k), r.hi[g]);
+    if constexpr (kLanes == 64) return reinterpret_cast<vec<T>>(b);
+    else return reinterpret_cast<vec<T>>(__builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+#endif
+// The bytes at r.p + k + w.rel[i], every lane in the first group's window (w.groups == 1).
+inline vec<std::uint8_t> pick_window1(const t_window_reads& r, const lane_window<1>& w, int k) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kWindowPermute<1>) return t_pick_group(r, w, 0, k);
+#endif
+    return gather_window1(r.p + k, w);
+}
+// The same with the lanes in two groups (w.groups == 2).
+inline vec<std::uint8_t> pick_window2(const t_window_reads& r, const lane_window<1>& w, int k) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kWindowPermute<1>) {
+        vec<std::int8_t> low = {};
+        for (int i = 0; i < kLanes / 2; ++i) low[i] = -1;
+        const vec<std::int8_t> a = reinterpret_cast<vec<std::int8_t>>(t_pick_group(r, w, 0, k));
+        const vec<std::int8_t> b = reinterpret_cast<vec<std::int8_t>>(t_pick_group(r, w, 1, k));
+        return reinterpret_cast<vec<std::uint8_t>>((a & low) | (b & ~low));
+    }
+#endif
+    return gather_window2(r.p + k, w);
 }
 // Elements at a constant stride. Bytes at a small stride (a channel of channels-last
 // pixels, read forwards or backwards) whose lanes span at most 128 bytes (16 lanes: a
