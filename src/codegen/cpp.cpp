@@ -173,10 +173,8 @@ public:
             const int unroll = k_.vector_unroll;
             const std::string& begin = bounds_text[depth].first;
             if (unroll > 1) {
-                // `unroll` vectors a step, their tap loops as one; then one vector a step,
-                // the last one ending at the loop's end (it recomputes a few outputs, which
-                // write the same values: results never alias their inputs). Kernels with
-                // windows (tail_windows_) are not unrolled.
+                // `unroll` vectors a step, their tap loops as one (kernels with windows,
+                // which are per block of kLanes outputs, are not unrolled).
                 line(fmt::format("for (; v{0} + {1} * kLanes <= {2}; v{0} += {1} * kLanes) {{", l.var, unroll, end));
                 ++indent_;
                 vector_var_ = l.var;
@@ -184,39 +182,24 @@ public:
                 vector_var_ = -1;
                 --indent_;
                 line("}");
-                line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
-                ++indent_;
-                line(fmt::format("for (; v{0} < {1}; v{0} += kLanes) {{", l.var, end));
-                ++indent_;
-                line(fmt::format("if (v{0} + kLanes > {1}) v{0} = {1} - kLanes;", l.var, end));
-                vector_var_ = l.var;
-                emit_body(depth + 1, out);
-                vector_var_ = -1;
-                --indent_;
-                line("}");
-                --indent_;
-            } else {
-                line(fmt::format("for (; v{} + kLanes <= {}; v{} += kLanes) {{", l.var, end, l.var));
-                ++indent_;
-                vector_var_ = l.var;
-                emit_body(depth + 1, out);
-                vector_var_ = -1;
-                --indent_;
-                line("}");
-                // The last outputs: one more vector ending at the loop's end where the loop
-                // has at least kLanes iterations (it recomputes a few outputs, which write
-                // the same values: results never alias their inputs), else one at a time. A
-                // scalar tail of gathers and tap loops costs as much as many vectors.
-                line(fmt::format("if (v{0} < {1} && {1} - ({2}) >= kLanes) {{", l.var, end, begin));
-                ++indent_;
-                line(fmt::format("v{} = {} - kLanes;", l.var, end));
-                vector_var_ = l.var;
-                tail_ = true;
-                emit_body(depth + 1, out);
-                tail_ = false;
-                vector_var_ = -1;
-                --indent_;
             }
+            // One vector a step; the last one ends at the loop's end where the loop has at
+            // least kLanes iterations (it recomputes a few outputs, which write the same
+            // values: results never alias their inputs), else the outputs are computed one
+            // at a time (a scalar tail of gathers and tap loops costs as much as many
+            // vectors). One copy of the body serves both: the block counter picks the
+            // windows (the last vector's are the table's last entry).
+            line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
+            ++indent_;
+            line(fmt::format("for (std::int64_t blk{0} = 0; v{0} < {1}; v{0} += kLanes, ++blk{0}) {{", l.var, end));
+            ++indent_;
+            line(fmt::format("if (v{0} + kLanes > {1}) v{0} = {1} - kLanes;", l.var, end));
+            vector_var_ = l.var;
+            emit_body(depth + 1, out);
+            vector_var_ = -1;
+            --indent_;
+            line("}");
+            --indent_;
             line("} else {");
             ++indent_;
             line(fmt::format("for (; v{} < {}; ++v{}) {{", l.var, end, l.var));
@@ -357,7 +340,6 @@ private:
     bool one_window_ = false;
     bool two_windows_ = false;
     bool direct_words_ = false;
-    bool tail_ = false;  // printing the vector that ends at the vector loop's end
 
     struct PendingStore {
         Expr off;
@@ -552,12 +534,10 @@ private:
                 --indent_;
                 line("}");
             }
-            window_tables_[keys[i]] = fmt::format("{}[(v{} - {}) / kLanes]", table, v, begin);
-            tail_windows_[keys[i]] = fmt::format("{}[({} - {}) / kLanes]", table, end, begin);
+            window_tables_[keys[i]] = fmt::format("{}[blk{}]", table, v);
         }
     }
     std::map<std::string, std::string> window_tables_;  // lanes expression -> its precomputed window
-    std::map<std::string, std::string> tail_windows_;   // the same, for the tail vector
     // Window key -> the lane-uniform parts (less their constant term) whose loads share one
     // window read per tap -> the least constant term (the shared read's).
     std::map<std::string, std::map<std::string, std::int64_t>> shared_;
@@ -583,8 +563,8 @@ private:
         if (!split_gather(off, r, lanes, uniform)) return;
         const std::size_t e_bytes = type_bytes(prog_.buffer(load->buffer).type);
         std::string w;
-        // (The tail vector starts off the blocks' grid: it has its own entry.)
-        const auto& tables = tail_ ? tail_windows_ : window_tables_;
+        // (The last vector starts off the blocks' grid: it has its own entry.)
+        const auto& tables = window_tables_;
         if (auto t = tables.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != tables.end()) {
             w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
             window_key_[w] = t->first;
@@ -825,7 +805,7 @@ private:
                 Expr lanes, uniform;
                 if (split_gather(off, -1, lanes, uniform)) {
                     const std::size_t e_bytes = type_bytes(b.type);
-                    const auto& tables = tail_ ? tail_windows_ : window_tables_;
+                    const auto& tables = window_tables_;
                     if (auto t = tables.find(fmt::format("{}|{}", e_bytes, to_string(lanes))); t != tables.end()) {
                         const std::string w = temp(fmt::format("lane_window<{}>&", e_bytes), t->second);
                         return {vtemp(el, fmt::format("gather_window_any(b{} + {} + {}.first, {})", b.id, emit(uniform), w, w)),
