@@ -265,6 +265,7 @@ template <> struct lane_window<1> {
     t_bytes64 idx[4];
     t_mask64 m0[4], m1[4];
     t_mask64 s0[4], s1[4];  // the masks of a read `slack` bytes longer (read_window1/2)
+    bool shared = false;    // every group's window holds its slack too
 #endif
 };
 template <> struct lane_window<4> {
@@ -278,9 +279,9 @@ template <> struct lane_window<4> {
     unsigned short m0[4], m1[4];
 #endif
 };
-// With `slack` (bytes only): each group's window also holds the `slack` bytes after its
-// lanes' span (groups are chosen so that it fits), for loads at those distances that
-// share one read of it (read_window1/2 and pick_window1/2).
+// With `slack` (bytes only): where each group's window also holds the `slack` bytes after
+// its lanes' span (`shared`), loads at those distances share one read of it (read_window1/2
+// and pick_window1/2); the groups are chosen by the lanes' span alone.
 template <int E, typename I> inline lane_window<E> make_window(I off, int slack = 0) {
     // Plain arrays, not vector lanes, so that the compiler vectorizes the loops (it reads
     // a vector's lanes one by one).
@@ -297,6 +298,8 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
         for (int groups = 1; groups <= (E == 1 ? 4 : 1); groups *= 2) {
             const int n = kLanes / groups;
             bool fits = true;
+            bool shared = true;  // (bytes) each group's window also holds its slack
+            (void)shared;
             for (int g = 0; g < groups && fits; ++g) {
                 std::int32_t a = w.rel[g * n], b = a;
                 for (int i = g * n; i < (g + 1) * n; ++i) {
@@ -304,7 +307,7 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
                     b = w.rel[i] > b ? w.rel[i] : b;
                 }
                 const std::int64_t span = static_cast<std::int64_t>(b) - a + 1;
-                if (span + slack > lane_window<E>::kSpan) {
+                if (span > lane_window<E>::kSpan) {
                     fits = false;
                     break;
                 }
@@ -319,6 +322,7 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
                     w.m1[g] = t_span_mask(span - 64);
                     w.s0[g] = t_span_mask(span + slack);
                     w.s1[g] = t_span_mask(span + slack - 64);
+                    shared = shared && span + slack <= lane_window<E>::kSpan;
 #endif
                 } else {
 #if defined(TOROID_WORD_PERMUTE)
@@ -329,6 +333,11 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
             }
             if (fits) {
                 w.groups = groups;
+                if constexpr (E == 1) {
+#if defined(TOROID_BYTE_PERMUTE)
+                    w.shared = slack > 0 && shared;
+#endif
+                }
                 break;
             }
         }
@@ -428,8 +437,10 @@ template <typename T> inline vec<T> gather_window2(const T* p, const lane_window
 }
 // One read of a byte window (two masked loads per group, reaching the window's slack)
 // that serves several gathers at distances 0..slack from p (channels of the same taps):
-// pick_window1 / pick_window2 permute each one's lanes out of it. Where windows are not
-// read by a permute, the gathers read memory lane by lane from p.
+// pick_window1 / pick_window2 permute each one's lanes out of it. Where a group's window
+// cannot also hold the slack (w.shared false: the lanes' span nearly fills it), each gather
+// reads its own window (gather_window1/2 from p + k), and where windows are not read by a
+// permute, memory lane by lane.
 struct t_window_reads {
     const std::uint8_t* p;
 #if defined(TOROID_BYTE_PERMUTE)
@@ -441,8 +452,10 @@ inline t_window_reads read_window1(const std::uint8_t* p, const lane_window<1>& 
     r.p = p;
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kWindowPermute<1>) {
-        r.lo[0] = t_load_bytes(w.s0[0], p + w.start[0]);
-        r.hi[0] = t_load_bytes(w.s1[0], p + w.start[0] + 64);
+        if (w.shared) {
+            r.lo[0] = t_load_bytes(w.s0[0], p + w.start[0]);
+            r.hi[0] = t_load_bytes(w.s1[0], p + w.start[0] + 64);
+        }
     }
 #endif
     (void)w;
@@ -452,8 +465,10 @@ inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& 
     t_window_reads r = read_window1(p, w);
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kWindowPermute<1>) {
-        r.lo[1] = t_load_bytes(w.s0[1], p + w.start[1]);
-        r.hi[1] = t_load_bytes(w.s1[1], p + w.start[1] + 64);
+        if (w.shared) {
+            r.lo[1] = t_load_bytes(w.s0[1], p + w.start[1]);
+            r.hi[1] = t_load_bytes(w.s1[1], p + w.start[1] + 64);
+        }
     }
 #endif
     return r;
@@ -470,14 +485,15 @@ template <typename T = std::uint8_t> inline vec<T> t_pick_group(const t_window_r
 // The bytes at r.p + k + w.rel[i], every lane in the first group's window (w.groups == 1).
 inline vec<std::uint8_t> pick_window1(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kWindowPermute<1>) return t_pick_group(r, w, 0, k);
+    if constexpr (kWindowPermute<1>)
+        if (w.shared) return t_pick_group(r, w, 0, k);
 #endif
     return gather_window1(r.p + k, w);
 }
 // The same with the lanes in two groups (w.groups == 2).
 inline vec<std::uint8_t> pick_window2(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kWindowPermute<1>) {
+    if (kWindowPermute<1> && w.shared) {
         vec<std::int8_t> low = {};
         for (int i = 0; i < kLanes / 2; ++i) low[i] = -1;
         const vec<std::int8_t> a = reinterpret_cast<vec<std::int8_t>>(t_pick_group(r, w, 0, k));

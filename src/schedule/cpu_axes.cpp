@@ -222,7 +222,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
             pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
         }
-        if ((contiguous || heavy || pixels) && !gathers_narrow(prog, printed, l.var, target.byte_permute)) {
+        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_permute);
+        if ((contiguous || heavy || pixels) && !narrow) {
             l.kind = LoopKind::Vector;
             // The lane count: a kernel whose vectors hold bytes only (it moves bytes:
             // flips, crops, copies) fills a register with them; anything wider computes in
@@ -249,7 +250,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         } else {
             k.vector_width = 1;
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,
-                                              contiguous ? "narrow gathers" : "cheap value, interleaved stores"));
+                                              narrow ? "it gathers 1- or 2-byte elements lane by lane"
+                                                     : "cheap value, interleaved stores"));
         }
         note_tap_pairs(prog, k, target);
         std::vector<std::string> par;

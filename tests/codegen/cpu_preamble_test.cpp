@@ -205,6 +205,29 @@ extern "C" int check_bytes() {
         }
     }
     if (kWindowPermute<1> && kLanes == 16) bad += two_groups == 0;
+    // One read per tap shared by gathers 0..2 bytes apart (3-byte pixels), with windows
+    // whose span leaves room for the slack and windows it nearly fills (each gather reads
+    // its own window then), in one and two groups.
+    int unshared = 0;  // windows the slack did not fit (stride 18: two groups of span 127; 0: one of 127)
+    for (int stride : {0, 3, 6, 8, 9, 17, 18}) {
+        vec<std::int32_t> off;
+        for (int i = 0; i < kLanes; ++i) off[i] = stride == 0 ? (i == kLanes - 1 ? 126 : 3 * i) : 3 * ((i * stride) / 3);
+        for (int base : {0, 5, n - 3 * (kLanes * 17) - 3}) {
+            const lane_window<1> w = make_window<1>(off, 2);
+            const std::uint8_t* p = buf + base + w.first;
+#if defined(TOROID_BYTE_PERMUTE)
+            unshared += w.groups > 0 && !w.shared;
+#endif
+            if (w.groups == 1 || w.groups == 2) {
+                const t_window_reads r = w.groups == 1 ? read_window1(p, w) : read_window2(p, w);
+                for (int k = 0; k < 3; ++k) {
+                    const vec<std::uint8_t> g = w.groups == 1 ? pick_window1(r, w, k) : pick_window2(r, w, k);
+                    for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[base + off[i] + k];
+                }
+            }
+        }
+    }
+    if (kWindowPermute<1> && kLanes == 16) bad += unshared == 0;
     // 16-bit products into int32 (mul16_v): a in [0, 32767] times b in [-32768, 32767].
     {
         const int as[] = {0, 1, 255, 32767}, bs[] = {-32768, -32767, -1, 0, 1, 255, 32767};
