@@ -826,7 +826,9 @@ private:
                 return {vtemp(el, fmt::format("gather_stride_v(b{} + {}, {})", b.id, base, *stride)), true, el};
             }
             const VName o = emitv(off);
-            return {vtemp(el, fmt::format("gather_v(b{}, {})", b.id, o.name)), true, el};
+            // Bytes of a Temp buffer, which has kTempTailBytes to spare: gathered as words.
+            const bool words = type_bytes(b.type) == 1 && b.role == BufferRole::Temp;
+            return {vtemp(el, fmt::format("{}(b{}, {})", words ? "gather_bytes_v" : "gather_v", b.id, o.name)), true, el};
         }
         if (e->op == Op::Sum) {
             const std::string el = velem(e);

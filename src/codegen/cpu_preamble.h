@@ -234,6 +234,29 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
     for (int i = 0; i < kLanes; ++i) r[i] = p[off[i]];
     return r;
 }
+// Bytes at p[off[i]] where the 3 bytes after each lane's byte may be read too (a Temp
+// buffer: the engine allocates kTempTailBytes after it): the hardware gather of 4-byte
+// words at byte offsets (scale 1), each word's low byte kept.
+template <typename I> inline vec<std::uint8_t> gather_bytes_v(const std::uint8_t* p, I off) {
+    if constexpr (std::is_same_v<elem_t<I>, std::int32_t>) {
+#if defined(__AVX512F__)
+        if constexpr (kLanes == 16)
+            return __builtin_convertvector(
+                reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, off, static_cast<unsigned short>(0xffff), 1)),
+                vec<std::uint8_t>);
+#endif
+#if defined(__AVX2__)
+        if constexpr (kLanes == 8) {
+#if defined(__clang__)
+            return __builtin_convertvector(__builtin_ia32_gatherd_d256(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 1), vec<std::uint8_t>);
+#else
+            return __builtin_convertvector(__builtin_ia32_gathersiv8si(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 1), vec<std::uint8_t>);
+#endif
+        }
+#endif
+    }
+    return gather_v(p, off);
+}
 // A gather of E-byte elements (E = 1 or 4) whose offsets lie close together (the taps of
 // a resize's consecutive outputs): prepared once per vector of outputs (make_window: each
 // lane's place relative to the lowest offset), then each tap reads the window with masked

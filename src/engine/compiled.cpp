@@ -208,7 +208,7 @@ private:
                 case ir::BufferRole::Temp: {
                     const std::int64_t bytes = bound.temp_bytes[i];
                     if (bytes == 0) break;
-                    Tensor t = Tensor::empty(DType::UInt8, {1, 1, 1, bytes});
+                    Tensor t = Tensor::empty(DType::UInt8, {1, 1, 1, bytes + ir::kTempTailBytes});
                     ptrs[i] = t.data();
                     temps.push_back(std::move(t));
                     break;

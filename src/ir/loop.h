@@ -21,6 +21,10 @@
 namespace toroid::ir {
 
 enum class BufferRole : std::uint8_t { Input, Constant, Temp, Output };
+// The CPU engine allocates every Temp buffer with this many readable bytes after its last
+// element, so that generated code may gather bytes of a Temp buffer as 4-byte words (the
+// hardware gathers words, not bytes) without reading past its allocation.
+constexpr std::int64_t kTempTailBytes = 64;
 std::string_view buffer_role_name(BufferRole r);
 
 struct Buffer {

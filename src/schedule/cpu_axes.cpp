@@ -48,7 +48,9 @@ bool column_only(const Expr& off, int v) {
     return only(sum_terms(off)) || only(signed_sum_terms(off));
 }
 
-bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute) {
+// Bytes of a Temp buffer (the engine leaves kTempTailBytes readable after it) are gathered
+// as 4-byte words by targets with a word gather (`word_gather`): those do not count either.
+bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute, bool word_gather) {
     bool found = false;
     std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
         if (found) return;
@@ -67,6 +69,7 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
         // else (a table indexed by the output column): a window per block of outputs,
         // computed once per call.
         if (byte_permute && type_bytes(b.type) == 1 && column_only(off, v)) return;
+        if (word_gather && type_bytes(b.type) == 1 && b.role == BufferRole::Temp) return;
         found = true;
     };
     walk(k.value, -1);
@@ -222,7 +225,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
             pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
         }
-        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_permute);
+        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_permute, target.word_gather);
         if ((contiguous || heavy || pixels) && !narrow) {
             l.kind = LoopKind::Vector;
             // The lane count: a kernel whose vectors hold bytes only (it moves bytes:

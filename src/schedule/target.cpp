@@ -17,7 +17,8 @@ int Target::lanes(ir::Type t) const {
 
 std::string Target::name() const {
     if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
-    return fmt::format("cpu ({}-byte vectors{})", vector_bytes, byte_permute ? ", byte permute" : "");
+    return fmt::format("cpu ({}-byte vectors{}{})", vector_bytes, byte_permute ? ", byte permute" : "",
+                       word_gather ? ", word gather" : "");
 }
 
 Target Target::cuda(const std::string& arch) {
@@ -36,6 +37,7 @@ Target Target::host_cpu() {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
     t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+    t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
 #endif
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");
     t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";

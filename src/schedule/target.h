@@ -17,6 +17,9 @@ struct Target {
     // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
     // lanes lie close together become a window load and a permute (codegen's gather_window).
     bool byte_permute = false;
+    // CPU: a gather of 4-byte words (AVX2, AVX-512): bytes of Temp buffers, which the engine
+    // allocates with kTempTailBytes to spare, are gathered as words (codegen's gather_bytes_v).
+    bool word_gather = false;
     // CPU: uint8 x int16 tap sums printed two taps per 16-bit multiply-add (schedule/tap_pairs).
     // Opt-in (TOROID_TAP_PAIRS=1): on the Intel Xeon it was measured on, the pairs' permutes
     // and interleaves cost more than the 32-bit multiplies they save (0.96x geo-mean over the
@@ -30,6 +33,7 @@ struct Target {
     int lanes(ir::Type t) const;
     // Lanes of every explicit vector in a kernel: kernels are written for one lane count.
     int kernel_lanes() const { return kind == TargetKind::Cpu ? vector_bytes / 4 : 1; }
+
     std::string name() const;  // e.g. "cpu (64-byte vectors)"
 
     // The CPU this process runs on.
