@@ -330,9 +330,13 @@ private:
         line("} else {");
         ++indent_;
         // Words too far apart for one window: the hardware gather, straight from the
-        // lanes' offsets (no window in between).
+        // lanes' offsets (no window in between). The general copy (rare: windows in 4
+        // groups, or lanes read one by one) is not unrolled: about a tenth of a large
+        // kernel's compile time for a loop whose gathers dominate it anyway.
         direct_words_ = true;
+        general_copy_ = true;
         emit_loop();
+        general_copy_ = false;
         direct_words_ = false;
         --indent_;
         line("}");
@@ -340,6 +344,8 @@ private:
     bool one_window_ = false;
     bool two_windows_ = false;
     bool direct_words_ = false;
+    bool general_copy_ = false;
+    std::string unroll_pragma() const override { return general_copy_ ? "#pragma GCC unroll 1" : "#pragma GCC unroll 4"; }
 
     struct PendingStore {
         Expr off;
@@ -696,7 +702,7 @@ private:
         --indent_;
         line("} else {");
         ++indent_;
-        line("#pragma GCC unroll 4");
+        line(unroll_pragma());
         line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
         plain_tap();
         --indent_;
@@ -855,7 +861,7 @@ private:
                         emit_tap_pairs({e}, {acc}, n);
                         return;
                     }
-                    line("#pragma GCC unroll 4");
+                    line(unroll_pragma());
                     line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                     ++indent_;
                     scopes_.emplace_back();
