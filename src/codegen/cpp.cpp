@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -757,6 +758,49 @@ private:
     }
 
 
+    // A load in a tap loop that reads through a window prepared before the loop (else
+    // nothing): its gather, from a read this tap shares with the other channels where
+    // there is one. With `widen` (bytes, one or two groups), straight into int32 lanes.
+    std::optional<VName> window_gather(const Expr& e, bool widen) {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+            if (direct_words_ && type_bytes(prog_.buffer(e->buffer).type) == 4) break;
+            auto f = it->windows.find(e.get());
+            if (f == it->windows.end()) continue;
+            const std::string& w = f->second.first;
+            const std::string el = widen ? "std::int32_t" : ctype(prog_.buffer(e->buffer).type);
+            const std::string suffix = widen ? "_u32" : "";
+            // A byte window whose read this tap serves several loads: read once (in the tap
+            // loop's scope), each load's lanes picked at its distance.
+            if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window_ || two_windows_)) {
+                if (const auto sh = shared_.find(wk->second); sh != shared_.end()) {
+                    const auto [rest, k] = split_constant(f->second.second);
+                    if (const auto least = sh->second.find(to_string(rest)); least != sh->second.end()) {
+                        const std::string name = fmt::format("window-read|{}|{}", w, least->first);
+                        auto& reads = scopes_.back().by_key;
+                        auto read = reads.find(name);
+                        if (read == reads.end()) {
+                            pinned_.push_back(rest);
+                            const std::string t = fmt::format("t{}", next_temp_++);
+                            line(fmt::format("const t_window_reads {} = read_window{}(b{} + {} + {} + {}.first, {});", t,
+                                             one_window_ ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
+                            read = reads.emplace(name, t).first;
+                        }
+                        return VName{vtemp(el, fmt::format("pick_window{}{}({}, {}, {})", one_window_ ? 1 : 2, suffix,
+                                                           read->second, w, k - least->second)),
+                                     true, el};
+                    }
+                }
+            }
+            return VName{vtemp(el, fmt::format("{}{}(b{} + {} + {}.first, {})",
+                                               one_window_    ? "gather_window1"
+                                               : two_windows_ ? "gather_window2"
+                                                              : "gather_window",
+                                               suffix, e->buffer, emit(f->second.second), w, w)),
+                         true, el};
+        }
+        return std::nullopt;
+    }
+
     VName emitv_compound(const Expr& e) {
         auto V = [&](const std::string& elem, const VName& x) {
             return fmt::format("to_v<vec<{}>>({})", elem, x.name);
@@ -765,43 +809,13 @@ private:
             const std::string el = ranges_.count(e->var) && fits_i32(ranges_.at(e->var)) ? "std::int32_t" : "std::int64_t";
             return {vtemp(el, fmt::format("iota_v<vec<{}>>(v{})", el, e->var)), true, el};
         }
+        // Bytes read through a window in a tap loop and widened to int32 (a uint8 pass's
+        // pixel): the window's permute puts each byte straight into its int32 lane.
+        if (e->op == Op::Cast && e->type == Type::I32 && e->args[0]->op == Op::Load &&
+            type_bytes(prog_.buffer(e->args[0]->buffer).type) == 1 && (one_window_ || two_windows_))
+            if (auto g = window_gather(e->args[0], true)) return *g;
         if (e->op == Op::Load) {
-            for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-                if (direct_words_ && type_bytes(prog_.buffer(e->buffer).type) == 4) break;
-                auto f = it->windows.find(e.get());
-                if (f == it->windows.end()) continue;
-                const std::string& w = f->second.first;
-                const std::string el = ctype(prog_.buffer(e->buffer).type);
-                // A byte window whose read this tap serves several loads: read once (in
-                // the tap loop's scope), each load's lanes picked at its distance.
-                if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window_ || two_windows_)) {
-                    if (const auto sh = shared_.find(wk->second); sh != shared_.end()) {
-                        const auto [rest, k] = split_constant(f->second.second);
-                        if (const auto least = sh->second.find(to_string(rest)); least != sh->second.end()) {
-                            const std::string name = fmt::format("window-read|{}|{}", w, least->first);
-                            auto& reads = scopes_.back().by_key;
-                            auto read = reads.find(name);
-                            if (read == reads.end()) {
-                                pinned_.push_back(rest);
-                                const std::string t = fmt::format("t{}", next_temp_++);
-                                line(fmt::format("const t_window_reads {} = read_window{}(b{} + {} + {} + {}.first, {});", t,
-                                                 one_window_ ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
-                                read = reads.emplace(name, t).first;
-                            }
-                            return {vtemp(el, fmt::format("pick_window{}({}, {}, {})", one_window_ ? 1 : 2, read->second, w,
-                                                          k - least->second)),
-                                    true, el};
-                        }
-                    }
-                }
-                return {vtemp(el, fmt::format("{}(b{} + {} + {}.first, {})",
-                                              one_window_    ? "gather_window1"
-                                              : two_windows_ ? "gather_window2"
-                                                             : "gather_window",
-                                              e->buffer,
-                                              emit(f->second.second), w, w)),
-                        true, el};
-            }
+            if (auto g = window_gather(e, false)) return *g;
             const Buffer& b = prog_.buffer(e->buffer);
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);

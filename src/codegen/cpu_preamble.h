@@ -93,6 +93,14 @@ inline t_bytes64 t_permute2_bytes(t_bytes64 a, t_bytes64 idx, t_bytes64 b) {
     return __builtin_ia32_vpermt2varqi512_mask(idx, a, b, ~t_mask64{0});
 #endif
 }
+// The same with the bytes whose bit of m is clear set to 0.
+inline t_bytes64 t_permute2_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx, t_bytes64 b) {
+#if defined(__clang__)
+    return reinterpret_cast<t_bytes64>(__builtin_ia32_selectb_512(m, __builtin_ia32_vpermi2varqi512(a, idx, b), t_bytes64{}));
+#else
+    return __builtin_ia32_vpermt2varqi512_maskz(idx, a, b, m);
+#endif
+}
 // Byte i of the result is byte idx[i] (0..63) of a.
 inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
 #if defined(__clang__)
@@ -289,6 +297,7 @@ template <> struct lane_window<1> {
     t_mask64 m0[4], m1[4];
     t_mask64 s0[4], s1[4];  // the masks of a read `slack` bytes longer (read_window1/2)
     bool shared = false;    // every group's window holds its slack too
+    t_bytes64 idx4[4];      // 16 lanes: idx with lane i's byte at 4 * i (the *_u32 gathers)
 #endif
 };
 template <> struct lane_window<4> {
@@ -339,6 +348,15 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
                 for (int i = g * n; i < (g + 1) * n; ++i) idx[i] = static_cast<Idx>(w.rel[i] - a);
                 w.start[g] = a;
                 __builtin_memcpy(&w.idx[g], idx, sizeof idx);
+                if constexpr (E == 1) {
+#if defined(TOROID_BYTE_PERMUTE)
+                    if constexpr (kLanes == 16) {
+                        char idx4[64] = {};
+                        for (int i = g * n; i < (g + 1) * n; ++i) idx4[4 * i] = static_cast<char>(w.rel[i] - a);
+                        __builtin_memcpy(&w.idx4[g], idx4, sizeof idx4);
+                    }
+#endif
+                }
                 if constexpr (E == 1) {
 #if defined(TOROID_BYTE_PERMUTE)
                     w.m0[g] = t_span_mask(span);
@@ -525,6 +543,53 @@ inline vec<std::uint8_t> pick_window2(const t_window_reads& r, const lane_window
     }
 #endif
     return gather_window2(r.p + k, w);
+}
+// The window gathers above widened to int32 lanes (T = std::int32_t, lane i the byte
+// zero-extended): at 16 lanes with a byte permute, one zero-masking permute puts each
+// lane's byte at its lane's low byte (w.idx4) instead of a permute and an extension.
+// (Templates, so that the branch for the other lane count is discarded.)
+#if defined(TOROID_BYTE_PERMUTE)
+constexpr t_mask64 kLowBytes32 = 0x1111111111111111ull;  // byte 4i of each int32 lane
+constexpr t_mask64 kLowBytes32Lo = 0x0000000011111111ull, kLowBytes32Hi = 0x1111111100000000ull;
+#endif
+template <typename T = std::int32_t> inline vec<T> gather_window1_u32(const std::uint8_t* p, const lane_window<1>& w) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16)
+        return reinterpret_cast<vec<T>>(
+            t_permute2_bytes_z(kLowBytes32, t_load_bytes(w.m0[0], p + w.start[0]), w.idx4[0], t_load_bytes(w.m1[0], p + w.start[0] + 64)));
+#endif
+    return to_v<vec<T>>(gather_window1(p, w));
+}
+template <typename T = std::int32_t> inline vec<T> gather_window2_u32(const std::uint8_t* p, const lane_window<1>& w) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16) {
+        const t_bytes64 a = t_permute2_bytes_z(kLowBytes32Lo, t_load_bytes(w.m0[0], p + w.start[0]), w.idx4[0],
+                                               t_load_bytes(w.m1[0], p + w.start[0] + 64));
+        const t_bytes64 b = t_permute2_bytes_z(kLowBytes32Hi, t_load_bytes(w.m0[1], p + w.start[1]), w.idx4[1],
+                                               t_load_bytes(w.m1[1], p + w.start[1] + 64));
+        return reinterpret_cast<vec<T>>(a | b);
+    }
+#endif
+    return to_v<vec<T>>(gather_window2(p, w));
+}
+template <typename T = std::int32_t> inline vec<T> pick_window1_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16)
+        if (w.shared)
+            return reinterpret_cast<vec<T>>(t_permute2_bytes_z(kLowBytes32, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]));
+#endif
+    return to_v<vec<T>>(pick_window1(r, w, k));
+}
+template <typename T = std::int32_t> inline vec<T> pick_window2_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (kLanes == 16)
+        if (w.shared) {
+            const t_bytes64 a = t_permute2_bytes_z(kLowBytes32Lo, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]);
+            const t_bytes64 b = t_permute2_bytes_z(kLowBytes32Hi, r.lo[1], w.idx4[1] + static_cast<char>(k), r.hi[1]);
+            return reinterpret_cast<vec<T>>(a | b);
+        }
+#endif
+    return to_v<vec<T>>(pick_window2(r, w, k));
 }
 // Elements at a constant stride. Bytes at a small stride (a channel of channels-last
 // pixels, read forwards or backwards) whose lanes span at most 128 bytes (16 lanes: a
