@@ -310,43 +310,37 @@ private:
             for (const std::string& n : names) cond += fmt::format("{}{}.groups == {}", cond.empty() ? "" : " && ", n, g);
             return cond;
         };
-        line(fmt::format("if ({}) {{", all_groups(1)));
-        ++indent_;
-        one_window_ = true;
-        emit_loop();
-        one_window_ = false;
-        --indent_;
+        // One copy of the loop per case, under its condition (the window copy the printer
+        // reads while printing it).
+        const auto copy = [&](const std::string& opening, WindowCopy which) {
+            line(opening);
+            ++indent_;
+            window_copy_ = which;
+            emit_loop();
+            window_copy_ = WindowCopy::None;
+            --indent_;
+        };
+        copy(fmt::format("if ({}) {{", all_groups(1)), WindowCopy::One);
         // Byte windows of downscales by about 2.5 to 5 (16 outputs span more than one
         // 128-byte window): two groups of lanes, each its own window, blended by a fixed mask.
         const bool bytes_only = std::all_of(scopes_.back().windows.begin(), scopes_.back().windows.end(),
                                             [&](const auto& w) { return type_bytes(prog_.buffer(w.first->buffer).type) == 1; });
-        if (bytes_only) {
-            line(fmt::format("}} else if ({}) {{", all_groups(2)));
-            ++indent_;
-            two_windows_ = true;
-            emit_loop();
-            two_windows_ = false;
-            --indent_;
-        }
-        line("} else {");
-        ++indent_;
+        if (bytes_only) copy(fmt::format("}} else if ({}) {{", all_groups(2)), WindowCopy::Two);
         // Words too far apart for one window: the hardware gather, straight from the
         // lanes' offsets (no window in between). The general copy (rare: windows in 4
         // groups, or lanes read one by one) is not unrolled: about a tenth of a large
         // kernel's compile time for a loop whose gathers dominate it anyway.
-        direct_words_ = true;
-        general_copy_ = true;
-        emit_loop();
-        general_copy_ = false;
-        direct_words_ = false;
-        --indent_;
+        copy("} else {", WindowCopy::General);
         line("}");
     }
-    bool one_window_ = false;
-    bool two_windows_ = false;
-    bool direct_words_ = false;
-    bool general_copy_ = false;
-    std::string unroll_pragma() const override { return general_copy_ ? "#pragma GCC unroll 1" : "#pragma GCC unroll 4"; }
+    // Which copy of a tap loop with windows is being printed (emit_tap_loop_variants).
+    enum class WindowCopy : std::uint8_t { None, One, Two, General };
+    WindowCopy window_copy_ = WindowCopy::None;
+    bool one_window() const { return window_copy_ == WindowCopy::One; }
+    bool two_windows() const { return window_copy_ == WindowCopy::Two; }
+    std::string unroll_pragma() const override {
+        return window_copy_ == WindowCopy::General ? "#pragma GCC unroll 1" : "#pragma GCC unroll 4";
+    }
 
     struct PendingStore {
         Expr off;
@@ -651,7 +645,7 @@ private:
             if (pw != made.end() && w0) {
                 const std::string g = temp(fmt::format("pair_v<{}>", ctype(x0->type)),
                                            fmt::format("{}(b{} + {} + {}.first, {}, {})",
-                                                       one_window_ ? "gather_window_pairs1" : "gather_window_pairs",
+                                                       one_window() ? "gather_window_pairs1" : "gather_window_pairs",
                                                        x0->buffer, emit(w0->second), w0->first, w0->first, pw->second));
                 return fmt::format("t_widen_pairs<{}>({})", ctype(x0->type), g);
             }
@@ -763,7 +757,7 @@ private:
     // there is one. With `widen` (bytes, one or two groups), straight into int32 lanes.
     std::optional<VName> window_gather(const Expr& e, bool widen) {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-            if (direct_words_ && type_bytes(prog_.buffer(e->buffer).type) == 4) break;
+            if (window_copy_ == WindowCopy::General && type_bytes(prog_.buffer(e->buffer).type) == 4) break;
             auto f = it->windows.find(e.get());
             if (f == it->windows.end()) continue;
             const std::string& w = f->second.first;
@@ -771,7 +765,7 @@ private:
             const std::string suffix = widen ? "_u32" : "";
             // A byte window whose read this tap serves several loads: read once (in the tap
             // loop's scope), each load's lanes picked at its distance.
-            if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window_ || two_windows_)) {
+            if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window() || two_windows())) {
                 if (const auto sh = shared_.find(wk->second); sh != shared_.end()) {
                     const auto [rest, k] = split_constant(f->second.second);
                     if (const auto least = sh->second.find(to_string(rest)); least != sh->second.end()) {
@@ -782,18 +776,18 @@ private:
                             pinned_.push_back(rest);
                             const std::string t = fmt::format("t{}", next_temp_++);
                             line(fmt::format("const t_window_reads {} = read_window{}(b{} + {} + {} + {}.first, {});", t,
-                                             one_window_ ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
+                                             one_window() ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
                             read = reads.emplace(name, t).first;
                         }
-                        return VName{vtemp(el, fmt::format("pick_window{}{}({}, {}, {})", one_window_ ? 1 : 2, suffix,
+                        return VName{vtemp(el, fmt::format("pick_window{}{}({}, {}, {})", one_window() ? 1 : 2, suffix,
                                                            read->second, w, k - least->second)),
                                      true, el};
                     }
                 }
             }
             return VName{vtemp(el, fmt::format("{}{}(b{} + {} + {}.first, {})",
-                                               one_window_    ? "gather_window1"
-                                               : two_windows_ ? "gather_window2"
+                                               one_window()    ? "gather_window1"
+                                               : two_windows() ? "gather_window2"
                                                               : "gather_window",
                                                suffix, e->buffer, emit(f->second.second), w, w)),
                          true, el};
@@ -812,7 +806,7 @@ private:
         // Bytes read through a window in a tap loop and widened to int32 (a uint8 pass's
         // pixel): the window's permute puts each byte straight into its int32 lane.
         if (e->op == Op::Cast && e->type == Type::I32 && e->args[0]->op == Op::Load &&
-            type_bytes(prog_.buffer(e->args[0]->buffer).type) == 1 && (one_window_ || two_windows_))
+            type_bytes(prog_.buffer(e->args[0]->buffer).type) == 1 && (one_window() || two_windows()))
             if (auto g = window_gather(e->args[0], true)) return *g;
         if (e->op == Op::Load) {
             if (auto g = window_gather(e, false)) return *g;

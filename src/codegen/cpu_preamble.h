@@ -465,15 +465,16 @@ template <typename T> inline vec<T> gather_window(const T* p, const lane_window<
 // The elements at p + w.rel[i] when the lanes split into two groups (w.groups == 2): the
 // low half of the lanes from the first group's window, the high half from the second's,
 // blended by a fixed mask.
+// The low half of a's lanes and the high half of b's.
+template <typename T> inline vec<T> t_halves(vec<T> a, vec<T> b) {
+    using M = typename mask_of<sizeof(T)>::type;
+    vec<M> low = {};
+    for (int i = 0; i < kLanes / 2; ++i) low[i] = -1;
+    return reinterpret_cast<vec<T>>((reinterpret_cast<vec<M>>(a) & low) | (reinterpret_cast<vec<M>>(b) & ~low));
+}
 template <typename T> inline vec<T> gather_window2(const T* p, const lane_window<sizeof(T)>& w) {
-    if constexpr (kWindowPermute<sizeof(T)>) {
-        using M = typename mask_of<sizeof(T)>::type;
-        vec<M> low = {};
-        for (int i = 0; i < kLanes / 2; ++i) low[i] = -1;
-        const vec<M> a = reinterpret_cast<vec<M>>(window_group(p + w.start[0], w, 0));
-        const vec<M> b = reinterpret_cast<vec<M>>(window_group(p + w.start[1], w, 1));
-        return reinterpret_cast<vec<T>>((a & low) | (b & ~low));
-    }
+    if constexpr (kWindowPermute<sizeof(T)>)
+        return t_halves<T>(window_group(p + w.start[0], w, 0), window_group(p + w.start[1], w, 1));
     return gather_window(p, w);
 }
 // One read of a byte window (two masked loads per group, reaching the window's slack)
@@ -488,31 +489,34 @@ struct t_window_reads {
     t_bytes64 lo[2], hi[2];
 #endif
 };
-inline t_window_reads read_window1(const std::uint8_t* p, const lane_window<1>& w) {
+// The windows of the first `groups` groups at p: their lanes' spans (exact) or with the
+// slack too.
+inline t_window_reads t_read_groups(const std::uint8_t* p, const lane_window<1>& w, int groups, bool slack) {
     t_window_reads r;
     r.p = p;
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kWindowPermute<1>) {
-        if (w.shared) {
-            r.lo[0] = t_load_bytes(w.s0[0], p + w.start[0]);
-            r.hi[0] = t_load_bytes(w.s1[0], p + w.start[0] + 64);
+    if constexpr (kWindowPermute<1>)
+        for (int g = 0; g < groups; ++g) {
+            r.lo[g] = t_load_bytes(slack ? w.s0[g] : w.m0[g], p + w.start[g]);
+            r.hi[g] = t_load_bytes(slack ? w.s1[g] : w.m1[g], p + w.start[g] + 64);
         }
-    }
 #endif
     (void)w;
+    (void)groups;
+    (void)slack;
     return r;
 }
-inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& w) {
-    t_window_reads r = read_window1(p, w);
+inline t_window_reads read_window1(const std::uint8_t* p, const lane_window<1>& w) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kWindowPermute<1>) {
-        if (w.shared) {
-            r.lo[1] = t_load_bytes(w.s0[1], p + w.start[1]);
-            r.hi[1] = t_load_bytes(w.s1[1], p + w.start[1] + 64);
-        }
-    }
+    if (w.shared) return t_read_groups(p, w, 1, true);
 #endif
-    return r;
+    return t_read_groups(p, w, 0, false);
+}
+inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& w) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if (w.shared) return t_read_groups(p, w, 2, true);
+#endif
+    return t_read_groups(p, w, 0, false);
 }
 #if defined(TOROID_BYTE_PERMUTE)
 // Group g's lanes (the others arbitrary) of the gather `k` bytes after the read's base.
@@ -534,13 +538,7 @@ inline vec<std::uint8_t> pick_window1(const t_window_reads& r, const lane_window
 // The same with the lanes in two groups (w.groups == 2).
 inline vec<std::uint8_t> pick_window2(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if (kWindowPermute<1> && w.shared) {
-        vec<std::int8_t> low = {};
-        for (int i = 0; i < kLanes / 2; ++i) low[i] = -1;
-        const vec<std::int8_t> a = reinterpret_cast<vec<std::int8_t>>(t_pick_group(r, w, 0, k));
-        const vec<std::int8_t> b = reinterpret_cast<vec<std::int8_t>>(t_pick_group(r, w, 1, k));
-        return reinterpret_cast<vec<std::uint8_t>>((a & low) | (b & ~low));
-    }
+    if (kWindowPermute<1> && w.shared) return t_halves<std::uint8_t>(t_pick_group(r, w, 0, k), t_pick_group(r, w, 1, k));
 #endif
     return gather_window2(r.p + k, w);
 }
@@ -552,42 +550,38 @@ inline vec<std::uint8_t> pick_window2(const t_window_reads& r, const lane_window
 constexpr t_mask64 kLowBytes32 = 0x1111111111111111ull;  // byte 4i of each int32 lane
 constexpr t_mask64 kLowBytes32Lo = 0x0000000011111111ull, kLowBytes32Hi = 0x1111111100000000ull;
 #endif
+#if defined(TOROID_BYTE_PERMUTE)
+// The gather `k` bytes after a read's base, in `groups` (1 or 2) groups, widened (16 lanes).
+template <typename T> inline vec<T> t_widen_groups(const t_window_reads& r, const lane_window<1>& w, int groups, int k) {
+    if (groups == 1)
+        return reinterpret_cast<vec<T>>(t_permute2_bytes_z(kLowBytes32, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]));
+    return reinterpret_cast<vec<T>>(t_permute2_bytes_z(kLowBytes32Lo, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]) |
+                                    t_permute2_bytes_z(kLowBytes32Hi, r.lo[1], w.idx4[1] + static_cast<char>(k), r.hi[1]));
+}
+#endif
 template <typename T = std::int32_t> inline vec<T> gather_window1_u32(const std::uint8_t* p, const lane_window<1>& w) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16)
-        return reinterpret_cast<vec<T>>(
-            t_permute2_bytes_z(kLowBytes32, t_load_bytes(w.m0[0], p + w.start[0]), w.idx4[0], t_load_bytes(w.m1[0], p + w.start[0] + 64)));
+    if constexpr (kLanes == 16) return t_widen_groups<T>(t_read_groups(p, w, 1, false), w, 1, 0);
 #endif
     return to_v<vec<T>>(gather_window1(p, w));
 }
 template <typename T = std::int32_t> inline vec<T> gather_window2_u32(const std::uint8_t* p, const lane_window<1>& w) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) {
-        const t_bytes64 a = t_permute2_bytes_z(kLowBytes32Lo, t_load_bytes(w.m0[0], p + w.start[0]), w.idx4[0],
-                                               t_load_bytes(w.m1[0], p + w.start[0] + 64));
-        const t_bytes64 b = t_permute2_bytes_z(kLowBytes32Hi, t_load_bytes(w.m0[1], p + w.start[1]), w.idx4[1],
-                                               t_load_bytes(w.m1[1], p + w.start[1] + 64));
-        return reinterpret_cast<vec<T>>(a | b);
-    }
+    if constexpr (kLanes == 16) return t_widen_groups<T>(t_read_groups(p, w, 2, false), w, 2, 0);
 #endif
     return to_v<vec<T>>(gather_window2(p, w));
 }
 template <typename T = std::int32_t> inline vec<T> pick_window1_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16)
-        if (w.shared)
-            return reinterpret_cast<vec<T>>(t_permute2_bytes_z(kLowBytes32, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]));
+        if (w.shared) return t_widen_groups<T>(r, w, 1, k);
 #endif
     return to_v<vec<T>>(pick_window1(r, w, k));
 }
 template <typename T = std::int32_t> inline vec<T> pick_window2_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16)
-        if (w.shared) {
-            const t_bytes64 a = t_permute2_bytes_z(kLowBytes32Lo, r.lo[0], w.idx4[0] + static_cast<char>(k), r.hi[0]);
-            const t_bytes64 b = t_permute2_bytes_z(kLowBytes32Hi, r.lo[1], w.idx4[1] + static_cast<char>(k), r.hi[1]);
-            return reinterpret_cast<vec<T>>(a | b);
-        }
+        if (w.shared) return t_widen_groups<T>(r, w, 2, k);
 #endif
     return to_v<vec<T>>(pick_window2(r, w, k));
 }

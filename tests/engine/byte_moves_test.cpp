@@ -4,27 +4,17 @@
 // the vector's (shorter than one vector, exactly one, one more, many, with a tail), for
 // 1, 3 and 4 channels, both layouts and crops that read into a wider image.
 #include "engine/engine.h"
+#include "engine_test_support.h"
 #include "ops/pipeline_json.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace toroid {
 namespace {
-
-Tensor random_bytes(const Dims& shape, Layout layout, std::uint32_t seed) {
-    Tensor t = Tensor::empty(DType::UInt8, shape, layout);
-    std::mt19937 rng(seed);
-    for (std::int64_t n = 0; n < shape[0]; ++n)
-        for (std::int64_t c = 0; c < shape[1]; ++c)
-            for (std::int64_t h = 0; h < shape[2]; ++h)
-                for (std::int64_t w = 0; w < shape[3]; ++w) t.at<std::uint8_t>(n, c, h, w) = static_cast<std::uint8_t>(rng() >> 24);
-    return t;
-}
 
 // The number of elements of a and b that differ (shapes must match).
 std::int64_t differences(const Tensor& a, const Tensor& b) {
@@ -65,7 +55,7 @@ TEST(ByteMoves, FlipsAndCropsMatchTheReferenceAtEveryWidth) {
                         crop.top = 1;
                         crop.height = 3;
                     }
-                    const Tensor in = random_bytes({2, c, 5, w}, l, seed++);
+                    const Tensor in = test::random_image(DType::UInt8, {2, c, 5, w}, l, seed++);
                     SCOPED_TRACE(std::string(text) + " C=" + std::to_string(c) + " W=" + std::to_string(w) + " " +
                                  std::string(layout_name(l)));
                     EXPECT_EQ(differences(compiled->prepare(p, in.spec())->run(in), reference->prepare(p, in.spec())->run(in)),

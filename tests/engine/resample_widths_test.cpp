@@ -5,49 +5,20 @@
 // The compiled engine must equal the reference bit for bit (uint8) and within float
 // rounding (float32) at each of those widths, for 1, 3 and 4 channels in both layouts.
 #include "engine/engine.h"
+#include "engine_test_support.h"
 #include "ops/pipeline_json.h"
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace toroid {
 namespace {
 
-Tensor random_input(DType dt, const Dims& shape, Layout layout, std::uint32_t seed) {
-    Tensor t = Tensor::empty(dt, shape, layout);
-    std::mt19937 rng(seed);
-    for (std::int64_t n = 0; n < shape[0]; ++n)
-        for (std::int64_t c = 0; c < shape[1]; ++c)
-            for (std::int64_t h = 0; h < shape[2]; ++h)
-                for (std::int64_t w = 0; w < shape[3]; ++w) {
-                    const std::uint32_t r = rng();
-                    if (dt == DType::UInt8) t.at<std::uint8_t>(n, c, h, w) = static_cast<std::uint8_t>(r >> 24);
-                    else t.at<float>(n, c, h, w) = static_cast<float>(r >> 8) / 65536.0f;
-                }
-    return t;
-}
-
-// The largest difference between a and b (shapes must match; -1 when they do not).
-double max_difference(const Tensor& a, const Tensor& b) {
-    EXPECT_EQ(a.shape(), b.shape());
-    if (a.shape() != b.shape() || a.dtype() != b.dtype()) return -1;
-    double worst = 0;
-    const Dims& s = a.shape();
-    for (std::int64_t n = 0; n < s[0]; ++n)
-        for (std::int64_t c = 0; c < s[1]; ++c)
-            for (std::int64_t h = 0; h < s[2]; ++h)
-                for (std::int64_t w = 0; w < s[3]; ++w) {
-                    const double x = a.dtype() == DType::UInt8 ? a.at<std::uint8_t>(n, c, h, w) : a.at<float>(n, c, h, w);
-                    const double y = b.dtype() == DType::UInt8 ? b.at<std::uint8_t>(n, c, h, w) : b.at<float>(n, c, h, w);
-                    worst = std::max(worst, std::fabs(x - y));
-                }
-    return worst;
-}
+using test::max_difference;
+using test::random_image;
 
 std::string resize(std::int64_t h, std::int64_t w, const char* mode) {
     return "[{\"op\": \"resize\", \"mode\": \"" + std::string(mode) + "\", \"antialias\": true, \"size\": [" +
@@ -76,7 +47,7 @@ TEST(ResampleWidths, VerticalPassesAtEveryWidthAroundTheirVectorSteps) {
         for (std::int64_t c : {1, 3, 4})
             for (Layout l : {Layout::Contiguous, Layout::ChannelsLast})
                 for (std::int64_t w : widths) {
-                    const Tensor in = random_input(dt, {2, c, 23, w}, l, seed++);
+                    const Tensor in = random_image(dt, {2, c, 23, w}, l, seed++);
                     const std::string what = std::string(dtype_name(dt)) + " C=" + std::to_string(c) + " W=" +
                                              std::to_string(w) + " " + std::string(layout_name(l));
                     check(*compiled, *reference, resize(9, w, "bilinear"), in, what);
@@ -93,7 +64,7 @@ TEST(ResampleWidths, HorizontalDownscalesWithTapsOneTwoAndFourWindowsApart) {
     for (std::int64_t c : {1, 3, 4})
         for (Layout l : {Layout::Contiguous, Layout::ChannelsLast})
             for (std::int64_t w : {70, 130, 301, 453}) {
-                const Tensor in = random_input(DType::UInt8, {1, c, 6, w}, l, seed++);
+                const Tensor in = random_image(DType::UInt8, {1, c, 6, w}, l, seed++);
                 for (std::int64_t ow : {w / 2, w / 3, w * 10 / 43, w / 6, w / 11}) {
                     if (ow < 1) continue;
                     const std::string what =

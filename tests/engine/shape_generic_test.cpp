@@ -4,6 +4,7 @@
 // bad item reported and skipped.
 #include "core/error.h"
 #include "engine/engine.h"
+#include "engine_test_support.h"
 #include "ops/pipeline_json.h"
 #include "ops/resize_math.h"
 
@@ -13,25 +14,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 namespace toroid {
 namespace {
 
 Pipeline parse_pipeline(const std::string& text) { return toroid::parse_pipeline(text, "."); }
 
-Tensor random_image(DType dt, const Dims& shape, Layout layout, std::uint32_t seed) {
-    Tensor t = Tensor::empty(dt, shape, layout);
-    std::mt19937 rng(seed);
-    for (std::int64_t n = 0; n < shape[0]; ++n)
-        for (std::int64_t c = 0; c < shape[1]; ++c)
-            for (std::int64_t h = 0; h < shape[2]; ++h)
-                for (std::int64_t w = 0; w < shape[3]; ++w) {
-                    if (dt == DType::UInt8) t.at<std::uint8_t>(n, c, h, w) = static_cast<std::uint8_t>(rng() >> 24);
-                    else t.at<float>(n, c, h, w) = static_cast<float>(rng() >> 8) / 16777216.0f * 4.0f - 1.0f;
-                }
-    return t;
-}
+using test::random_image;
 
 void expect_equal(const Tensor& a, const Tensor& b, double tol) {
     ASSERT_EQ(a.shape(), b.shape());
