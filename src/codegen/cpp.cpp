@@ -103,6 +103,13 @@ public:
             const std::string e = emit(simplify(add(l.begin, l.extent), ranges_, lb_));
             bounds_text.emplace_back(b, e);
         }
+        // Taps in lanes: each pixel's weights laid out once per call, before the rows.
+        std::optional<schedule::TapLanes> tap_lanes;
+        if (k_.tap_lanes > 0) {
+            tap_lanes = schedule::tap_lanes_form(prog_, k_);
+            if (!tap_lanes) fail("internal: kernel {} has taps in lanes but not their form", k_.name);
+            emit_tap_lanes_weights(*tap_lanes);
+        }
         if (parallel == 0) inner_bounds();
         auto var_type = [&](const Loop& l) {
             return fits_i32(ranges_.count(l.var) ? std::optional<Interval>(ranges_.at(l.var)) : std::nullopt)
@@ -171,6 +178,14 @@ public:
             line("{");
             ++indent_;
             line(fmt::format("std::int64_t v{} = {};", l.var, bounds_text[depth].first));
+            if (tap_lanes) {
+                line("if (tlW != nullptr) {");
+                ++indent_;
+                emit_tap_lanes_loop(*tap_lanes, end, out);
+                --indent_;
+                line("} else {");
+                ++indent_;
+            }
             const int unroll = k_.vector_unroll;
             const std::string& begin = bounds_text[depth].first;
             if (unroll > 1) {
@@ -210,6 +225,10 @@ public:
             line("}");
             --indent_;
             line("}");
+            if (tap_lanes) {
+                --indent_;
+                line("}");
+            }
             --indent_;
             line("}");
         } else {
@@ -255,6 +274,122 @@ public:
     }
 
 private:
+    // Taps in lanes (schedule/tap_pairs.h, TapLanes), the kernel's part: for each pixel i
+    // of the vector loop's range, and 3 more that repeat the last one (a step's missing
+    // pixels), tlO holds the x part of its taps' offset and tlW, per 8 taps, the 32 int16
+    // weights in the register's order (t_tap_lanes). tlW is null, and the rows run the
+    // vector loop, where that loop reads each tap of 16 pixels from one window (their taps
+    // span at most Kernel::tap_lanes_span bytes) and has 16 pixels to fill a vector.
+    void emit_tap_lanes_weights(const schedule::TapLanes& t) {
+        const Loop& xl = loop_of(t.x_var);
+        const std::string x1 = emit(simplify(add(xl.begin, xl.extent), ranges_, lb_));
+        line(fmt::format("const std::int64_t tlX0 = {};", emit(xl.begin)));
+        line(fmt::format("const std::int64_t tlN = std::int64_t({0}) > tlX0 ? std::int64_t({0}) - tlX0 : 0;", x1));
+        line(fmt::format("const std::int32_t tlK = {};", emit(sum_extent(t.sum))));
+        line("const std::int32_t tlChunks = (tlK + 7) / 8;");
+        line("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + 3) * tlChunks) * 64;");
+        line("void* const tlMem = tlN > 0 && tlK > 0 ? __builtin_malloc(tlWeightBytes + static_cast<std::size_t>(tlN + 3) * "
+             "sizeof(std::int64_t)) : nullptr;");
+        line("const struct TlFree { void* p; ~TlFree() { __builtin_free(p); } } tlFree{tlMem};");
+        line("std::int16_t* tlW = nullptr;");
+        line("std::int64_t* tlO = nullptr;");
+        line(fmt::format("const t_tap_lanes tlIdx = t_make_tap_lanes({});", t.channels));
+        line("if (tlMem != nullptr) {");
+        ++indent_;
+        line("tlO = reinterpret_cast<std::int64_t*>(static_cast<char*>(tlMem) + tlWeightBytes);");
+        line("for (std::int64_t tli = 0; tli < tlN + 3; ++tli) {");
+        ++indent_;
+        line(fmt::format("const std::int64_t v{} = tlX0 + (tli < tlN ? tli : tlN - 1);", t.x_var));
+        scopes_.emplace_back();
+        line(fmt::format("tlO[tli] = {};", emit(t.pixel_x)));
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        line("const std::int64_t tlStep = tlN > 1 ? (tlO[tlN - 1] > tlO[0] ? tlO[tlN - 1] - tlO[0] : tlO[0] - tlO[tlN - 1]) : 0;");
+        line(fmt::format("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + std::int64_t(tlK) * {} > {}) {{",
+                         t.channels, k_.tap_lanes_span));
+        ++indent_;
+        line("tlW = static_cast<std::int16_t*>(tlMem);");
+        line("__builtin_memset(tlW, 0, tlWeightBytes);");
+        line("for (std::int64_t tli = 0; tli < tlN + 3; ++tli) {");
+        ++indent_;
+        line(fmt::format("const std::int64_t v{} = tlX0 + (tli < tlN ? tli : tlN - 1);", t.x_var));
+        line(fmt::format("for (std::int32_t r{0} = 0; r{0} < tlK; ++r{0}) {{", t.sum->var));
+        ++indent_;
+        scopes_.emplace_back();
+        const std::string w = emit(t.weight);
+        line(fmt::format("std::int16_t* const tlD = tlW + (tli * tlChunks + r{0} / 8) * 32 + r{0} % 8 / 2 * 8 + r{0} % 2;",
+                         t.sum->var));
+        line(fmt::format("tlD[0] = tlD[2] = tlD[4] = tlD[6] = static_cast<std::int16_t>({});", w));
+        scopes_.pop_back();
+        for (int i = 0; i < 4; ++i) {
+            --indent_;
+            line("}");
+        }
+    }
+
+    // The rows' part: 4 pixels a step (the last step's missing pixels repeat the last
+    // pixel and are not stored), each pixel's taps 8 at a time from its own bytes, then the
+    // kernel's value of the 4 pixels' sums, stored as 4 * C consecutive bytes.
+    void emit_tap_lanes_loop(const schedule::TapLanes& t, const std::string& end, const Buffer& out) {
+        const int x = t.x_var;
+        const int channels = t.channels;
+        // Its temporaries are this branch's own (the vector loop is the other branch).
+        scopes_.emplace_back();
+        // The call's values again as the row's own locals: read through the closure, every
+        // byte store could alias them.
+        line("const std::int16_t* __restrict tlw = tlW;");
+        line("const std::int64_t* __restrict tlo = tlO;");
+        line("const t_tap_lanes tlI = tlIdx;");
+        line("const std::int32_t tlc = tlChunks;");
+        line("const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * 32;");
+        line(fmt::format("const t_mask64 tlFull = t_span_mask({0} * 8), tlLast = t_span_mask(static_cast<std::int64_t>(tlK - 8 * (tlc - 1)) * {0});",
+                         channels));
+        line(fmt::format("const std::uint8_t* const tlRow = b{} + {};", t.pixel->buffer, emit(t.pixel_row)));
+        line(fmt::format("for (; v{0} < {1}; v{0} += 4) {{", x, end));
+        ++indent_;
+        scopes_.emplace_back();
+        line(fmt::format("const std::int64_t tln = {1} - v{0} < 4 ? {1} - v{0} : 4;", x, end));
+        line(fmt::format("const std::int64_t tli = v{} - tlx0;", x));
+        for (int j = 0; j < 4; ++j) {
+            line(fmt::format("const std::uint8_t* tlq{0} = tlRow + tlo[tli + {0}];", j));
+            line(fmt::format("const std::int16_t* tlv{0} = tlw + (tli + {0}) * tlStride;", j));
+        }
+        line("vec<std::int32_t> tla0 = {}, tla1 = {}, tla2 = {}, tla3 = {};");
+        // Every 8 taps but the last all there; the last with the taps that exist.
+        auto chunk = [&](const std::string& mask) {
+            for (int j = 0; j < 4; ++j)
+                line(fmt::format("tla{0} = t_tap_lanes_madd(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask));
+        };
+        line("for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {");
+        ++indent_;
+        chunk("tlFull");
+        for (int j = 0; j < 4; ++j) line(fmt::format("tlq{0} += {1}; tlv{0} += 32;", j, 8 * channels));
+        --indent_;
+        line("}");
+        chunk("tlLast");
+        line("const vec<std::int32_t> tls = t_tap_lanes_sum4(tla0, tla1, tla2, tla3);");
+        scopes_.back().vby_node[t.sum.get()] = VName{"tls", true, "std::int32_t"};
+        vector_var_ = x;
+        const VName v = emitv(k_.value);
+        vector_var_ = -1;
+        std::vector<Expr> idx;
+        for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+        const Expr off = simplify(substitute(offset_expr(out, idx), {{t.c_var, iconst(0)}}), ranges_, lb_);
+        pinned_.push_back(off);
+        line(fmt::format("t_tap_lanes_store<{}>(b{} + {}, to_v<vec<std::uint8_t>>({}), tln);", channels, out.id, emit(off), v.name));
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        scopes_.pop_back();
+    }
+
+    const Loop& loop_of(int v) const {
+        for (const Loop& l : k_.loops)
+            if (l.var == v) return l;
+        fail("internal: kernel {} has no loop v{}", k_.name, v);
+    }
+
     void emit_store(const Expr& value, const Buffer& out,
                     const std::vector<std::pair<int, std::int64_t>>* fixed = nullptr) override {
         const Expr off_e = offset_expr(out, store_index(out, fixed));

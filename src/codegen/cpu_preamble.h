@@ -109,6 +109,14 @@ inline t_bytes64 t_permute_bytes(t_bytes64 a, t_bytes64 idx) {
     return __builtin_ia32_permvarqi512_mask(a, idx, t_bytes64{}, ~t_mask64{0});
 #endif
 }
+// The same with the bytes whose bit of m is clear set to 0.
+inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
+#if defined(__clang__)
+    return reinterpret_cast<t_bytes64>(__builtin_ia32_selectb_512(m, __builtin_ia32_permvarqi512(a, idx), t_bytes64{}));
+#else
+    return __builtin_ia32_permvarqi512_mask(a, idx, t_bytes64{}, m);
+#endif
+}
 #endif
 
 #if defined(__AVX512F__)
@@ -850,5 +858,77 @@ inline vec<std::int32_t> mul16_v(vec<std::int32_t> a, vec<std::int32_t> b) {
 template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::int32_t> acc, A a0, A a1, B b0, B b1) {
     return t_madd_pairs(acc, t_pairs16(a0, a1), t_pairs16(b0, b1));
 }
+
+// Taps in lanes (schedule/tap_pairs.h, TapLanes): one output pixel of C (3 or 4) uint8
+// channels over 8 consecutive taps in one register of 32 int16 lanes, lane 8i + 2s + t
+// holding channel s of tap 2i + t (slots s >= C zero), so that a multiply-add with the
+// pixel's weights in the same order (the kernel lays them out once per call) leaves the
+// int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s. Summing the four 128-bit
+// parts of 4 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
+#if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16
+struct t_tap_lanes {
+    t_bytes64 idx;  // byte 2L of the register <- pixel byte idx[2L] (lane L = 8i + 2s + t)
+    t_mask64 keep;  // the low bytes of lanes whose slot is a channel
+};
+inline t_tap_lanes t_make_tap_lanes(int channels) {
+    t_tap_lanes t{};
+    for (int i = 0; i < 4; ++i)
+        for (int s = 0; s < 4; ++s)
+            for (int k = 0; k < 2; ++k) {
+                const int lane = 8 * i + 2 * s + k;
+                t.idx[2 * lane] = static_cast<char>((2 * i + k) * channels + (s < channels ? s : 0));
+                if (s < channels) t.keep |= t_mask64{1} << (2 * lane);
+            }
+    return t;
+}
+// acc + the products of 8 taps of one pixel at p (m: the bytes of the taps that exist) with
+// its 32 weights at w.
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, t_mask64 m,
+                                          const t_tap_lanes& tl, const std::int16_t* w) {
+    const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes(m, p), tl.idx);
+    pair_v<std::int16_t> wv;
+    __builtin_memcpy(&wv, w, sizeof wv);
+#if defined(__AVX512VNNI__)
+    // The multiply-add and the accumulation as one instruction (vpdpwssd).
+    typedef int v16si __attribute__((vector_size(64)));
+    const v16si a = reinterpret_cast<v16si>(acc), x = reinterpret_cast<v16si>(px), y = reinterpret_cast<v16si>(wv);
+#if defined(__clang__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(a, x, y));
+#else
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(a, x, y));
+#endif
+#else
+    return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
+#endif
+}
+// [a0+a1, a2+a3, b0+b1, b2+b3] of the 128-bit parts of a and b.
+inline vec<std::int32_t> t_part_pair_sums(vec<std::int32_t> a, vec<std::int32_t> b) {
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+           __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+}
+// Part j of the result: the sum of the four parts of the j-th argument.
+inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,
+                                          vec<std::int32_t> d) {
+    return t_part_pair_sums(t_part_pair_sums(a, b), t_part_pair_sums(c, d));
+}
+// Stores the first n (1..4) pixels of v (lane 4j + s: pixel j, channel s) as n * C bytes.
+template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t> v, std::int64_t n) {
+    // Widened in registers (a copy through memory would stall the wide load).
+    typedef char t_bytes16 __attribute__((vector_size(16)));
+    const t_bytes16 b = reinterpret_cast<t_bytes16>(v);
+    const t_bytes16 z = {};
+    typedef char t_bytes32 __attribute__((vector_size(32)));
+    const t_bytes32 b2 = __builtin_shufflevector(b, z, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                                                 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    const t_bytes32 z2 = {};
+    const t_bytes64 src = __builtin_shufflevector(b2, z2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+                                                  19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36,
+                                                  37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54,
+                                                  55, 56, 57, 58, 59, 60, 61, 62, 63);
+    t_bytes64 idx = {};
+    for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(j / C * 4 + j % C);
+    t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
+}
+#endif
 
 }  // namespace

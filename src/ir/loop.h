@@ -99,6 +99,12 @@ struct Kernel {
     // The scheduler chose tap pairs (schedule/tap_pairs.h) for this kernel's uint8 x int16
     // tap sums; the C++ printer prints them so only then.
     bool tap_pairs = false;
+    // CPU: C (3 or 4) when the scheduler chose taps in lanes (schedule/tap_pairs.h, TapLanes)
+    // for this kernel's tap sum: the C++ printer adds that form beside the vector loop.
+    int tap_lanes = 0;
+    // With tap_lanes: it runs where the taps of kLanes consecutive outputs span more bytes
+    // than this (at run time), or there are fewer outputs than kLanes.
+    int tap_lanes_span = 0;
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)

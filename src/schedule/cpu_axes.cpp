@@ -257,6 +257,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                                                      : "cheap value, interleaved stores"));
         }
         note_tap_pairs(prog, k, target);
+        note_tap_lanes(prog, k, target);
         std::vector<std::string> par;
         for (std::size_t i = 0; i < inner; ++i) {
             k.loops[i].kind = LoopKind::Parallel;

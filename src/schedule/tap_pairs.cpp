@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,92 @@ void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
         target.vector_bytes == 64 ? (target.byte_permute ? "vpmaddwd"
                                                          : "vpmaddwd with AVX-512BW, else plain multiply-adds")
                                   : "vpmaddwd with AVX2, else plain multiply-adds"));
+}
+
+std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
+    if (k.vector_width <= 1 || k.fused_channels > 0 || k.vector_unroll > 1 || !k.store_index.empty() ||
+        k.loops.size() < 2)
+        return std::nullopt;
+    const Loop& c = k.loops.back();
+    const Loop& x = k.loops[k.loops.size() - 2];
+    if (c.kind != LoopKind::Unrolled || x.kind != LoopKind::Vector || !is_const(c.begin, 0) || !is_const(c.extent))
+        return std::nullopt;
+    const int channels = static_cast<int>(c.extent->ival);
+    if (channels != 3 && channels != 4) return std::nullopt;
+    const Buffer& out = prog.buffer(k.output);
+    if (out.type != Type::U8) return std::nullopt;
+    std::vector<Expr> idx;
+    for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
+    const Expr out_off = simplify(offset_expr(out, idx));
+    if (linear_stride(out_off, c.var) != 1 || linear_stride(out_off, x.var) != channels) return std::nullopt;
+
+    // One tap sum; outside it nothing but parameters and constants.
+    std::vector<Expr> sums;
+    bool other = false;
+    std::function<void(const Expr&)> walk = [&](const Expr& e) {
+        if (e->op == Op::Sum) {
+            if (std::none_of(sums.begin(), sums.end(), [&](const Expr& s) { return s.get() == e.get(); }))
+                sums.push_back(e);
+            return;
+        }
+        if (e->op == Op::Load || (e->op == Op::Var && !is_param_var(e->var))) other = true;
+        for (const Expr& a : e->args) walk(a);
+    };
+    walk(k.value);
+    if (other || sums.size() != 1) return std::nullopt;
+    const Expr& s = sums.front();
+    const auto f = tap_pair_factors(s);
+    if (!f) return std::nullopt;
+    const int r = s->var;
+
+    TapLanes t;
+    t.sum = s;
+    t.channels = channels;
+    t.x_var = x.var;
+    t.c_var = c.var;
+    for (const auto& [p, w] : {std::pair{f->a, f->b}, std::pair{f->b, f->a}}) {
+        if (p->op != Op::Load || prog.buffer(p->buffer).type != Type::U8) continue;
+        const Expr off = simplify(offset_expr(prog.buffer(p->buffer), p->args));
+        if (linear_stride(off, c.var) != 1 || linear_stride(off, r) != channels) continue;
+        bool rows = depends_on_var(w, c.var);
+        visit(w, [&](const Expr& e) {
+            if (e->op == Op::Sum || (e->op == Op::Var && !is_param_var(e->var) && e->var != r && e->var != x.var))
+                rows = true;
+        });
+        if (rows) continue;
+        Expr px = iconst(0), row = iconst(0);
+        bool mixed = false;
+        for (const Expr& term : signed_sum_terms(simplify(substitute(off, {{r, iconst(0)}, {c.var, iconst(0)}})))) {
+            bool on_row = false;
+            visit(term, [&](const Expr& e) {
+                if (e->op == Op::Var && !is_param_var(e->var) && e->var != x.var) on_row = true;
+            });
+            const bool on_x = depends_on_var(term, x.var);
+            mixed = mixed || (on_x && on_row);
+            (on_x ? px : row) = add(on_x ? px : row, term);
+        }
+        if (mixed) continue;
+        t.pixel = p;
+        t.weight = w;
+        t.pixel_x = simplify(px);
+        t.pixel_row = simplify(row);
+        return t;
+    }
+    return std::nullopt;
+}
+
+void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
+    if (!target.byte_permute || target.vector_bytes != 64 || target.tap_lanes_span < 0) return;
+    const auto t = tap_lanes_form(prog, k);
+    if (!t) return;
+    k.tap_lanes = t->channels;
+    k.tap_lanes_span = target.tap_lanes_span;
+    k.decisions.push_back(fmt::format(
+        "taps in lanes: where the taps of 16 outputs span more than {} bytes at run time (or there are fewer "
+        "than 16), each output pixel's {} channels x 8 taps of r{} are one register of 16-bit pairs (a masked "
+        "load, a byte permute, a multiply-add per 8 taps), 4 pixels summed across lanes at once, the weights "
+        "laid out per pixel once per call; elsewhere the vector loop over v{}",
+        target.tap_lanes_span, t->channels, t->sum->var, t->x_var));
 }
 
 }  // namespace toroid::schedule

@@ -24,4 +24,31 @@ std::optional<TapPairFactors> tap_pair_factors(const ir::Expr& sum);
 // Records in k's decisions which of its vector loop's tap sums are printed in pairs.
 void note_tap_pairs(const ir::Program& prog, ir::Kernel& k, const Target& target);
 
+// Taps in lanes: a kernel whose vector loop runs over channels-last pixels of C = 3 or 4
+// uint8 channels (the innermost loop, unrolled), each output byte F(sum over taps r of
+// weight(r, x) * pixel(base(x) + C * r + c)), can also be printed with a pixel's channels
+// and 8 of its taps in the lanes of one register instead of 16 pixels: the taps of a pixel
+// are consecutive bytes, so each step is one masked load, one byte permute into 16-bit
+// pairs and one 16-bit multiply-add, whatever the distance between the pixels' taps (which
+// the vector loop's windows pay for as the downscale factor grows). The weights are laid out
+// per pixel once per kernel call; rows share them.
+struct TapLanes {
+    ir::Expr sum;     // the tap Sum (over var sum->var), in the kernel's loop vars
+    ir::Expr pixel;   // its uint8 factor: a load whose offset is base + C * r + c
+    ir::Expr weight;  // its other factor: uint8 or int16, depends on r, x and parameters only
+    // The pixel load's offset at r = 0, c = 0, as pixel_x (its terms in x, worked out per
+    // pixel once per call) + pixel_row (the other terms, per row).
+    ir::Expr pixel_x, pixel_row;
+    int channels = 0;  // C
+    int x_var = -1, c_var = -1;
+};
+
+// The form for k (as the scheduler left it, before this pass's flag), or nullopt when k's
+// value is not one tap sum of that shape under a function of parameters alone.
+std::optional<TapLanes> tap_lanes_form(const ir::Program& prog, const ir::Kernel& k);
+
+// Sets k.tap_lanes (and records why) where the target has a byte permute of 64-byte
+// registers and k has the form.
+void note_tap_lanes(const ir::Program& prog, ir::Kernel& k, const Target& target);
+
 }  // namespace toroid::schedule

@@ -25,6 +25,12 @@ struct Target {
     // and interleaves cost more than the 32-bit multiplies they save (0.96x geo-mean over the
     // uint8 antialiased seed rows; 1.2-1.35x on planar rows of many taps, 0.73-0.9x on others).
     bool tap_pairs = false;
+    // CPU with byte_permute: channels-last tap sums run with taps in lanes
+    // (schedule/tap_pairs.h, TapLanes) where, at run time, the taps of 16 outputs span more
+    // than this many bytes (below it the vector loop's window permutes were faster on the
+    // Intel Xeon measured: docs/performance.md, section 14); $TOROID_TAP_LANES_SPAN
+    // overrides it (negative: never).
+    int tap_lanes_span = 112;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key

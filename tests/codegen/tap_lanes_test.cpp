@@ -1,0 +1,145 @@
+// Taps in lanes (schedule/tap_pairs.h, TapLanes; the preamble's t_tap_lanes_*): the
+// horizontal pass of a channels-last uint8 resize is printed with a pixel's channels and 8
+// of its taps in one register where the target has 64-byte byte permutes, and nowhere else
+// (planar images, float32); forced on for every call (TOROID_TAP_LANES_SPAN=0), its bytes
+// equal the reference engine's for 3 and 4 channels, tap counts from 2 to past 24 (one,
+// two and several groups of 8, full and not), rows of fewer outputs than a step and than
+// a vector, a flip after the resize (the pixels' tables read backwards) and a crop before
+// it (a strided input).
+#include "core/tensor.h"
+#include "../engine/engine_test_support.h"
+#include "io/npy.h"
+#include "jit_test_support.h"
+#include "schedule/target.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace toroid {
+namespace {
+
+namespace fs = std::filesystem;
+
+using jit_test::slurp;
+
+class TapLanes : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!schedule::Target::host_cpu().byte_permute)
+            GTEST_SKIP() << "this CPU has no 64-byte byte permute (AVX-512 VBMI): the form is never chosen";
+        dir_ = fs::path(::testing::TempDir()) /
+               ("toroid_tap_lanes_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+                std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        if (!dir_.empty()) fs::remove_all(dir_);
+    }
+
+    // The CLI with a private cache and `env` before it; the exit status.
+    int run(const std::string& env, const std::string& args) const {
+        const std::string cmd = env + " TOROID_CACHE_DIR='" + (dir_ / "cache").string() + "' '" + TOROID_BINARY + "' " +
+                                args + " >'" + (dir_ / "out.txt").string() + "' 2>&1";
+        const int status = std::system(cmd.c_str());
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+    // Runs `pipeline` on `input` (channels-last) with the compiled engine (form forced on)
+    // and the reference engine; the decisions of the compiled run.
+    std::string compare(const std::string& pipeline, const fs::path& input) {
+        const std::string p = "'" + pipeline + "' '" + input.string() + "' ";
+        const fs::path dbg = dir_ / "debug";
+        fs::remove_all(dbg);
+        EXPECT_EQ(run("TOROID_TAP_LANES_SPAN=0", "apply " + p + "'" + (dir_ / "c.npy").string() +
+                                                     "' --layout channels_last --threads 1 --debug-dir '" + dbg.string() +
+                                                     "'"),
+                  0)
+            << slurp(dir_ / "out.txt");
+        EXPECT_EQ(run("", "apply " + p + "'" + (dir_ / "r.npy").string() + "' --layout channels_last --engine reference"), 0)
+            << slurp(dir_ / "out.txt");
+        EXPECT_TRUE(slurp(dir_ / "c.npy") == slurp(dir_ / "r.npy")) << "the compiled and the reference bytes differ";
+        return slurp(dbg / "decisions.txt") + slurp(dbg / "kernel.cpp");
+    }
+
+    fs::path write_image(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::uint32_t seed) {
+        const fs::path path = dir_ / ("in_" + std::to_string(seed) + ".npy");
+        std::ofstream(path, std::ios::binary) << io::encode_npy(test::random_image(DType::UInt8, {n, c, h, w}, Layout::Contiguous, seed));
+        return path;
+    }
+
+    fs::path dir_;
+};
+
+std::string resize(std::int64_t h, std::int64_t w, const std::string& mode) {
+    return R"({"op": "resize", "mode": ")" + mode + R"(", "antialias": true, "size": [)" + std::to_string(h) + ", " +
+           std::to_string(w) + "]}";
+}
+
+TEST_F(TapLanes, EqualsTheReferenceAtEveryTapCountAndRowLength) {
+    std::uint32_t seed = 1;
+    bool printed = false;
+    for (std::int64_t c : {3, 4})
+        for (std::int64_t w : {7, 40, 301}) {
+            const fs::path in = write_image(2, c, 5, w, seed++);
+            // Upscale (2-3 taps), mild and strong downscales, outputs of 1-3 pixels (a step's
+            // tail) and of 15 and 17 (a vector's).
+            for (std::int64_t ow : {w + 9, w * 2 / 3, w / 3, w / 7, std::int64_t{1}, std::int64_t{3}, std::int64_t{15},
+                                    std::int64_t{17}}) {
+                if (ow < 1) continue;
+                for (const std::string mode : {"bilinear", "bicubic"}) {
+                    SCOPED_TRACE("C=" + std::to_string(c) + " W=" + std::to_string(w) + " -> " + std::to_string(ow) + " " +
+                                 mode);
+                    const std::string r = resize(5, ow, mode);
+                    const std::string out = compare("[" + r + "]", in);
+                    compare("[" + r + R"(, {"op": "flip", "dims": [-1]}])", in);
+                    if (w > 8)
+                        compare(R"([{"op": "crop", "top": 1, "left": 2, "height": 4, "width": )" + std::to_string(w - 3) +
+                                    "}, " + resize(4, ow, mode) + "]",
+                                in);
+                    if (!printed) {
+                        EXPECT_NE(out.find("taps in lanes:"), std::string::npos);
+                        EXPECT_NE(out.find("t_tap_lanes_madd(tla0"), std::string::npos);
+                        printed = true;
+                    }
+                }
+            }
+        }
+}
+
+TEST_F(TapLanes, OnlyChannelsLastBytes) {
+    const fs::path in = write_image(1, 3, 9, 50, 99);
+    const std::string r = "[" + resize(9, 11, "bilinear") + "]";
+    const fs::path dbg = dir_ / "debug";
+    auto decisions = [&](const std::string& args) {
+        fs::remove_all(dbg);
+        EXPECT_EQ(run("", "apply " + args + " --debug-dir '" + dbg.string() + "'"), 0) << slurp(dir_ / "out.txt");
+        return slurp(dbg / "decisions.txt");
+    };
+    const std::string out = "'" + (dir_ / "o.npy").string() + "'";
+    EXPECT_NE(decisions("'" + r + "' '" + in.string() + "' " + out + " --layout channels_last").find("taps in lanes:"),
+              std::string::npos);
+    EXPECT_EQ(decisions("'" + r + "' '" + in.string() + "' " + out + " --layout contiguous").find("taps in lanes"),
+              std::string::npos);
+    const std::string f = R"([{"op": "convert", "dtype": "float32"}, )" + resize(9, 11, "bilinear") + "]";
+    EXPECT_EQ(decisions("'" + f + "' '" + in.string() + "' " + out + " --layout channels_last").find("taps in lanes"),
+              std::string::npos);
+    // A negative span turns the form off.
+    fs::remove_all(dbg);
+    EXPECT_EQ(run("TOROID_TAP_LANES_SPAN=-1", "apply '" + r + "' '" + in.string() + "' " + out +
+                                                  " --layout channels_last --debug-dir '" + dbg.string() + "'"),
+              0);
+    EXPECT_EQ(slurp(dbg / "decisions.txt").find("taps in lanes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace toroid
