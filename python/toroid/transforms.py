@@ -7,6 +7,7 @@ exactly as torchvision does and put them into the ops as run-time values (a bind
 import ctypes
 import math
 import numbers
+import os
 import threading
 
 from . import _api, _capi, _core
@@ -43,6 +44,14 @@ class _State:
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
         self.ops = []
+        # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
+        self.branches = []
+
+    def probe(self):
+        """An empty state of the same size and dtype (what a transform would add, unapplied)."""
+        p = _State.__new__(_State)
+        p.x, p.h, p.w, p.dtype, p.ops, p.branches = None, self.h, self.w, self.dtype, [], []
+        return p
 
     def add(self, op, h=None, w=None, dtype=None):
         self.ops.append(op)
@@ -54,8 +63,11 @@ class _State:
     def flush(self):
         """Runs the gathered ops (one compiled program per op structure) on the current result."""
         if self.ops:
+            if self.branches:
+                _prepare_variants(self.ops, self.branches, self.x)
             self.x = _core.cached_pipeline(self.ops)(self.x)
             self.ops = []
+            self.branches = []
         return self.x
 
     def call_host(self, fn):
@@ -64,6 +76,79 @@ class _State:
         arg = _core.adapt(self.x)
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
+
+
+# ---- the other outcomes of random choices, compiled beside the first ----------------------
+
+_variants_seen = set()
+_variants_lock = threading.Lock()
+_variant_threads = []
+_MAX_BRANCHES = 3  # up to 7 other structures per segment
+
+
+def _input_class(x):
+    """What the compiled program depends on besides the ops: dtype, rank, layout, device."""
+    arg = _core.adapt(x)
+    strides = arg.strides
+    return (arg.dtype, len(arg.shape), len(strides) >= 3 and strides[-3] == 1, arg.device)
+
+
+def _toggled(ops, branches, mask):
+    """ops with the branches whose bit is set in mask turned the other way."""
+    inserts, skips = {}, set()
+    for bit, (_, at, branch_ops, applied) in enumerate(branches):
+        if not mask >> bit & 1:
+            continue
+        if applied:
+            skips.update(range(at, at + len(branch_ops)))
+        else:
+            inserts.setdefault(at, []).extend(branch_ops)
+    out = []
+    for i in range(len(ops) + 1):
+        out.extend(inserts.get(i, []))
+        if i < len(ops) and i not in skips:
+            out.append(ops[i])
+    return out
+
+
+def _prepare(ops, x):
+    try:
+        _core.cached_pipeline(ops).function(_core.adapt(x))
+    except Exception:  # the call that needs this structure reports its own error
+        pass
+
+
+def _prepare_variants(ops, branches, x):
+    """The first time a segment with random on/off choices runs on inputs of one class, the
+    programs of its other outcomes (a flip or none) compile in the background, beside this
+    call's own, instead of one by one on the calls that first draw them."""
+    branches = branches[:_MAX_BRANCHES]
+    key = (tuple(id(b[0]) for b in branches), _input_class(x))
+    with _variants_lock:
+        if key in _variants_seen:
+            return
+        if len(_variants_seen) > 4096:
+            _variants_seen.clear()
+        _variants_seen.add(key)
+        _variant_threads[:] = [t for t in _variant_threads if t.is_alive()]
+        for mask in range(1, 1 << len(branches)):
+            t = threading.Thread(target=_prepare, args=(_toggled(ops, branches, mask), x), daemon=True)
+            t.start()
+            _variant_threads.append(t)
+
+
+def _wait_for_variants():
+    """Waits until the programs compiling in the background are ready."""
+    with _variants_lock:
+        threads = list(_variant_threads)
+    for t in threads:
+        t.join()
+
+
+# A fork (DataLoader workers) waits for them: a child would inherit a compile in flight
+# whose thread it does not have, and wait on it forever.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_wait_for_variants)
 
 
 _resize_sizes = {}
@@ -283,9 +368,20 @@ class _RandomApply(Transform):
         self.p = p
 
     def _emit(self, state):
-        if _torch().rand(1) >= self.p:
-            return
-        self._inner._emit(self, state)
+        applied = bool(_torch().rand(1) < self.p)
+        at = len(state.ops)
+        size = (state.h, state.w, state.dtype)
+        if applied:
+            self._inner._emit(self, state)
+            branch_ops, after = state.ops[at:], (state.h, state.w, state.dtype)
+        else:
+            probe = state.probe()
+            self._inner._emit(self, probe)
+            branch_ops, after = probe.ops, (probe.h, probe.w, probe.dtype)
+        # A choice that leaves the size and dtype alone is a structure the other draw can
+        # compile in the background (only where both outcomes happen).
+        if 0.0 < self.p < 1.0 and size == after and branch_ops:
+            state.branches.append((self, at, branch_ops, applied))
 
 
 class RandomHorizontalFlip(_RandomApply):

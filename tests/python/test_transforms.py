@@ -405,8 +405,51 @@ sys.exit(0 if 0 < len(warm) <= 4 and programs() == warm else 1)
 """
 
 
+VARIANTS_SCRIPT = r"""
+import os, sys, numpy as np, torch
+import toroid.transforms as T
+cache = os.environ["TOROID_CACHE_DIR"]
+programs = lambda: sorted(n for n in os.listdir(cache) if not n.endswith(".lock") and not n.startswith("."))
+x = torch.randint(0, 256, (3, 50, 40), dtype=torch.uint8)
+flip = T.Compose([T.Resize(24), T.RandomHorizontalFlip(), T.RandomVerticalFlip(0.3), T.ToDtype(torch.float32, scale=True)])
+torch.manual_seed(0)
+flip(x)
+pid = os.fork()  # while the other outcomes compile: the child must not wait on them forever
+if pid == 0:
+    for seed in range(8):
+        torch.manual_seed(seed)
+        flip(x)
+    os._exit(0)
+if os.waitpid(pid, 0)[1] != 0:
+    sys.exit(2)
+T._wait_for_variants()
+after_first = programs()
+for seed in range(40):  # every outcome of both flips
+    torch.manual_seed(seed)
+    flip(x)
+always = T.Compose([T.Resize(20), T.RandomHorizontalFlip(1.0)])  # one outcome: nothing else compiles
+always(x)
+T._wait_for_variants()
+print(len(after_first), len(programs()))
+sys.exit(0 if len(after_first) == 4 and len(programs()) == 5 else 1)
+"""
+
+
 @needs_torchvision
 class NoRecompileTest(unittest.TestCase):
+    def test_other_outcomes_compile_beside_the_first(self):
+        # A Compose's random flips: the first call compiles its own outcome and, in the
+        # background, the three others (flip or not, twice), so later draws compile nothing;
+        # a process forked meanwhile runs; a flip that always applies adds no other program.
+        import subprocess
+        import sys
+        import tempfile
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, TOROID_CACHE_DIR=cache)
+            r = subprocess.run([sys.executable, "-c", VARIANTS_SCRIPT], env=env, capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
     def test_new_random_values_compile_nothing(self):
         # Every program toroid compiles lands in the kernel cache folder. The structures are
         # few (flip or not, times a crop inside the image or one that reads padding; a resize
