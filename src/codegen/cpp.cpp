@@ -384,6 +384,17 @@ private:
         scopes_.pop_back();
     }
 
+    // Elements from a buffer's first to its last: 1 + sum of (extent - 1) * stride (strides
+    // are never negative).
+    Expr buffer_span(const Buffer& b) {
+        Expr span = iconst(1);
+        for (std::size_t d = 0; d < b.shape.size(); ++d)
+            span = add(span, mul(sub(b.shape[d], iconst(1)), b.strides[d]));
+        const Expr e = simplify(span, ranges_, lb_);
+        pinned_.push_back(e);
+        return e;
+    }
+
     const Loop& loop_of(int v) const {
         for (const Loop& l : k_.loops)
             if (l.var == v) return l;
@@ -975,7 +986,11 @@ private:
                 return {vtemp(el, fmt::format("gather_stride_v(b{} + {}, {})", b.id, base, *stride)), true, el};
             }
             const VName o = emitv(off);
-            // Bytes of a Temp buffer, which has kTempTailBytes to spare: gathered as words.
+            // Bytes of a Temp buffer, which has kTempTailBytes to spare: gathered as words;
+            // of the caller's input, as words that stay inside its span.
+            if (type_bytes(b.type) == 1 && b.role == BufferRole::Input)
+                return {vtemp(el, fmt::format("gather_bytes_bounded_v(b{}, {}, {})", b.id, o.name, emit(buffer_span(b)))),
+                        true, el};
             const bool words = type_bytes(b.type) == 1 && b.role == BufferRole::Temp;
             return {vtemp(el, fmt::format("{}(b{}, {})", words ? "gather_bytes_v" : "gather_v", b.id, o.name)), true, el};
         }

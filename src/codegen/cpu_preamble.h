@@ -253,23 +253,53 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
 // Bytes at p[off[i]] where the 3 bytes after each lane's byte may be read too (a Temp
 // buffer: the engine allocates kTempTailBytes after it): the hardware gather of 4-byte
 // words at byte offsets (scale 1), each word's low byte kept.
-template <typename I> inline vec<std::uint8_t> gather_bytes_v(const std::uint8_t* p, I off) {
-    if constexpr (std::is_same_v<elem_t<I>, std::int32_t>) {
+// The 4-byte words at byte offsets at[i] from p: the hardware gather (scale 1) at 16 lanes
+// with AVX-512F and 8 with AVX2, else word by word.
+template <typename I> inline vec<std::int32_t> gather_words_at(const std::uint8_t* p, I at) {
 #if defined(__AVX512F__)
-        if constexpr (kLanes == 16)
-            return __builtin_convertvector(
-                reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, off, static_cast<unsigned short>(0xffff), 1)),
-                vec<std::uint8_t>);
+    if constexpr (kLanes == 16)
+        return reinterpret_cast<vec<std::int32_t>>(
+            __builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, at, static_cast<unsigned short>(0xffff), 1));
 #endif
 #if defined(__AVX2__)
-        if constexpr (kLanes == 8) {
+    if constexpr (kLanes == 8) {
 #if defined(__clang__)
-            return __builtin_convertvector(__builtin_ia32_gatherd_d256(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 1), vec<std::uint8_t>);
+        return __builtin_ia32_gatherd_d256(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), at, vec<std::int32_t>{} - 1, 1);
 #else
-            return __builtin_convertvector(__builtin_ia32_gathersiv8si(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), off, vec<std::int32_t>{} - 1, 1), vec<std::uint8_t>);
+        return __builtin_ia32_gathersiv8si(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), at, vec<std::int32_t>{} - 1, 1);
 #endif
+    }
+#endif
+    vec<std::int32_t> r{};
+    for (int i = 0; i < kLanes; ++i) {
+        std::int32_t w;
+        __builtin_memcpy(&w, p + at[i], 4);
+        r[i] = w;
+    }
+    return r;
+}
+// Bytes at p[off[i]] where the 3 bytes after each lane's byte may be read too (a Temp
+// buffer: the engine allocates kTempTailBytes after it): 4-byte words gathered at byte
+// offsets, each word's low byte kept.
+template <typename I> inline vec<std::uint8_t> gather_bytes_v(const std::uint8_t* p, I off) {
+    if constexpr (std::is_same_v<elem_t<I>, std::int32_t> && (kLanes == 16 || kLanes == 8))
+        return __builtin_convertvector(gather_words_at(p, off), vec<std::uint8_t>);
+    else
+        return gather_v(p, off);
+}
+// Bytes at p[off[i]] of a buffer of n >= 4 bytes with nothing to spare after it (the
+// caller's input): each lane gathers the 4-byte word starting at its byte, or, where that
+// word would end past the buffer (the last 3 bytes), the word ending at its byte, shifted
+// down; no lane reads outside [p, p + n).
+template <typename I> inline vec<std::uint8_t> gather_bytes_bounded_v(const std::uint8_t* p, I off, std::int64_t n) {
+    if constexpr (std::is_same_v<elem_t<I>, std::int32_t> && (kLanes == 16 || kLanes == 8)) {
+        if (n >= 4 && n <= 2147483647) {
+            const vec<std::int32_t> top = off > static_cast<std::int32_t>(n - 4);
+            const vec<std::int32_t> at = off - (top & 3);
+            const vec<std::uint32_t> shift = reinterpret_cast<vec<std::uint32_t>>(top & 24);
+            const vec<std::uint32_t> words = reinterpret_cast<vec<std::uint32_t>>(gather_words_at(p, at));
+            return __builtin_convertvector(words >> shift, vec<std::uint8_t>);
         }
-#endif
     }
     return gather_v(p, off);
 }

@@ -69,7 +69,9 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
         // else (a table indexed by the output column): a window per block of outputs,
         // computed once per call.
         if (byte_permute && type_bytes(b.type) == 1 && column_only(off, v)) return;
-        if (word_gather && type_bytes(b.type) == 1 && b.role == BufferRole::Temp) return;
+        // Bytes gathered as 4-byte words: of a Temp buffer (kTempTailBytes to spare), and of
+        // the input, each word kept inside its span (codegen's gather_bytes_bounded_v).
+        if (word_gather && type_bytes(b.type) == 1 && (b.role == BufferRole::Temp || b.role == BufferRole::Input)) return;
         found = true;
     };
     walk(k.value, -1);

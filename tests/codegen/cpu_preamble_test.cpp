@@ -128,6 +128,10 @@ TEST(CpuPreamble, KernelsOfTwoLaneCountsShareASource) {
 // module: returns the number of lanes or values that differ.
 const std::string kCheck = R"(
 #include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <sys/mman.h>
+#include <unistd.h>
 extern "C" int check_gathers() {
     float f[97];
     std::int32_t d[97];
@@ -143,6 +147,41 @@ extern "C" int check_gathers() {
         const vec<std::int32_t> gd = gather_v(d, off);
         for (int i = 0; i < kLanes; ++i) bad += gf[i] != f[off[i]] || gd[i] != d[off[i]];
     }
+    return bad;
+}
+// Byte gathers as 4-byte words: of a buffer ending where an unreadable page begins, every
+// lane (the first and last 3 bytes included) gives its byte and nothing faults; under 4
+// bytes, byte by byte. And of a buffer with 3 bytes to spare.
+extern "C" int check_word_gathers() {
+    const long page = sysconf(_SC_PAGESIZE);
+    char* m = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (m == MAP_FAILED || mprotect(m + page, page, PROT_NONE) != 0) return 1000;
+    int bad = 0;
+    for (int n : {1, 3, 4, 5, 17, 100, 4096}) {
+        std::uint8_t* p = reinterpret_cast<std::uint8_t*>(m + page - n);
+        for (int i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(i * 31 + 7);
+        for (int start = 0; start < 7; ++start) {
+            vec<std::int32_t> off;
+            for (int i = 0; i < kLanes; ++i) off[i] = (start * 11 + i * 5) % n;
+            off[0] = n - 1;
+            if (kLanes > 3) {
+                off[1] = n > 1 ? n - 2 : 0;
+                off[2] = n > 2 ? n - 3 : 0;
+                off[3] = 0;
+            }
+            const vec<std::uint8_t> g = gather_bytes_bounded_v(p, off, n);
+            for (int i = 0; i < kLanes; ++i) bad += g[i] != p[off[i]];
+            if (n >= 4 && n + 3 <= page) {
+                // The same bytes 3 before the page's end: gather_bytes_v may read 3 past each.
+                const std::uint8_t* q = reinterpret_cast<const std::uint8_t*>(m + page - n - 3);
+                std::memmove(const_cast<std::uint8_t*>(q), p, static_cast<std::size_t>(n));
+                const vec<std::uint8_t> w = gather_bytes_v(q, off);
+                for (int i = 0; i < kLanes; ++i) bad += w[i] != q[off[i]];
+                for (int i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(i * 31 + 7);
+            }
+        }
+    }
+    munmap(m, 2 * page);
     return bad;
 }
 extern "C" int check_math() {
@@ -378,6 +417,7 @@ void check_with(const std::string& cxx, const fs::path& cache) {
         auto module = jit.load(src, "check_gathers");
         EXPECT_EQ(module->lookup<int (*)()>("check_gathers")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_math")(), 0);
+        EXPECT_EQ(module->lookup<int (*)()>("check_word_gathers")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_bytes")(), 0);
     }
 }
