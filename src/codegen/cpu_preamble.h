@@ -657,6 +657,31 @@ template <typename T, typename V> inline void scatter_stride_v(T* p, std::int64_
 // store (the scheduler keeps kernels that store so at 16 lanes). Wider
 // elements: the plain loop, which GCC turns into shuffles and full stores (measured faster
 // than word permutes built from index vectors).
+#if defined(TOROID_WORD_PERMUTE)
+// Register K of 16 pixels of C (3 or 4) 4-byte channels stored interleaved: element j is
+// channel (16K + j) mod C of pixel (16K + j) / C. Channels 0 and 1 come from one permute of
+// src[0], src[1]; with 3 channels a second permute puts src[2]'s in, with 4 one of src[2],
+// src[3] and a blend. The indices are constants (K is one).
+template <int C, int K> inline void t_store_pixels4(void* p, const t_floats16* src) {
+    t_ints16 lo = {}, hi = {}, upper = {};
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) {
+        const int g = 16 * K + j, i = g / C, c = g % C;
+        lo[j] = c == 1 ? 16 + i : i;
+        hi[j] = C == 3 ? (c == 2 ? 16 + i : j) : (c == 3 ? 16 + i : i);
+        upper[j] = c >= 2 ? -1 : 0;
+    }
+    const t_floats16 first = t_permute2_words(src[0], lo, src[1]);
+    t_floats16 out;
+    if constexpr (C == 3) {
+        out = t_permute2_words(first, hi, src[2]);
+    } else {
+        const t_ints16 second = reinterpret_cast<t_ints16>(t_permute2_words(src[2], hi, src[3]));
+        out = reinterpret_cast<t_floats16>((second & upper) | (reinterpret_cast<t_ints16>(first) & ~upper));
+    }
+    __builtin_memcpy(static_cast<char*>(p) + 64 * K, &out, sizeof out);
+}
+#endif
 template <typename T, typename... V> inline void store_interleaved(T* p, V... v) {
     constexpr int C = sizeof...(V);
     const vec<T> ch[C] = {v...};
@@ -667,6 +692,19 @@ template <typename T, typename... V> inline void store_interleaved(T* p, V... v)
         t_bytes64 idx = {};
         for (int j = 0; j < 16 * C; ++j) idx[j] = static_cast<char>((j % C) * 16 + j / C);
         t_store_bytes(p, t_span_mask(16 * C), t_permute_bytes(src, idx));
+        return;
+    }
+#endif
+#if defined(TOROID_WORD_PERMUTE)
+    // 4-byte elements (float, int32) of 3 or 4 channels: C registers, each from two-register
+    // permutes of the channels' lanes (t_store_pixels4).
+    if constexpr (kLanes == 16 && sizeof(T) == 4 && (C == 3 || C == 4)) {
+        t_floats16 src[C];
+        __builtin_memcpy(src, ch, sizeof ch);
+        t_store_pixels4<C, 0>(p, src);
+        t_store_pixels4<C, 1>(p, src);
+        t_store_pixels4<C, 2>(p, src);
+        if constexpr (C == 4) t_store_pixels4<C, 3>(p, src);
         return;
     }
 #endif
