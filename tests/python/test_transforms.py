@@ -437,32 +437,28 @@ sys.exit(0 if len(after_first) == 4 and len(programs()) == 5 else 1)
 
 @needs_torchvision
 class NoRecompileTest(unittest.TestCase):
-    def test_other_outcomes_compile_beside_the_first(self):
-        # A Compose's random flips: the first call compiles its own outcome and, in the
-        # background, the three others (flip or not, twice), so later draws compile nothing;
-        # a process forked meanwhile runs; a flip that always applies adds no other program.
+    def run_with_fresh_cache(self, script):
+        """Runs `script` in a new Python process with an empty kernel cache; it must exit 0."""
         import subprocess
         import sys
         import tempfile
         with tempfile.TemporaryDirectory() as cache:
             env = dict(os.environ, TOROID_CACHE_DIR=cache)
-            r = subprocess.run([sys.executable, "-c", VARIANTS_SCRIPT], env=env, capture_output=True, text=True,
-                               timeout=300)
+            r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_other_outcomes_compile_beside_the_first(self):
+        # A Compose's random flips: the first call compiles its own outcome and, in the
+        # background, the three others (flip or not, twice), so later draws compile nothing;
+        # a process forked meanwhile runs; a flip that always applies adds no other program.
+        self.run_with_fresh_cache(VARIANTS_SCRIPT)
 
     def test_new_random_values_compile_nothing(self):
         # Every program toroid compiles lands in the kernel cache folder. The structures are
         # few (flip or not, times a crop inside the image or one that reads padding; a resize
         # leaving an axis unchanged would be another, so every image here shrinks); once
         # they were seen, twenty calls with new sizes and random values add nothing.
-        import subprocess
-        import sys
-        import tempfile
-        with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, TOROID_CACHE_DIR=cache)
-            r = subprocess.run([sys.executable, "-c", NO_RECOMPILE_SCRIPT], env=env, capture_output=True, text=True,
-                               timeout=300)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.run_with_fresh_cache(NO_RECOMPILE_SCRIPT)
 
 
 # ---- DataLoader workers ----------------------------------------------------------------------
