@@ -142,8 +142,7 @@ protected:
             for (std::size_t i = 0; i < sums.size(); ++i) {
                 const Expr& body = sums[i]->args[0];
                 if (!elems[i].empty()) {
-                    const VName v = emitv(body);
-                    line(fmt::format("{} += to_v<vec<{}>>({});", accs[i], elems[i], v.name));
+                    accumulate_v(accs[i], elems[i], body);
                 } else {
                     line(fmt::format("{} += {};", accs[i], emit(body)));
                 }
@@ -347,6 +346,11 @@ protected:
     // address moves with the tap (`off`, its element offset). The C++ printer prepares byte
     // gathers here.
     virtual void hoist_gather(const Expr& /*load*/, const Expr& /*off*/, int /*r*/) {}
+
+    // acc += the vector value of a tap's term (targets may fuse the add into the product).
+    virtual void accumulate_v(const std::string& acc, const std::string& elem, const Expr& term) {
+        line(fmt::format("{} += to_v<vec<{}>>({});", acc, elem, emitv(term).name));
+    }
 
     // Vector bodies (targets that have them): whether e differs across lanes, and its value.
     virtual bool varying(const Expr&) { return false; }

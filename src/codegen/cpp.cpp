@@ -395,6 +395,30 @@ private:
         return e;
     }
 
+    // For an int32 product whose factors fit in 16 bits, one of them in [0, 32767]: the
+    // index of that factor (mul16_v's first operand); else nullopt.
+    std::optional<int> mul16_order(const Expr& e) {
+        if (e->op != Op::Mul || e->type != Type::I32) return std::nullopt;
+        const auto x = bounds(e->args[0], ranges_, lb_), y = bounds(e->args[1], ranges_, lb_);
+        auto small = [](const std::optional<Interval>& i) { return i && i->lo >= -32768 && i->hi <= 32767; };
+        auto unsigned15 = [](const std::optional<Interval>& i) { return i && i->lo >= 0 && i->hi <= 32767; };
+        if (!small(x) || !small(y) || (!unsigned15(x) && !unsigned15(y))) return std::nullopt;
+        return unsigned15(x) ? 0 : 1;
+    }
+
+    // A tap's 16-bit product added to its int32 accumulator as one multiply-add (dp16_v,
+    // vpdpwssd where the preamble uses it).
+    void accumulate_v(const std::string& acc, const std::string& elem, const Expr& term) override {
+        const auto f = elem == "std::int32_t" && varying(term) ? mul16_order(term) : std::nullopt;
+        if (!f) {
+            CPrinter::accumulate_v(acc, elem, term);
+            return;
+        }
+        const VName a = emitv(term->args[static_cast<std::size_t>(*f)]), b = emitv(term->args[static_cast<std::size_t>(1 - *f)]);
+        auto V = [&](const VName& x) { return fmt::format("to_v<vec<std::int32_t>>({})", x.name); };
+        line(fmt::format("{0} = dp16_v({0}, {1}, {2});", acc, V(a), V(b)));
+    }
+
     const Loop& loop_of(int v) const {
         for (const Loop& l : k_.loops)
             if (l.var == v) return l;
@@ -637,6 +661,13 @@ private:
                     line(fmt::format("if ({1} - ({0}) >= kLanes) {{ const std::int64_t v{2} = {1} - kLanes;", begin, end, v));
                 ++indent_;
                 scopes_.emplace_back();
+                // The block's index, as in the loop nest: a window whose lanes come from a
+                // gather through an earlier window (a table indexed by a clamped column)
+                // reads that window's entry for this block.
+                line(fmt::format("const std::int64_t blk{} = {};", v,
+                                 tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
+                                           : fmt::format("({} - {}) / kLanes", end, begin)));
+                line(fmt::format("(void)blk{};", v));
                 std::string lanes;
                 if (k_.vector_width > 16) {
                     // Vectors of more lanes than a register holds of 4-byte elements (a
@@ -673,10 +704,8 @@ private:
                     vector_var_ = -1;
                 }
                 const auto sl = slack.find(keys[i]);
-                line(fmt::format("{}[{}] = make_window<{}>({}{});", table,
-                                 tail == 0 ? fmt::format("(v{} - {}) / kLanes", v, begin)
-                                           : fmt::format("({} - {}) / kLanes", end, begin),
-                                 window_bytes[i], lanes, sl == slack.end() ? "" : fmt::format(", {}", sl->second)));
+                line(fmt::format("{}[blk{}] = make_window<{}>({}{});", table, v, window_bytes[i], lanes,
+                                 sl == slack.end() ? "" : fmt::format(", {}", sl->second)));
                 scopes_.pop_back();
                 --indent_;
                 line("}");
@@ -801,10 +830,7 @@ private:
         auto plain_tap = [&] {
             ++indent_;
             scopes_.emplace_back();
-            for (std::size_t i = 0; i < sums.size(); ++i) {
-                const VName v = emitv(sums[i]->args[0]);
-                line(fmt::format("{} += to_v<vec<std::int32_t>>({});", accs[i], v.name));
-            }
+            for (std::size_t i = 0; i < sums.size(); ++i) accumulate_v(accs[i], "std::int32_t", sums[i]->args[0]);
             scopes_.pop_back();
             --indent_;
             line("}");
@@ -1023,8 +1049,7 @@ private:
                     line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                     ++indent_;
                     scopes_.emplace_back();
-                    const VName v = emitv(e->args[0]);
-                    line(fmt::format("{} += {};", acc, V(el, v)));
+                    accumulate_v(acc, el, e->args[0]);
                     scopes_.pop_back();
                     --indent_;
                     line("}");
@@ -1059,14 +1084,8 @@ private:
                 // (a byte times a 16-bit weight): one 16-bit multiply-add (mul16_v) instead
                 // of a 32-bit multiply, which costs twice as much on Intel cores.
                 if (el == "std::int32_t") {
-                    const auto x = bounds(e->args[0], ranges_, lb_), y = bounds(e->args[1], ranges_, lb_);
-                    auto small = [](const std::optional<Interval>& i) { return i && i->lo >= -32768 && i->hi <= 32767; };
-                    auto unsigned15 = [](const std::optional<Interval>& i) { return i && i->lo >= 0 && i->hi <= 32767; };
-                    if (small(x) && small(y) && (unsigned15(x) || unsigned15(y))) {
-                        const bool first = unsigned15(x);
-                        return {vtemp(el, fmt::format("mul16_v({}, {})", V(el, a[first ? 0 : 1]), V(el, a[first ? 1 : 0]))),
-                                true, el};
-                    }
+                    if (const auto f = mul16_order(e))
+                        return {vtemp(el, fmt::format("mul16_v({}, {})", V(el, a[*f]), V(el, a[1 - *f]))), true, el};
                 }
                 return bin("*");
             }

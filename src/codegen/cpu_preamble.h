@@ -883,16 +883,26 @@ inline pair_v<std::uint8_t> gather_window_pairs(const std::uint8_t* p, const lan
 #elif defined(__SSE2__) && TOROID_LANES == 4
 #define TOROID_MADD 128
 #endif
+#if defined(__AVX512VNNI__) && TOROID_LANES == 16
+// acc + the pair sums of a * b in one instruction (vpdpwssd, AVX512-VNNI).
+inline vec<std::int32_t> t_dpwssd(vec<std::int32_t> acc, pair_v<std::int16_t> a, pair_v<std::int16_t> b) {
+    typedef int v16si __attribute__((vector_size(64)));
+    const v16si c = reinterpret_cast<v16si>(acc), x = reinterpret_cast<v16si>(a), y = reinterpret_cast<v16si>(b);
+#if defined(__clang__)
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(c, x, y));
+#else
+    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(c, x, y));
+#endif
+}
+#endif
 inline vec<std::int32_t> t_madd_pairs(vec<std::int32_t> acc, pair_v<std::int16_t> a, pair_v<std::int16_t> b) {
 #if TOROID_MADD == 512
     typedef short v32hi __attribute__((vector_size(64)));
     typedef int v16si __attribute__((vector_size(64)));
     const v32hi x = reinterpret_cast<v32hi>(a), y = reinterpret_cast<v32hi>(b);
     (void)static_cast<v16si*>(nullptr);
-#if defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__) && defined(__clang__)
-    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
-#elif defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__)
-    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(reinterpret_cast<v16si>(acc), reinterpret_cast<v16si>(x), reinterpret_cast<v16si>(y)));
+#if defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__)
+    return t_dpwssd(acc, a, b);
 #elif defined(__clang__)
     return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512(x, y));
 #else
@@ -921,6 +931,18 @@ inline vec<std::int32_t> mul16_v(vec<std::int32_t> a, vec<std::int32_t> b) {
     return t_madd_pairs(vec<std::int32_t>{}, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));
 #else
     return a * b;
+#endif
+}
+// acc + a * b lane by lane under mul16_v's conditions, the add the multiply-add's own: one
+// vpdpwssd with AVX512-VNNI (a tap loop's accumulators: on the Intel host 1.11x over the
+// uint8 antialiased rows against pmaddwd and an add, docs/performance.md section 17).
+inline vec<std::int32_t> dp16_v(vec<std::int32_t> acc, vec<std::int32_t> a, vec<std::int32_t> b) {
+#if defined(__AVX512VNNI__) && TOROID_LANES == 16
+    return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));
+#elif defined(TOROID_MADD)
+    return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));
+#else
+    return acc + a * b;
 #endif
 }
 template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::int32_t> acc, A a0, A a1, B b0, B b1) {
@@ -957,14 +979,7 @@ inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint
     pair_v<std::int16_t> wv;
     __builtin_memcpy(&wv, w, sizeof wv);
 #if defined(__AVX512VNNI__)
-    // The multiply-add and the accumulation as one instruction (vpdpwssd).
-    typedef int v16si __attribute__((vector_size(64)));
-    const v16si a = reinterpret_cast<v16si>(acc), x = reinterpret_cast<v16si>(px), y = reinterpret_cast<v16si>(wv);
-#if defined(__clang__)
-    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd512(a, x, y));
-#else
-    return reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_vpdpwssd_v16si(a, x, y));
-#endif
+    return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
 #endif

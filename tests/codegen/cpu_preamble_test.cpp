@@ -184,6 +184,27 @@ extern "C" int check_word_gathers() {
     munmap(m, 2 * page);
     return bad;
 }
+// The 16-bit product of mul16_v and its accumulating form dp16_v (vpdpwssd with
+// AVX512-VNNI) against int32 arithmetic, extremes included.
+extern "C" int check_dp16() {
+    int bad = 0;
+    std::uint32_t seed = 12345;
+    auto next = [&] { seed = seed * 1664525u + 1013904223u; return seed >> 8; };
+    for (int round = 0; round < 50; ++round) {
+        vec<std::int32_t> acc, a, b;
+        for (int i = 0; i < kLanes; ++i) {
+            acc[i] = static_cast<std::int32_t>(next()) - (1 << 23);
+            a[i] = round == 0 ? 32767 : static_cast<std::int32_t>(next() % 32768);
+            b[i] = round == 0 ? (i % 2 ? -32768 : 32767) : static_cast<std::int32_t>(next() % 65536) - 32768;
+        }
+        const vec<std::int32_t> m = mul16_v(a, b), d = dp16_v(acc, a, b);
+        for (int i = 0; i < kLanes; ++i) {
+            bad += m[i] != a[i] * b[i];
+            bad += d[i] != static_cast<std::int32_t>(static_cast<std::uint32_t>(acc[i]) + static_cast<std::uint32_t>(a[i] * b[i]));
+        }
+    }
+    return bad;
+}
 extern "C" int check_math() {
     const float xs[] = {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, -0.0f, 3.7f, -3.7f, 8388609.0f, -1e30f};
     int bad = 0;
@@ -397,6 +418,8 @@ std::vector<Variant> runnable_variants() {
             v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
             v.push_back({64, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // a register of bytes
         }
+        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
+            v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni"}});  // vpdpwssd
     }
 #endif
     return v;
@@ -418,6 +441,7 @@ void check_with(const std::string& cxx, const fs::path& cache) {
         EXPECT_EQ(module->lookup<int (*)()>("check_gathers")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_math")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_word_gathers")(), 0);
+        EXPECT_EQ(module->lookup<int (*)()>("check_dp16")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_bytes")(), 0);
     }
 }
