@@ -10,28 +10,15 @@ missing the eager column is empty.
 
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import toroid
+from timing import median_us
 
 ROWS = [((1, 3, 1200, 1300), (200, 300)), ((1, 3, 345, 456), (123, 124)), ((1, 3, 345, 456), (270, 270)),
         ((1, 3, 300, 400), (600, 700))]
-
-
-def median_us(f, min_time):
-    f()
-    f()
-    times = []
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < min_time or len(times) < 5:
-        a = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - a)
-    return statistics.median(times) * 1e6
 
 
 def main():
@@ -60,10 +47,10 @@ def main():
                 got = run_toroid()
                 try:
                     same = bool(torch.as_tensor(np.asarray(got)).eq(run_eager()).all())
-                    eager = min(median_us(run_eager, args.min_time), median_us(run_eager, args.min_time))
+                    eager = median_us(run_eager, args.min_time)
                 except RuntimeError:  # no uint8 antialiased kernel in this PyTorch
                     same, eager = None, float("nan")
-                t = min(median_us(run_toroid, args.min_time), median_us(run_toroid, args.min_time))
+                t = median_us(run_toroid, args.min_time)
                 print(f"{str(shape):18} -> {th}x{tw:<5} {layout} {name:2}  toroid {t:9.1f}  eager {eager:9.1f}  "
                       f"eager/toroid {eager / t:5.2f}  same {same}", flush=True)
                 out.append(dict(shape=shape, out=(th, tw), layout=layout, pass_=name, toroid=t, eager=eager, same=same))

@@ -9,13 +9,12 @@ bytes. Without torchvision (>= 0.15) only toroid's times are printed.
 
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 
 import toroid
 import toroid.transforms as T
+from timing import median_us
 
 try:
     import torch
@@ -26,21 +25,6 @@ except ImportError:  # torchvision < 0.15 has no transforms.v2
 
 SIZES = [(480, 640), (1080, 1920)]
 ARGS = dict(angle=12.0, translate=[9, -5], scale=1.1, shear=[4.0, 0.0])
-
-
-def median_us(f, min_time):
-    f()
-    best = None
-    for _ in range(2):
-        times = []
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < min_time or len(times) < 5:
-            a = time.perf_counter()
-            f()
-            times.append(time.perf_counter() - a)
-        m = statistics.median(times) * 1e6
-        best = m if best is None else min(best, m)
-    return best
 
 
 def main():
