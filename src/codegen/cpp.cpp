@@ -288,8 +288,12 @@ private:
         line(fmt::format("const std::int32_t tlK = {};", emit(sum_extent(t.sum))));
         line("const std::int32_t tlChunks = (tlK + 7) / 8;");
         line("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + 3) * tlChunks) * 64;");
-        line("void* const tlMem = tlN > 0 && tlK > 0 ? __builtin_malloc(tlWeightBytes + static_cast<std::size_t>(tlN + 3) * "
-             "sizeof(std::int64_t)) : nullptr;");
+        // A span no row reaches (the target keeps the form for short rows only): a longer row
+        // lays out nothing.
+        const bool short_rows_only = k_.tap_lanes_span >= schedule::Target::kTapLanesShortRowsOnly;
+        line(fmt::format("void* const tlMem = tlN > 0 && tlK > 0{} ? __builtin_malloc(tlWeightBytes + "
+                         "static_cast<std::size_t>(tlN + 3) * sizeof(std::int64_t)) : nullptr;",
+                         short_rows_only ? " && tlN < kLanes" : ""));
         line("const struct TlFree { void* p; ~TlFree() { __builtin_free(p); } } tlFree{tlMem};");
         line("std::int16_t* tlW = nullptr;");
         line("std::int64_t* tlO = nullptr;");
@@ -934,7 +938,7 @@ private:
             if (f == it->windows.end()) continue;
             const std::string& w = f->second.first;
             const std::string el = widen ? "std::int32_t" : ctype(prog_.buffer(e->buffer).type);
-            const std::string suffix = widen ? "_u32" : "";
+            const int groups = one_window() ? 1 : 2;
             // A byte window whose read this tap serves several loads: read once (in the tap
             // loop's scope), each load's lanes picked at its distance.
             if (const auto wk = window_key_.find(w); wk != window_key_.end() && (one_window() || two_windows())) {
@@ -951,17 +955,18 @@ private:
                                              one_window() ? 1 : 2, e->buffer, emit(rest), least->second, w, w));
                             read = reads.emplace(name, t).first;
                         }
-                        return VName{vtemp(el, fmt::format("pick_window{}{}({}, {}, {})", one_window() ? 1 : 2, suffix,
+                        return VName{vtemp(el, fmt::format("{}({}, {}, {})",
+                                                           widen ? fmt::format("pick_window_u32<{}>", groups)
+                                                                 : fmt::format("pick_window{}", groups),
                                                            read->second, w, k - least->second)),
                                      true, el};
                     }
                 }
             }
-            return VName{vtemp(el, fmt::format("{}{}(b{} + {} + {}.first, {})",
-                                               one_window()    ? "gather_window1"
-                                               : two_windows() ? "gather_window2"
-                                                              : "gather_window",
-                                               suffix, e->buffer, emit(f->second.second), w, w)),
+            const std::string gather = !one_window() && !two_windows() ? "gather_window"
+                                       : widen ? fmt::format("gather_window_u32<{}>", groups)
+                                               : fmt::format("gather_window{}", groups);
+            return VName{vtemp(el, fmt::format("{}(b{} + {} + {}.first, {})", gather, e->buffer, emit(f->second.second), w, w)),
                          true, el};
         }
         return std::nullopt;

@@ -597,31 +597,22 @@ template <typename T> inline vec<T> t_widen_groups(const t_window_reads& r, cons
                                     t_permute2_bytes_z(kLowBytes32Hi, r.lo[1], w.idx4[1] + static_cast<char>(k), r.hi[1]));
 }
 #endif
-template <typename T = std::int32_t> inline vec<T> gather_window1_u32(const std::uint8_t* p, const lane_window<1>& w) {
+// gather_window1/2 and pick_window1/2 (G: the groups of the copy printed) widened to int32
+// at once: at 16 lanes the window's permute puts each byte straight into its lane.
+template <int G, typename T = std::int32_t> inline vec<T> gather_window_u32(const std::uint8_t* p, const lane_window<1>& w) {
 #if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) return t_widen_groups<T>(t_read_groups(p, w, 1, false), w, 1, 0);
+    if constexpr (kLanes == 16) return t_widen_groups<T>(t_read_groups(p, w, G, false), w, G, 0);
 #endif
-    return to_v<vec<T>>(gather_window1(p, w));
+    if constexpr (G == 1) return to_v<vec<T>>(gather_window1(p, w));
+    else return to_v<vec<T>>(gather_window2(p, w));
 }
-template <typename T = std::int32_t> inline vec<T> gather_window2_u32(const std::uint8_t* p, const lane_window<1>& w) {
-#if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16) return t_widen_groups<T>(t_read_groups(p, w, 2, false), w, 2, 0);
-#endif
-    return to_v<vec<T>>(gather_window2(p, w));
-}
-template <typename T = std::int32_t> inline vec<T> pick_window1_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
+template <int G, typename T = std::int32_t> inline vec<T> pick_window_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16)
-        if (w.shared) return t_widen_groups<T>(r, w, 1, k);
+        if (w.shared) return t_widen_groups<T>(r, w, G, k);
 #endif
-    return to_v<vec<T>>(pick_window1(r, w, k));
-}
-template <typename T = std::int32_t> inline vec<T> pick_window2_u32(const t_window_reads& r, const lane_window<1>& w, int k) {
-#if defined(TOROID_BYTE_PERMUTE)
-    if constexpr (kLanes == 16)
-        if (w.shared) return t_widen_groups<T>(r, w, 2, k);
-#endif
-    return to_v<vec<T>>(pick_window2(r, w, k));
+    if constexpr (G == 1) return to_v<vec<T>>(pick_window1(r, w, k));
+    else return to_v<vec<T>>(pick_window2(r, w, k));
 }
 // Elements at a constant stride. Bytes at a small stride (a channel of channels-last
 // pixels, read forwards or backwards) whose lanes span at most 128 bytes (16 lanes: a

@@ -41,7 +41,7 @@ Target Target::host_cpu() {
     // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
     // where 16 outputs span several windows (docs/performance.md, section 14): there the
     // form serves only rows of fewer than 16 outputs.
-    if (__builtin_cpu_is("amd")) t.tap_lanes_span = 1 << 30;
+    if (__builtin_cpu_is("amd")) t.tap_lanes_span = kTapLanesShortRowsOnly;
 #endif
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') t.tap_lanes_span = std::atoi(m);
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");

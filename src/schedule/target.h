@@ -31,6 +31,8 @@ struct Target {
     // Intel Xeon measured: docs/performance.md, section 14); $TOROID_TAP_LANES_SPAN
     // overrides it (negative: never).
     int tap_lanes_span = 112;
+    // A span no row reaches: the form serves only rows of fewer than 16 outputs.
+    static constexpr int kTapLanesShortRowsOnly = 1 << 30;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key

@@ -284,8 +284,8 @@ extern "C" int check_bytes() {
                     const vec<std::uint8_t> g = w.groups == 1 ? pick_window1(r, w, k) : pick_window2(r, w, k);
                     for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[base + off[i] + k];
                     // The same widened to int32 lanes, from the shared read and from p + k.
-                    const vec<std::int32_t> g32 = w.groups == 1 ? pick_window1_u32(r, w, k) : pick_window2_u32(r, w, k);
-                    const vec<std::int32_t> d32 = w.groups == 1 ? gather_window1_u32(p + k, w) : gather_window2_u32(p + k, w);
+                    const vec<std::int32_t> g32 = w.groups == 1 ? pick_window_u32<1>(r, w, k) : pick_window_u32<2>(r, w, k);
+                    const vec<std::int32_t> d32 = w.groups == 1 ? gather_window_u32<1>(p + k, w) : gather_window_u32<2>(p + k, w);
                     for (int i = 0; i < kLanes; ++i) bad += g32[i] != buf[base + off[i] + k] || d32[i] != buf[base + off[i] + k];
                 }
             }
