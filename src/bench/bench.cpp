@@ -134,7 +134,7 @@ std::string format_prepare_summary(const std::vector<std::string>& engines, cons
     return text;
 }
 
-std::string format_one_table(const TableKey& key, const std::vector<const Record*>& records) {
+std::string format_one_table(const TableKey& key, const std::vector<const Record*>& records, double copy_gbps) {
     std::vector<std::string> engines, cases;
     for (const Record* r : records) {
         add_unique(engines, r->engine);
@@ -150,6 +150,8 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
     for (const std::string& c : cases) label_w = std::max(label_w, display_width(row_label(c, key.title)));
     // Compiling engines get a third column: each case's first prepare (compile latency).
     std::vector<std::size_t> time_w(engines.size()), gbps_w(engines.size()), prep_w(engines.size(), 0);
+    const bool share = copy_gbps > 0 && key.device == "cuda";  // a "% copy" column after GB/s
+    auto share_cell = [&](const Record* r) { return r ? fmt::format("{:.0f}%", 100.0 * r->gbps / copy_gbps) : std::string(); };
     for (std::size_t e = 0; e < engines.size(); ++e) {
         time_w[e] = std::max<std::size_t>(display_width(engines[e]), 1);
         gbps_w[e] = 4;  // "GB/s"
@@ -165,6 +167,7 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
     std::string header = "  " + std::string(label_w, ' ');
     for (std::size_t e = 0; e < engines.size(); ++e) {
         header += " | " + center(engines[e], time_w[e]) + "  " + pad_left("GB/s", gbps_w[e]);
+        if (share) header += "  % copy";
         if (prep_w[e] > 0) header += "  " + pad_left("prepare", prep_w[e]);
     }
     std::vector<std::string> rows;
@@ -174,6 +177,7 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
             const Record* r = find(c, engines[e]);
             line += " | " + pad_left(r ? time_cell(*r) : "-", time_w[e]) + "  " +
                     pad_left(r ? fmt::format("{:.2f}", r->gbps) : "", gbps_w[e]);
+            if (share) line += "  " + pad_left(share_cell(r), 6);
             if (prep_w[e] > 0)
                 line += "  " + pad_left(r && !r->prepare_cache.empty() ? prepare_cell(*r) : "", prep_w[e]);
         }
@@ -186,6 +190,10 @@ std::string format_one_table(const TableKey& key, const std::vector<const Record
     text += thread_head + std::string(width > thread_head.size() ? width - thread_head.size() : 3, '-') + "\n";
     for (const std::string& row : rows) text += row + "\n";
     text += "\nTimes are in microseconds (us).";
+    if (share)
+        text += fmt::format(" GB/s: input + output bytes over the median time; % copy: of the {:.0f} GB/s a "
+                            "device-to-device copy moved in this run (read + written).",
+                            copy_gbps);
     if (std::any_of(prep_w.begin(), prep_w.end(), [](std::size_t w) { return w > 0; }))
         text += " prepare: the case's first prepare, a compile unless marked \"disk\" (a disk-cache hit).";
     text += "\n";
@@ -302,6 +310,32 @@ Record measure(const BenchCase& c, Engine& engine, const Tensor& input, std::siz
     return r;
 }
 
+const cuda::Stream& bench_stream() {
+    static const cuda::Stream* s = new cuda::Stream(cuda::Device::get(0));  // kept to the process's end
+    return *s;
+}
+
+// A device-to-device copy of 1 GiB on the benchmark's stream (CUDA events, median of 20
+// after warm-up): bytes read + written per second, in GB/s.
+double measure_device_copy_gbps() {
+    const cuda::Device& dev = cuda::Device::get(0);
+    constexpr std::size_t bytes = std::size_t{1} << 30;
+    cuda::DeviceBuffer src(dev, bytes), dst(dev, bytes);
+    src.memset(1);
+    const cuda::Stream& stream = bench_stream();
+    cuda::Event start(dev), stop(dev);
+    for (int i = 0; i < 3; ++i) cuda::copy_device_async(dst.pointer(), src.pointer(), bytes, stream.handle());
+    std::vector<double> ms;
+    for (int i = 0; i < 20; ++i) {
+        start.record(stream);
+        cuda::copy_device_async(dst.pointer(), src.pointer(), bytes, stream.handle());
+        stop.record(stream);
+        ms.push_back(static_cast<double>(cuda::elapsed_ms(start, stop)));
+    }
+    const double median = summarize(ms).median;
+    return median > 0 ? 2.0 * static_cast<double>(bytes) / (median * 1e-3) / 1e9 : 0.0;
+}
+
 // The cuda engine on device memory: the input copied to the GPU once, each run's kernels
 // timed with CUDA events on one stream (launch to completion, no copies), median of runs.
 Record measure_cuda(const BenchCase& c, const Tensor& input, std::size_t bytes, const BenchOptions& o) {
@@ -325,7 +359,9 @@ Record measure_cuda(const BenchCase& c, const Tensor& input, std::size_t bytes, 
     std::size_t out_elems = 1;
     for (auto d : out.shape) out_elems *= static_cast<std::size_t>(d);
     cuda::DeviceBuffer dout(dev, std::max<std::size_t>(out_elems * dtype_size(out.dtype), 1));
-    cuda::Stream stream(dev);
+    // One stream for every case, as a caller keeps its stream: intermediates then stay in the
+    // workspace that stream owns (a stream of its own per case would allocate them per run).
+    const cuda::Stream& stream = bench_stream();
     cuda::Event start(dev), stop(dev);
     auto run = [&] {
         p->run_device(reinterpret_cast<const void*>(din.pointer()), reinterpret_cast<void*>(dout.pointer()), out_strides,
@@ -416,6 +452,7 @@ std::string results_to_json(const Results& res) {
                        {"cores", res.machine.cores},
                        {"compiler", res.machine.compiler},
                        {"toroid_version", res.machine.toroid_version}};
+    if (res.machine.device_copy_gbps > 0) root["machine"]["device_copy_gbps"] = res.machine.device_copy_gbps;
     root["suite"] = res.suite;
     json records = json::array();
     for (const Record& r : res.records) {
@@ -461,6 +498,7 @@ Results results_from_json(const std::string& text, const std::string& origin) {
         res.machine.cores = static_cast<int>(number_field(*it, "cores", where, false));
         res.machine.compiler = optional_string(*it, "compiler", where);
         res.machine.toroid_version = optional_string(*it, "toroid_version", where);
+        res.machine.device_copy_gbps = number_field(*it, "device_copy_gbps", where, false);
     }
     res.suite = optional_string(root, "suite", fmt::format("'{}'", origin));
     const json& records = root["records"];
@@ -518,13 +556,13 @@ std::vector<BenchCase> select_cases(const BenchOptions& o) {
     return grouped;
 }
 
-std::string format_tables(const std::vector<Record>& records) {
+std::string format_tables(const std::vector<Record>& records, double copy_gbps) {
     std::vector<const Record*> ok;
     for (const Record& r : records)
         if (r.error.empty()) ok.push_back(&r);
     std::string text;
     for (const auto& [key, group] : group_by_table(ok, [](const Record* r) { return TableKey{r->title, r->device}; }))
-        text += format_one_table(key, group);
+        text += format_one_table(key, group, copy_gbps);
     return text;
 }
 
@@ -649,10 +687,22 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
     auto flush_table = [&] {
         std::vector<bench::Record> table(results.records.begin() + static_cast<std::ptrdiff_t>(table_begin),
                                          results.records.end());
-        out << bench::format_tables(table) << std::flush;
+        out << bench::format_tables(table, results.machine.device_copy_gbps) << std::flush;
         table_begin = results.records.size();
     };
 
+    const bool cuda_rows = std::any_of(o.engines.begin(), o.engines.end(), [](const std::string& e) { return e == "cuda"; }) &&
+                           std::any_of(cases.begin(), cases.end(), [](const bench::BenchCase& c) { return c.device == "cuda"; });
+    if (cuda_rows) {
+        try {
+            results.machine.device_copy_gbps = bench::measure_device_copy_gbps();
+            out << fmt::format("device copy (cuMemcpyDtoDAsync, 1 GiB, CUDA events, median of 20): {:.0f} GB/s read + "
+                               "written\n\n",
+                               results.machine.device_copy_gbps);
+        } catch (const Error& e) {
+            out << fmt::format("device copy not measured: {}\n\n", e.what());
+        }
+    }
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const bench::BenchCase& c = cases[i];
         if (i > 0 && (c.title != cases[i - 1].title || c.device != cases[i - 1].device)) flush_table();

@@ -52,6 +52,9 @@ struct Machine {
     int cores = 0;
     std::string compiler;  // the compiler this library was built with, id and version
     std::string toroid_version;
+    // GPU runs: bytes read + written per second by a device-to-device copy measured in the
+    // same run (0: not measured); the tables give each GPU row's share of it.
+    double device_copy_gbps = 0;
 };
 Machine this_machine();
 
@@ -88,8 +91,9 @@ Results load_results(const std::string& path);
 std::vector<BenchCase> select_cases(const BenchOptions& options);
 
 // One table per (title, device) in order of first appearance; engines as columns in
-// order of first appearance; failed records are left out.
-std::string format_tables(const std::vector<Record>& records);
+// order of first appearance; failed records are left out. With copy_gbps > 0, cuda rows also
+// show their GB/s as a percentage of it.
+std::string format_tables(const std::vector<Record>& records, double copy_gbps = 0);
 
 // The side-by-side comparison printed by compare_bench.
 std::string format_compare(const Results& a, const Results& b, const std::string& name_a,

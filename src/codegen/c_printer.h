@@ -192,7 +192,7 @@ protected:
             std::vector<UnrolledCopy> copies;
             for (int u = 0; u < vectors; ++u) {
                 std::vector<std::pair<int, std::int64_t>> fixed;
-                shift_ = static_cast<std::int64_t>(u) * k_.vector_width;
+                shift_ = static_cast<std::int64_t>(u) * (copy_stride_ > 0 ? copy_stride_ : k_.vector_width);
                 collect_unrolled(depth, fixed, copies);
             }
             shift_ = 0;
@@ -207,6 +207,12 @@ protected:
     const Kernel& k_;
     LoadBounds lb_;
     int vector_var_ = -1;  // the loop var a vector body spans several values of, or -1
+    // Targets without vector bodies (CUDA): the loop var whose consecutive values emit_body's
+    // copies (`vectors` > 1) compute, as scalars; -1: the vector var.
+    int shift_var_ = -1;
+    int shifted_var() const { return shift_var_ >= 0 ? shift_var_ : vector_var_; }
+    // How far apart those copies lie along it (0: the kernel's vector width).
+    int copy_stride_ = 0;
     std::vector<Expr> pinned_;
     std::unordered_set<const Node*> offset_nodes_;  // I64 nodes of offsets (int32 programs)
     VarRanges ranges_;
@@ -246,7 +252,7 @@ protected:
                 r[v] = Interval{val, val};
             }
             // (The vector variable keeps its loop's range: v + shift stays within it.)
-            if (shift_ != 0) sub.emplace_back(vector_var_, add(var(vector_var_), iconst(shift_)));
+            if (shift_ != 0) sub.emplace_back(shifted_var(), add(var(shifted_var()), iconst(shift_)));
             copies.push_back(UnrolledCopy{fixed, shift_, simplify(substitute(k_.value, sub), r, lb_)});
             return;
         }
@@ -338,7 +344,7 @@ protected:
             }
         }
         if (shift_ != 0)
-            for (Expr& x : idx) x = substitute(x, {{vector_var_, add(var(vector_var_), iconst(shift_))}});
+            for (Expr& x : idx) x = substitute(x, {{shifted_var(), add(var(shifted_var()), iconst(shift_))}});
         return idx;
     }
 

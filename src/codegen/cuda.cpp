@@ -5,6 +5,9 @@
 
 #include "codegen/c_printer.h"
 #include "ir/eval.h"
+#include "schedule/gpu_fuse.h"
+
+#include <set>
 
 namespace toroid::codegen {
 
@@ -48,10 +51,106 @@ __device__ __forceinline__ int32_t sat_i32(float v) { return v > -2147483648.0f 
 __device__ __forceinline__ int32_t sat_i32(int64_t v) { return static_cast<int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
 )";
 
-class CudaKernelWriter final : public CPrinter {
+// The CUDA spelling of the printer base, and the pieces a kernel writer prints around
+// bodies: parameters, buffer pointers, scopes that mirror the C++ blocks.
+class CudaPrinter : public CPrinter {
+public:
+    CudaPrinter(const Program& p, const Kernel& k, LoadBounds lb) : CPrinter(p, k, std::move(lb)) {}
+
+protected:
+    // CUDA spells the fixed-width types as C does (the preamble typedefs them).
+    std::string ctype(Type t) const override { return std::string(type_name(t)); }
+    std::string unroll_pragma() const override { return "#pragma unroll 4"; }
+
+    std::string var_type(int v) const {
+        return ranges_.count(v) && fits_i32(ranges_.at(v)) ? std::string("int32_t") : std::string("int64_t");
+    }
+    void open(const std::string& head) {
+        line(head.empty() ? std::string("{") : head + " {");
+        ++indent_;
+        scopes_.emplace_back();
+    }
+    void close() {
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+    }
+    // Pointers to the buffers in `used` (the output writable), then every parameter.
+    void declare_arguments(const std::vector<bool>& used, int writable) {
+        for (const Buffer& b : prog_.buffers) {
+            if (static_cast<std::size_t>(b.id) >= used.size() || !used[static_cast<std::size_t>(b.id)]) continue;
+            const std::string t = fmt::format("{}{}", b.id == writable ? "" : "const ", ctype(b.type));
+            line(fmt::format("{}* __restrict__ b{} = static_cast<{}*>(args.buffers[{}]);  // {}", t, b.id, t, b.id,
+                             b.name));
+        }
+        for (std::size_t i = 0; i < prog_.params.size(); ++i) {
+            const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
+            const std::string t = fits_i32(r) ? "int32_t" : "int64_t";
+            line(fmt::format("const {} p{} = static_cast<{}>(args.params[{}]);  // {}", t, i, t, i, prog_.params[i].name));
+        }
+    }
+    void mark_loads(const Expr& e, std::vector<bool>& used) const {
+        visit(e, [&](const Expr& x) {
+            if (x->op == Op::Load && static_cast<std::size_t>(x->buffer) < used.size())
+                used[static_cast<std::size_t>(x->buffer)] = true;
+        });
+    }
+    // The collapsed grid z loops, outer first: z = ((i0 * e1) + i1) * e2 + i2 ... (opens
+    // the loop over z; the caller closes it).
+    void open_grid_z(const std::vector<const Loop*>& grid_z) {
+        std::vector<std::string> extents;
+        for (const Loop* l : grid_z) extents.push_back(emit(l->extent));
+        std::string total = extents[0];
+        for (std::size_t i = 1; i < extents.size(); ++i) total = fmt::format("{} * static_cast<int64_t>({})", total, extents[i]);
+        line(fmt::format("const int64_t gz_end = static_cast<int64_t>({});", total));
+        open("for (int64_t gz = blockIdx.z; gz < gz_end; gz += gridDim.z)");
+        line("int64_t rest = gz;");
+        for (std::size_t i = grid_z.size(); i-- > 0;) {
+            const Loop& l = *grid_z[i];
+            const std::string b = emit(l.begin);
+            if (i == 0) line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest);", var_type(l.var), l.var, b));
+            else {
+                line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest % {3});", var_type(l.var), l.var, b,
+                                 extents[i]));
+                line(fmt::format("rest /= {};", extents[i]));
+            }
+        }
+    }
+    // The kernel's loops mapped to the grid (up to the first unrolled one): x, y, z.
+    struct GridLoops {
+        const Loop* x = nullptr;
+        const Loop* y = nullptr;
+        std::vector<const Loop*> z;
+        std::size_t depth = 0;  // index of the first unrolled loop
+    };
+    GridLoops grid_loops() const {
+        GridLoops g;
+        for (; g.depth < k_.loops.size() && k_.loops[g.depth].kind != LoopKind::Unrolled; ++g.depth) {
+            const Loop& l = k_.loops[g.depth];
+            if (l.kind == LoopKind::GridX) g.x = &l;
+            else if (l.kind == LoopKind::GridY) g.y = &l;
+            else if (l.kind == LoopKind::GridZ) g.z.push_back(&l);
+            else fail("internal: CUDA kernel '{}' has a loop that is not mapped to the grid", k_.name);
+        }
+        if (!g.x) fail("internal: CUDA kernel '{}' has no grid x loop", k_.name);
+        return g;
+    }
+
+public:
+    // For the fused writer, which prints one kernel from two printers.
+    void set_range(int v, Interval r) { ranges_[v] = r; }
+    void set_indent(int i) { indent_ = i; }
+    int indent() const { return indent_; }
+    void start_temps_at(int n) { next_temp_ = n; }
+    void append(const std::string& text) { text_ << text; }
+    std::string text() const { return text_.str(); }
+};
+
+// One kernel of the program: a thread per element of its grid x, y and z loops.
+class CudaKernelWriter final : public CudaPrinter {
 public:
     CudaKernelWriter(const Program& p, const Kernel& k, LoadBounds lb, std::string name, int block_threads)
-        : CPrinter(p, k, std::move(lb)), name_(std::move(name)), block_threads_(block_threads) {}
+        : CudaPrinter(p, k, std::move(lb)), name_(std::move(name)), block_threads_(block_threads) {}
 
     std::string write() {
         const Buffer& out = prog_.buffer(k_.output);
@@ -63,92 +162,288 @@ public:
         scopes_.emplace_back();  // the kernel's scope: parameters and loop bounds
         std::vector<bool> used(prog_.buffers.size(), false);
         used[static_cast<std::size_t>(k_.output)] = true;
-        visit(k_.value, [&](const Expr& e) {
-            if (e->op == Op::Load) used[static_cast<std::size_t>(e->buffer)] = true;
-        });
-        for (const Buffer& b : prog_.buffers) {
-            if (!used[static_cast<std::size_t>(b.id)]) continue;
-            const bool is_out = b.id == k_.output;
-            const std::string t = fmt::format("{}{}", is_out ? "" : "const ", ctype(b.type));
-            line(fmt::format("{}* __restrict__ b{} = static_cast<{}*>(args.buffers[{}]);  // {}", t, b.id, t, b.id, b.name));
-        }
-        for (std::size_t i = 0; i < prog_.params.size(); ++i) {
-            const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
-            const std::string t = fits_i32(r) ? "int32_t" : "int64_t";
-            line(fmt::format("const {} p{} = static_cast<{}>(args.params[{}]);  // {}", t, i, t, i, prog_.params[i].name));
-        }
+        mark_loads(k_.value, used);
+        declare_arguments(used, k_.output);
         // Loop bounds first; then each mapped loop's index from the thread's coordinates.
-        std::vector<const Loop*> grid_z;
-        const Loop* x = nullptr;
-        const Loop* y = nullptr;
-        std::size_t depth = 0;
-        for (; depth < k_.loops.size() && k_.loops[depth].kind != LoopKind::Unrolled; ++depth) {
-            const Loop& l = k_.loops[depth];
-            if (l.kind == LoopKind::GridX) x = &l;
-            else if (l.kind == LoopKind::GridY) y = &l;
-            else if (l.kind == LoopKind::GridZ) grid_z.push_back(&l);
-            else fail("internal: CUDA kernel '{}' has a loop that is not mapped to the grid", k_.name);
-        }
-        if (!x) fail("internal: CUDA kernel '{}' has no grid x loop", k_.name);
-        auto var_type = [&](const Loop& l) {
-            return ranges_.count(l.var) && fits_i32(ranges_.at(l.var)) ? std::string("int32_t") : std::string("int64_t");
-        };
+        const GridLoops g = grid_loops();
+        const Loop* x = g.x;
         const std::string x_extent = emit(x->extent), x_begin = emit(x->begin);
         line("const int64_t gx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;");
         line(fmt::format("if (gx >= {}) return;", x_extent));
-        line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", var_type(*x), x->var, x_begin));
-        int open = 0;
-        if (y) {
-            const std::string e = emit(y->extent), b = emit(y->begin);
-            line(fmt::format("for (int64_t gy = blockIdx.y; gy < {}; gy += gridDim.y) {{", e));
-            ++indent_;
-            ++open;
-            line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gy);", var_type(*y), y->var, b));
+        line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", var_type(x->var), x->var, x_begin));
+        int open_loops = 0;
+        if (g.y) {
+            const std::string e = emit(g.y->extent), b = emit(g.y->begin);
+            open(fmt::format("for (int64_t gy = blockIdx.y; gy < {}; gy += gridDim.y)", e));
+            ++open_loops;
+            line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gy);", var_type(g.y->var), g.y->var, b));
         }
-        if (!grid_z.empty()) {
-            // The collapsed z loops, outer first: z = ((i0 * e1) + i1) * e2 + i2 ...
-            std::vector<std::string> extents;
-            for (const Loop* l : grid_z) extents.push_back(emit(l->extent));
-            std::string total = extents[0];
-            for (std::size_t i = 1; i < extents.size(); ++i) total = fmt::format("{} * static_cast<int64_t>({})", total, extents[i]);
-            line(fmt::format("const int64_t gz_end = static_cast<int64_t>({});", total));
-            line("for (int64_t gz = blockIdx.z; gz < gz_end; gz += gridDim.z) {");
-            ++indent_;
-            ++open;
-            line("int64_t rest = gz;");
-            for (std::size_t i = grid_z.size(); i-- > 0;) {
-                const Loop& l = *grid_z[i];
-                const std::string b = emit(l.begin);
-                if (i == 0) line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest);", var_type(l), l.var, b));
-                else {
-                    line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + rest % {3});", var_type(l), l.var, b, extents[i]));
-                    line(fmt::format("rest /= {};", extents[i]));
-                }
-            }
+        if (!g.z.empty()) {
+            open_grid_z(g.z);
+            ++open_loops;
         }
-        emit_body(depth, out);
-        for (int i = 0; i < open; ++i) {
-            --indent_;
-            line("}");
-        }
+        emit_body(g.depth, out);
+        for (int i = 0; i < open_loops; ++i) close();
         --indent_;
         line("}");
         return text_.str();
     }
-
-protected:
-    // CUDA spells the fixed-width types as C does (the preamble typedefs them).
-    std::string ctype(Type t) const override { return std::string(type_name(t)); }
-    std::string unroll_pragma() const override { return "#pragma unroll 4"; }
 
 private:
     std::string name_;
     int block_threads_;
 };
 
+// Variables of a fused kernel's tile of the intermediate T, per dim d of T: where its
+// region starts and how many indices it has (loop variable ids no kernel uses: T has at most
+// kFusedMaxDims dims).
+constexpr int kTileOrigin = 16;
+constexpr int kTileExtent = kTileOrigin + schedule::kFusedMaxDims;
+static_assert(kTileExtent + schedule::kFusedMaxDims <= kFirstReductionVar);
+
+// A fused pair (schedule/gpu_fuse.h) as one kernel: per block a tile of the consumer's
+// output; the producer's values over the part of T the tile reads go to shared memory
+// (phase 1), then the tile's outputs read T there (phase 2). Both phases print their
+// kernel's own value with the printer base, so the arithmetic is that of the two kernels.
+class CudaFusedWriter {
+public:
+    CudaFusedWriter(const Program& program, const GpuFusion& f, LoadBounds lb, std::string name)
+        : f_(f), name_(std::move(name)), lb_(std::move(lb)) {
+        prog_ = program;
+        const Buffer& t = prog_.buffer(f.temp);
+        const std::size_t rank = t.shape.size();
+        // The tile of T in shared memory: T's dims in T's memory order, each of its tile's
+        // extent; a per-block dim has one index (stride 0).
+        Buffer tile;
+        tile.id = static_cast<int>(prog_.buffers.size());
+        tile.name = t.name + " (this block's tile, shared memory)";
+        tile.role = BufferRole::Temp;
+        tile.type = t.type;
+        tile.logical = t.logical;
+        tile.shape.assign(rank, iconst(1));
+        tile.origin.assign(rank, iconst(0));
+        tile.strides.assign(rank, iconst(0));
+        std::vector<int> order = t.memory_order;
+        if (order.size() != rank) {
+            order.clear();
+            for (std::size_t d = 0; d < rank; ++d) order.push_back(static_cast<int>(d));
+        }
+        Expr inner = iconst(1);
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            const auto d = static_cast<std::size_t>(*it);
+            switch (f.dims[d]) {
+                case GpuFusion::DimKind::PerBlock: tile.origin[d] = var(kTileOrigin + *it); continue;
+                case GpuFusion::DimKind::Whole:
+                    tile.origin[d] = t.origin[d];
+                    tile.shape[d] = t.shape[d];
+                    break;
+                default:
+                    tile.origin[d] = var(kTileOrigin + *it);
+                    tile.shape[d] = var(kTileExtent + *it);
+            }
+            tile.strides[d] = inner;
+            inner = simplify(mul(inner, tile.shape[d]));
+        }
+        tile.memory_order = order;
+        tile_ = tile.id;
+        prog_.buffers.push_back(tile);
+        producer_ = prog_.kernels[static_cast<std::size_t>(f.producer)];
+        consumer_ = prog_.kernels[static_cast<std::size_t>(f.consumer)];
+        consumer_.value = rewrite(consumer_.value, [&](const Expr& e) -> Expr {
+            if (e->op != Op::Load || e->buffer != f.temp) return e;
+            return load(tile_, e->type, e->args);
+        });
+    }
+
+    std::string write() {
+        const Buffer& t = prog_.buffer(f_.temp);
+        const std::size_t rank = t.shape.size();
+        CudaPrinter2 k(prog_, consumer_, lb_);
+        CudaPrinter2 p(prog_, producer_, lb_);
+        // The tile variables' ranges: inside T's stored region.
+        const VarRanges pr = prog_.param_ranges();
+        for (std::size_t d = 0; d < rank; ++d) {
+            const auto o = bounds(t.origin[d], pr, lb_), e = bounds(t.shape[d], pr, lb_);
+            if (!o || !e) continue;
+            for (CudaPrinter2* w : {&k, &p}) {
+                w->set_range(kTileOrigin + static_cast<int>(d), Interval{o->lo, o->hi + std::max<std::int64_t>(e->hi, 1) - 1});
+                w->set_range(kTileExtent + static_cast<int>(d), Interval{0, std::max<std::int64_t>(e->hi, 0)});
+            }
+        }
+        return k.write_fused(p, f_, tile_, name_);
+    }
+
+private:
+    // The consumer's printer prints the kernel, the producer's its phase.
+    class CudaPrinter2 final : public CudaPrinter {
+    public:
+        using CudaPrinter::CudaPrinter;
+
+        std::string write_fused(CudaPrinter2& p, const GpuFusion& f, int tile_id, const std::string& name) {
+            const Buffer& t = prog_.buffer(f.temp);
+            const Buffer& tile = prog_.buffer(tile_id);
+            const Buffer& out = prog_.buffer(k_.output);
+            const std::size_t rank = t.shape.size();
+            line(fmt::format("// {} with kernel {} fused (its values in shared memory)", k_.name, f.producer));
+            for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
+            line(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const toroid_args args, const "
+                             "toroid_tiles tiles) {{",
+                             f.block_x * f.block_y, name));
+            ++indent_;
+            scopes_.emplace_back();
+
+            std::vector<bool> used(prog_.buffers.size(), false);
+            used[static_cast<std::size_t>(k_.output)] = true;
+            mark_loads(k_.value, used);
+            mark_loads(p.k_.value, used);
+            used[static_cast<std::size_t>(f.temp)] = false;
+            used[static_cast<std::size_t>(tile_id)] = false;
+            declare_arguments(used, k_.output);
+            // The tile is the dynamic shared memory itself (not a pointer to it), so that its
+            // accesses are shared-space loads with 32-bit addresses.
+            line(fmt::format("extern __shared__ {} b{}[];  // {}", ctype(tile.type), tile_id, tile.name));
+            line("const int32_t lx = threadIdx.x, ly = threadIdx.y;");
+            const GridLoops g = grid_loops();
+            const std::string xb = emit(g.x->begin), xe = emit(g.x->extent);
+            line(fmt::format("const int64_t x0 = static_cast<int64_t>(blockIdx.x) * tiles.tile_x;"));
+            line(fmt::format("const int32_t nx = static_cast<int32_t>(t_min<int64_t>(tiles.tile_x, {} - x0));", xe));
+            std::string ye = "1", yb = "0";
+            if (g.y) {
+                yb = emit(g.y->begin);
+                ye = emit(g.y->extent);
+            }
+            line(fmt::format("const int64_t tiles_y = ({} + tiles.tile_y - 1) / tiles.tile_y;", ye));
+            int open_loops = 0;
+            if (!g.z.empty()) {
+                open_grid_z(g.z);
+                ++open_loops;
+            }
+            open("for (int64_t gy = blockIdx.y; gy < tiles_y; gy += gridDim.y)");
+            ++open_loops;
+            line("const int64_t y0 = gy * tiles.tile_y;");
+            line(fmt::format("const int32_t ny = static_cast<int32_t>(t_min<int64_t>(tiles.tile_y, {} - y0));", ye));
+            // This tile's region of T.
+            const auto idx = index_exprs(tile_id, rank);
+            for (std::size_t d = 0; d < rank; ++d) {
+                const int o = kTileOrigin + static_cast<int>(d), e = kTileExtent + static_cast<int>(d);
+                switch (f.dims[d]) {
+                    case GpuFusion::DimKind::TiledX:
+                    case GpuFusion::DimKind::TiledY: {
+                        const char* g_ = f.dims[d] == GpuFusion::DimKind::TiledX ? "blockIdx.x" : "gy";
+                        line(fmt::format("const int32_t* tr{0} = tiles.ranges + 2 * (tiles.offset[{0}] + {1});", d, g_));
+                        line(fmt::format("const {0} v{1} = static_cast<{0}>(tr{2}[0]);", var_type(o), o, d));
+                        line(fmt::format("const int32_t v{} = tr{}[1];", e, d));
+                        break;
+                    }
+                    case GpuFusion::DimKind::PerBlock:
+                        line(fmt::format("const {0} v{1} = static_cast<{0}>({2});", var_type(o), o,
+                                         idx[d].empty() ? std::string("0") : emit(idx[d].front())));
+                        break;
+                    case GpuFusion::DimKind::Whole: break;
+                }
+            }
+            line("__syncthreads();  // the previous tile's reads of shared memory are done");
+            // Phase 1: the producer's value at every index of the region, stored in the tile.
+            p.set_indent(indent_);
+            p.start_temps_at(next_temp_ + 100000);
+            p.write_phase1(f, tile);
+            append(p.text());
+            line("__syncthreads();");
+            // Phase 2: the consumer's outputs of this tile.
+            emit_region(g, "ny", fmt::format("{} + y0", yb), "nx", fmt::format("{} + x0", xb), {}, out, f.outputs_x);
+            for (int i = 0; i < open_loops; ++i) close();
+            --indent_;
+            line("}");
+            return text_.str();
+        }
+
+        void write_phase1(const GpuFusion& f, const Buffer& tile) {
+            const GridLoops g = grid_loops();
+            auto extent = [&](int v) {
+                const auto kind = f.dims[static_cast<std::size_t>(v)];
+                return kind == GpuFusion::DimKind::PerBlock ? std::string("1") : fmt::format("v{}", kTileExtent + v);
+            };
+            std::vector<std::string> z_lines;
+            for (const Loop* z : g.z)
+                z_lines.push_back(
+                    fmt::format("const {0} v{1} = static_cast<{0}>(v{2});", var_type(z->var), z->var, kTileOrigin + z->var));
+            emit_region(g, g.y ? extent(g.y->var) : "1", g.y ? fmt::format("v{}", kTileOrigin + g.y->var) : "0",
+                        extent(g.x->var), fmt::format("v{}", kTileOrigin + g.x->var), z_lines, tile, f.outputs_x);
+        }
+
+        // A loop over a region of this kernel's grid x and y variables (ny rows from y_first,
+        // nx columns from x_first) spread over every warp of the block: a warp takes a chunk of
+        // 32 x `outputs` columns of a row, each lane the columns lane, lane + 32, ... (so that
+        // each load and store of the warp covers consecutive addresses), printed as copies of
+        // the body whose tap loops run as one, sharing the tap's weights and row addresses
+        // (the printer base's copies). A row's last, partial chunk: each lane its columns one
+        // at a time.
+        void emit_region(const GridLoops& g, const std::string& ny, const std::string& y_first, const std::string& nx,
+                         const std::string& x_first, const std::vector<std::string>& other_vars, const Buffer& out,
+                         int outputs) {
+            const int chunk = 32 * outputs;
+            open("");
+            line(fmt::format("const int32_t rows = {}, cols = {};", ny, nx));
+            line(fmt::format("const int32_t chunks = (cols + {}) / {};", chunk - 1, chunk));
+            line("const int32_t warps = (blockDim.x * blockDim.y) / 32;");
+            line("const int32_t warp = (threadIdx.y * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;");
+            open("for (int32_t i = warp; i < rows * chunks; i += warps)");
+            line("const int32_t row = i / chunks;");
+            line(fmt::format("const int32_t col = (i - row * chunks) * {} + lane;", chunk));
+            if (g.y)
+                line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + row);", var_type(g.y->var), g.y->var, y_first));
+            for (const std::string& l : other_vars) line(l);
+            const std::string xv = fmt::format("const {0} v{1} = static_cast<{0}>({2} + ", var_type(g.x->var), g.x->var,
+                                               x_first);
+            shift_var_ = g.x->var;
+            copy_stride_ = 32;
+            if (outputs > 1) {
+                open(fmt::format("if (col + {} < cols)", chunk - 32));
+                line(xv + "col);");
+                emit_body(g.depth, out, outputs);
+                close();
+                open("else");
+            }
+            open("for (int32_t c = col; c < cols; c += 32)");
+            line(xv + "c);");
+            emit_body(g.depth, out);
+            close();
+            if (outputs > 1) close();
+            shift_var_ = -1;
+            copy_stride_ = 0;
+            close();
+            close();
+        }
+
+        // Per dim of `temp`, the distinct index expressions of its loads in this kernel.
+        std::vector<std::vector<Expr>> index_exprs(int temp, std::size_t rank) const {
+            std::vector<std::vector<Expr>> out(rank);
+            visit(k_.value, [&](const Expr& x) {
+                if (x->op != Op::Load || x->buffer != temp) return;
+                for (std::size_t d = 0; d < rank && d < x->args.size(); ++d)
+                    if (std::none_of(out[d].begin(), out[d].end(),
+                                     [&](const Expr& e) { return structurally_equal(e, x->args[d]); }))
+                        out[d].push_back(x->args[d]);
+            });
+            return out;
+        }
+    };
+
+    Program prog_;
+    GpuFusion f_;
+    std::string name_;
+    LoadBounds lb_;
+    int tile_ = -1;
+    Kernel producer_, consumer_;
+};
+
 }  // namespace
 
 std::string cuda_kernel_name(const Program&, std::size_t kernel) { return fmt::format("toroid_kernel_{}", kernel); }
+
+std::string cuda_fused_kernel_name(const Program& program, std::size_t fusion) {
+    return fmt::format("toroid_fused_{}", program.gpu_fusions.at(fusion).consumer);
+}
 
 std::string generate_cuda(const Program& program, int block_threads) {
     std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
@@ -168,6 +463,16 @@ std::string generate_cuda(const Program& program, int block_threads) {
     for (std::size_t i = 0; i < program.kernels.size(); ++i) {
         src += "\n";
         src += CudaKernelWriter(program, program.kernels[i], lb, cuda_kernel_name(program, i), block_threads).write();
+    }
+    if (!program.gpu_fusions.empty())
+        src += fmt::format("\n// A fused kernel's tiles (schedule/gpu_fuse.h): per tile, the (first index, count) of\n"
+                           "// each dim of the intermediate it reads; offset[d]: where dim d's pairs start.\n"
+                           "struct toroid_tiles {{\n    const int32_t* ranges;\n    int32_t tile_x, tile_y;\n"
+                           "    int32_t offset[{}];\n}};\n",
+                           schedule::kFusedMaxDims);
+    for (std::size_t i = 0; i < program.gpu_fusions.size(); ++i) {
+        src += "\n";
+        src += CudaFusedWriter(program, program.gpu_fusions[i], lb, cuda_fused_kernel_name(program, i)).write();
     }
     return src;
 }

@@ -20,6 +20,12 @@ std::string generate_cuda(const ir::Program& program, int block_threads);
 
 // The kernel's name in the generated source.
 std::string cuda_kernel_name(const ir::Program& program, std::size_t kernel);
+// The name of the kernel that runs fusion `fusion` (Program::gpu_fusions) as one:
+//     extern "C" __global__ void toroid_fused_<consumer>(const toroid_args args, const toroid_tiles tiles);
+// launched with GpuFusion::block_x x block_y threads, a block per tile (x: tiles along the
+// consumer's x loop, y: along its y loop, z: its z loops) and the tile's dynamic shared
+// memory (schedule::plan_fused_launch).
+std::string cuda_fused_kernel_name(const ir::Program& program, std::size_t fusion);
 
 // Grid dimensions (x, y, z) of kernel `k` for these parameter values (Binding::params):
 // x in blocks of block_threads, y and z capped at 65535 (the kernels loop over the rest).

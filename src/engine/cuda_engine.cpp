@@ -12,15 +12,18 @@
 #include "engine/driver.h"
 #include "runtime/cuda/cuda.h"
 #include "schedule/bind.h"
+#include "schedule/gpu_fuse.h"
 #include "schedule/schedule.h"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 namespace toroid {
 namespace {
@@ -31,6 +34,7 @@ struct CudaArtifact {
     ir::Program program;
     std::shared_ptr<cuda::Module> module;
     std::vector<cuda::Function> kernels;
+    std::vector<cuda::Function> fused;  // by Program::gpu_fusions
     Layout output_layout = Layout::Contiguous;
     std::string source;
 };
@@ -46,6 +50,18 @@ struct CudaInstance {
     std::array<int, 4> output_stride_param{-1, -1, -1, -1};  // by dim: the parameter it sets, or -1
     std::vector<std::uint64_t> args;                  // toroid_args with the output's strides unset
     std::size_t buffer_slots = 0;                     // pointers before the parameters in `args`
+    // Fused pairs this instance launches as one kernel (schedule/gpu_fuse.h).
+    struct FusedRun {
+        schedule::FusedLaunch plan;
+        cuda::DeviceBuffer ranges;
+        schedule::FusedTilesArg arg;
+        std::array<unsigned, 3> grid{};
+    };
+    std::vector<FusedRun> fused;  // by Program::gpu_fusions
+    // By kernel: kLaunch, kInsideFused (its values are computed in a fused kernel's shared
+    // memory), or the fusion whose kernel runs in its place.
+    static constexpr int kLaunch = -1, kInsideFused = -2;
+    std::vector<int> action;
 };
 
 cuda::Compiler& nvrtc_compiler() {
@@ -162,6 +178,18 @@ public:
         void* blob = args.data();
         void* kernel_args[] = {blob};
         for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+            const int action = inst_->action[k];
+            if (action == CudaInstance::kInsideFused) continue;
+            if (action >= 0) {
+                const auto i = static_cast<std::size_t>(action);
+                const CudaInstance::FusedRun& f = inst_->fused[i];
+                const ir::GpuFusion& gf = p.gpu_fusions[i];
+                void* fused_args[] = {blob, const_cast<schedule::FusedTilesArg*>(&f.arg)};
+                cuda::launch(inst_->art->fused[i], cuda::Dim3{f.grid[0], f.grid[1], f.grid[2]},
+                             cuda::Dim3{static_cast<unsigned>(gf.block_x), static_cast<unsigned>(gf.block_y), 1},
+                             static_cast<unsigned>(f.plan.shared_bytes), s, fused_args);
+                continue;
+            }
             const auto& dims = inst_->grid[k];
             if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) continue;  // nothing to compute
             cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
@@ -178,7 +206,13 @@ public:
         schedule::Binding b = inst_->binding;
         const Dims d = dense_strides(output_.shape, inst_->art->output_layout);
         schedule::bind_output_strides(inst_->art->program, b, {d[0], d[1], d[2], d[3]});
-        return schedule::explain(inst_->art->program, b);
+        std::string s = schedule::explain(inst_->art->program, b);
+        const ir::Program& p = inst_->art->program;
+        for (std::size_t i = 0; i < p.gpu_fusions.size(); ++i)
+            s += fmt::format("kernel_{} and kernel_{} {}: {}\n", p.gpu_fusions[i].producer, p.gpu_fusions[i].consumer,
+                             inst_->fused[i].plan.fused ? "run as one (fused through shared memory)" : "run apart",
+                             inst_->fused[i].plan.why);
+        return s;
     }
     PrepareStats stats() const override { return stats_; }
 
@@ -219,6 +253,10 @@ std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWi
     stats.memory_hits += after.memory_hits - before.memory_hits;
     for (std::size_t k = 0; k < art->program.kernels.size(); ++k)
         art->kernels.push_back(art->module->function(codegen::cuda_kernel_name(art->program, k)));
+    for (std::size_t i = 0; i < art->program.gpu_fusions.size(); ++i) {
+        art->fused.push_back(art->module->function(codegen::cuda_fused_kernel_name(art->program, i)));
+        cuda::set_max_dynamic_shared(art->fused.back(), dev.max_shared_per_block_optin());
+    }
     return art;
 }
 
@@ -241,8 +279,12 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     }
     const cuda::Device& dev = *found;
     PrepareStats stats;
-    const std::string key = fmt::format("cuda {}\n{}{}", device, options.specialize ? "specialized\n" : "",
-                                        driver::pipeline_key(p, in));
+    // TOROID_CUDA_FUSE=0 (fused pairs run as two kernels) is part of the instance: tests and
+    // benchmarks compare both in one process.
+    const char* fuse = std::getenv("TOROID_CUDA_FUSE");
+    const bool unfused = fuse != nullptr && std::string_view(fuse) == "0";
+    const std::string key = fmt::format("cuda {}\n{}{}{}", device, options.specialize ? "specialized\n" : "",
+                                        unfused ? "unfused\n" : "", driver::pipeline_key(p, in));
     const bool debug = !options.debug_dir.empty();
     std::shared_ptr<const CudaInstance> inst = debug ? nullptr : cuda_cache().find_instance(key);
     CacheStats counted;
@@ -264,6 +306,33 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         counted.disk_hits = stats.disk_hits;
         counted.memory_hits = stats.memory_hits;
         const ir::Program& prog = made->art->program;
+        // Fused pairs: the tiles of this instance, or the two kernels where a tile does not fit.
+        made->action.assign(prog.kernels.size(), CudaInstance::kLaunch);
+        std::vector<bool> in_shared(prog.buffers.size(), false);  // Temps no launch writes to global memory
+        schedule::FusedLimits limits;
+        limits.shared_limit = dev.max_shared_per_block_optin();
+        limits.multiprocessors = dev.multiprocessors();
+        for (std::size_t i = 0; i < prog.gpu_fusions.size(); ++i) {
+            const ir::GpuFusion& gf = prog.gpu_fusions[i];
+            CudaInstance::FusedRun run;
+            run.plan = schedule::plan_fused_launch(prog, gf, made->binding, limits);
+            if (run.plan.fused) {
+                made->action[static_cast<std::size_t>(gf.producer)] = CudaInstance::kInsideFused;
+                made->action[static_cast<std::size_t>(gf.consumer)] = static_cast<int>(i);
+                in_shared[static_cast<std::size_t>(gf.temp)] = true;
+                const std::size_t bytes = run.plan.ranges.size() * sizeof(std::int32_t);
+                run.ranges = cuda::DeviceBuffer(dev, std::max<std::size_t>(bytes, 4));
+                if (bytes > 0) run.ranges.copy_from_host(run.plan.ranges.data(), bytes);
+                run.arg.ranges = run.ranges.pointer();
+                run.arg.tile_x = run.plan.tile_x;
+                run.arg.tile_y = run.plan.tile_y;
+                for (int d = 0; d < schedule::kFusedMaxDims; ++d) run.arg.offset[d] = run.plan.offset[static_cast<std::size_t>(d)];
+                constexpr std::int64_t cap = 65535;
+                run.grid = {static_cast<unsigned>(run.plan.tiles_x), static_cast<unsigned>(std::min(run.plan.tiles_y, cap)),
+                            static_cast<unsigned>(std::min(run.plan.blocks_z, cap))};
+            }
+            made->fused.push_back(std::move(run));
+        }
         made->tables.resize(prog.buffers.size());
         made->temp_offsets.assign(prog.buffers.size(), 0);
         for (const ir::Buffer& buf : prog.buffers) {
@@ -272,7 +341,7 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
                 const auto& data = made->graph.at(buf.tensor).data;
                 made->tables[i] = cuda::DeviceBuffer(dev, std::max<std::size_t>(data.size(), 1));
                 if (!data.empty()) made->tables[i].copy_from_host(data.data(), data.size());
-            } else if (buf.role == ir::BufferRole::Temp) {
+            } else if (buf.role == ir::BufferRole::Temp && !in_shared[i]) {
                 made->temp_offsets[i] = made->workspace_bytes;
                 const auto bytes = static_cast<std::size_t>(made->binding.temp_bytes[i]);
                 made->workspace_bytes += (bytes + 255) / 256 * 256;

@@ -147,6 +147,10 @@ std::string Program::to_string() const {
         out += fmt::format("{}t{}[{}] = {}\n", indent, k.output, fmt::join(index, ", "), ir::to_string(k.value));
         for (const std::string& why : k.decisions) out += fmt::format("  # {}\n", why);
     }
+    for (const GpuFusion& f : gpu_fusions)
+        out += fmt::format("fused: kernel {} into kernel {} through t{} (shared memory, {}x{} threads a block, {} "
+                           "outputs along x per thread)\n",
+                           f.producer, f.consumer, f.temp, f.block_x, f.block_y, f.outputs_x);
     return out;
 }
 

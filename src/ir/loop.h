@@ -110,9 +110,28 @@ struct Kernel {
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
 };
 
+// GPU: a producer kernel and the one kernel that reads its Temp output, also printed as one
+// kernel whose blocks compute the part of the Temp their output tile reads into shared
+// memory, then the tile from there (schedule/gpu_fuse.h decides, codegen/cuda.cpp prints,
+// the engine chooses at launch: the pair stays in the program for launches that do not fit).
+struct GpuFusion {
+    enum class DimKind : std::uint8_t {
+        TiledX,    // the consumer reads this dim at indices of its grid x loop's variable
+        TiledY,    // ... of its grid y loop's variable: both from per-tile tables bound on the host
+        PerBlock,  // one index per block, from the consumer's grid z variables (or none)
+        Whole,     // indexed by the consumer's unrolled variable: the whole (constant) extent
+    };
+    int producer = -1, consumer = -1;  // kernel indices
+    int temp = -1;                     // the buffer the producer writes and only the consumer reads
+    std::vector<DimKind> dims;         // per dim of `temp`
+    int block_x = 256, block_y = 1;    // threads of a block
+    int outputs_x = 4;                 // consecutive elements along the grid x loop per thread and step
+};
+
 struct Program {
     std::vector<Buffer> buffers;  // indexed by buffer id
     std::vector<Kernel> kernels;
+    std::vector<GpuFusion> gpu_fusions;  // GPU targets (schedule/gpu_fuse.h)
     std::vector<ProgramParam> params;  // ir::param(i) is params[i]; the graph's come first, in order
     IndexWidth index_width = IndexWidth::I64;
     int input = -1, output = -1;

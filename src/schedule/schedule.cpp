@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ir/simplify.h"
+#include "schedule/gpu_fuse.h"
 
 #include <fmt/format.h>
 
@@ -102,6 +103,10 @@ struct Scheduler {
         if (options.target.kind == TargetKind::Cpu) choose_cpu_axes(prog, options.target);
         else choose_gpu_axes(prog, options.target);
         dump("choose_axes", prog);
+        if (options.target.kind == TargetKind::Cuda) {
+            fuse_gpu_pairs(prog, options.target);
+            dump("fuse_gpu_pairs", prog);
+        }
         return prog;
     }
 

@@ -11,6 +11,8 @@
 //   7. order_loops        loop order follows the stored buffer's memory order
 //   8. choose_axes        target-specific: CPU vector, unrolled and parallel loops
 //                         (schedule/cpu_axes.cpp); GPU grid mapping (schedule/gpu_axes.cpp)
+//   9. fuse_gpu_pairs     GPU only: a producer and its one consumer also as one kernel
+//                         through shared memory (schedule/gpu_fuse.h)
 // Each pass records what it decided in Kernel::decisions and in the log. The program is
 // the same for every graph of one structure: no pass reads parameter values or table data.
 #pragma once

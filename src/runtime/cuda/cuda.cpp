@@ -121,6 +121,15 @@ bool sync_after_launch() {
     return sync;
 }
 
+void set_max_dynamic_shared(const Function& function, int bytes) {
+    check(driver().cuFuncSetAttribute(function.handle, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+          "cuFuncSetAttribute(max dynamic shared memory)");
+}
+
+void copy_device_async(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+    check(driver().cuMemcpyDtoDAsync(dst, src, bytes, stream), "cuMemcpyDtoDAsync");
+}
+
 void launch(const Function& function, Dim3 grid, Dim3 block, unsigned shared_bytes, CUstream stream, void** args) {
     const DriverApi& api = driver();
     CUresult rc = api.cuLaunchKernel(function.handle, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,

@@ -105,6 +105,14 @@ void launch(const Function& function, Dim3 grid, Dim3 block, unsigned shared_byt
 // Whether TOROID_CUDA_SYNC=1 is set (read once per process).
 bool sync_after_launch();
 
+// Lets launches of `function` ask for up to `bytes` of dynamic shared memory (above 48 KiB
+// a kernel must opt in).
+void set_max_dynamic_shared(const Function& function, int bytes);
+
+// Copies `bytes` between two device buffers in `stream`'s order (a device-to-device copy:
+// the bandwidth benchmarks compare kernels with).
+void copy_device_async(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);
+
 class Stream;
 
 // Device memory of a fixed size (cuMemAlloc / cuMemFree).

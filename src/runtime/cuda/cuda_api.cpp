@@ -88,6 +88,8 @@ DriverApi load_driver() {
     need(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
     need(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
     need(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    need(api.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+    need(api.cuFuncSetAttribute, "cuFuncSetAttribute");
     need(api.cuMemsetD8, "cuMemsetD8_v2");
     need(api.cuMemsetD8Async, "cuMemsetD8Async");
     need(api.cuStreamCreate, "cuStreamCreate");

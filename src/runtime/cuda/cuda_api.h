@@ -37,6 +37,9 @@ enum CUdevice_attribute : int {
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 
+// CUfunction_attribute: the most dynamic shared memory a launch of the function may ask for.
+inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 inline constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 
@@ -68,6 +71,8 @@ struct DriverApi {
     CUresult (*cuMemcpyDtoH)(void* dst, CUdeviceptr src, std::size_t bytes);         // cuMemcpyDtoH_v2
     CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // cuMemcpyHtoDAsync_v2
     CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // cuMemcpyDtoHAsync_v2
+    CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);  // cuMemcpyDtoDAsync_v2
+    CUresult (*cuFuncSetAttribute)(CUfunction f, int attribute, int value);                             // cuFuncSetAttribute
     CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, std::size_t count);                    // cuMemsetD8_v2
     CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream);  // cuMemsetD8Async
     CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);                    // cuStreamCreate

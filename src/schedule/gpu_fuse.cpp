@@ -1,0 +1,494 @@
+// GPU fusion of a producer with its one consumer through shared memory: the pass and its
+// bind-time half (see gpu_fuse.h).
+#include "schedule/gpu_fuse.h"
+
+#include "core/error.h"
+#include "ir/eval.h"
+#include "ir/simplify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace toroid::schedule {
+
+using namespace ir;
+using DimKind = GpuFusion::DimKind;
+
+namespace {
+
+bool is_loop_var(int id) { return id >= 0 && id < kFirstReductionVar; }
+bool is_reduction_var(int id) { return id >= kFirstReductionVar && !is_param_var(id); }
+
+// The distinct Load nodes of `buffer` in e.
+std::vector<Expr> loads_of(const Expr& e, int buffer) {
+    std::vector<Expr> out;
+    visit(e, [&](const Expr& x) {
+        if (x->op == Op::Load && x->buffer == buffer) out.push_back(x);
+    });
+    return out;
+}
+
+void vars_of(const Expr& e, std::set<int>& loop, std::set<int>& reduction) {
+    visit(e, [&](const Expr& x) {
+        if (x->op != Op::Var) return;
+        if (is_loop_var(x->var)) loop.insert(x->var);
+        else if (is_reduction_var(x->var)) reduction.insert(x->var);
+    });
+}
+
+// The index expressions of every load of `temp` in `k`, per dim, structurally distinct.
+std::vector<std::vector<Expr>> index_exprs(const Kernel& k, int temp, std::size_t rank) {
+    std::vector<std::vector<Expr>> out(rank);
+    for (const Expr& l : loads_of(k.value, temp)) {
+        for (std::size_t d = 0; d < rank && d < l->args.size(); ++d) {
+            auto& v = out[d];
+            if (std::none_of(v.begin(), v.end(), [&](const Expr& e) { return structurally_equal(e, l->args[d]); }))
+                v.push_back(l->args[d]);
+        }
+    }
+    return out;
+}
+
+struct LoopRoles {
+    int x = -1, y = -1;
+    std::set<int> z, unrolled;
+    std::map<int, const Loop*> by_var;
+};
+
+LoopRoles roles_of(const Kernel& k) {
+    LoopRoles r;
+    for (const Loop& l : k.loops) {
+        r.by_var[l.var] = &l;
+        if (l.kind == LoopKind::GridX) r.x = l.var;
+        else if (l.kind == LoopKind::GridY) r.y = l.var;
+        else if (l.kind == LoopKind::GridZ) r.z.insert(l.var);
+        else if (l.kind == LoopKind::Unrolled) r.unrolled.insert(l.var);
+    }
+    return r;
+}
+
+std::string_view dim_kind_name(DimKind k) {
+    switch (k) {
+        case DimKind::TiledX: return "per x tile";
+        case DimKind::TiledY: return "per y tile";
+        case DimKind::PerBlock: return "per block";
+        case DimKind::Whole: return "whole";
+    }
+    return "?";
+}
+
+// Whether kernel `ci` may take `temp` (written by one earlier kernel, read by `ci` only)
+// into its blocks; the fusion, or why not.
+std::optional<GpuFusion> try_fuse(const Program& prog, std::size_t ci, int temp, std::string& why) {
+    const Kernel& k = prog.kernels[ci];
+    const Buffer& t = prog.buffer(temp);
+    int producer = -1;
+    for (std::size_t i = 0; i < prog.kernels.size(); ++i) {
+        const Kernel& o = prog.kernels[i];
+        if (o.output == temp) {
+            if (producer >= 0 || i >= ci) {
+                why = "written by more than one kernel, or after its reader";
+                return std::nullopt;
+            }
+            producer = static_cast<int>(i);
+        }
+        if (i != ci && !loads_of(o.value, temp).empty()) {
+            why = fmt::format("also read by kernel {}", i);
+            return std::nullopt;
+        }
+    }
+    if (producer < 0) {
+        why = "no kernel writes it";
+        return std::nullopt;
+    }
+    const std::size_t rank = t.shape.size();
+    if (rank > static_cast<std::size_t>(kFusedMaxDims)) {
+        why = "too many dims";
+        return std::nullopt;
+    }
+    const Kernel& p = prog.kernels[static_cast<std::size_t>(producer)];
+    if (!p.store_index.empty()) {
+        why = "the producer stores away from its loop variables";
+        return std::nullopt;
+    }
+    const LoopRoles kr = roles_of(k), pr = roles_of(p);
+    if (kr.x < 0 || pr.x < 0) {
+        why = "a kernel has no grid x loop";
+        return std::nullopt;
+    }
+    GpuFusion f;
+    f.producer = producer;
+    f.consumer = static_cast<int>(ci);
+    f.temp = temp;
+    const auto idx = index_exprs(k, temp, rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        std::set<int> loop, reduction;
+        for (const Expr& e : idx[d]) vars_of(e, loop, reduction);
+        if (loop.size() > 1 || reduction.size() > 1) {
+            why = fmt::format("dim {} is read at indices of several variables", d);
+            return std::nullopt;
+        }
+        const int v = loop.empty() ? -1 : *loop.begin();
+        DimKind kind;
+        if (v == kr.x || (v < 0 && !reduction.empty())) kind = DimKind::TiledX;
+        else if (v == kr.y) kind = DimKind::TiledY;
+        else if (v < 0 || kr.z.count(v)) kind = DimKind::PerBlock;
+        else if (kr.unrolled.count(v)) kind = DimKind::Whole;
+        else {
+            why = fmt::format("dim {} is read along a loop the grid does not map", d);
+            return std::nullopt;
+        }
+        if ((kind == DimKind::PerBlock || kind == DimKind::Whole) && (!reduction.empty() || idx[d].size() > 1)) {
+            why = fmt::format("dim {} is read at several indices per block", d);
+            return std::nullopt;
+        }
+        if (kind == DimKind::Whole && (!is_const(t.shape[d]) || !is_const(t.origin[d]))) {
+            why = fmt::format("dim {} has a run-time extent", d);
+            return std::nullopt;
+        }
+        f.dims.push_back(kind);
+    }
+    // The producer's loops: its grid x and y loops run over the tile's region (any kind of
+    // dim), its z loops are one index per block, its unrolled loops the whole extent.
+    for (const Loop& l : p.loops) {
+        const DimKind kind = f.dims[static_cast<std::size_t>(l.var)];
+        bool ok = true;
+        switch (l.kind) {
+            case LoopKind::GridX:
+            case LoopKind::GridY: ok = kind != DimKind::Whole; break;
+            case LoopKind::GridZ: ok = kind == DimKind::PerBlock; break;
+            case LoopKind::Unrolled:
+                ok = kind == DimKind::Whole && is_const(l.begin) && is_const(l.extent) &&
+                     structurally_equal(l.begin, t.origin[static_cast<std::size_t>(l.var)]) &&
+                     structurally_equal(l.extent, t.shape[static_cast<std::size_t>(l.var)]);
+                break;
+            default: ok = false;
+        }
+        if (!ok) {
+            why = fmt::format("the producer's loop v{} does not match how the consumer reads it", l.var);
+            return std::nullopt;
+        }
+    }
+    return f;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// An element of a bound table (dense, C order), as a Scalar of its type.
+Scalar table_element(const Program& p, const Binding& b, int buffer, const std::vector<std::int64_t>& index) {
+    const auto id = static_cast<std::size_t>(buffer);
+    const Buffer& buf = p.buffer(buffer);
+    const void* data = id < b.tables.size() ? b.tables[id] : nullptr;
+    if (buf.role != BufferRole::Constant || data == nullptr)
+        fail("internal: a fused tile's index reads buffer t{}, which is not a table", buffer);
+    const auto& shape = b.shapes[id];
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (index[d] < 0 || index[d] >= shape[d]) fail("internal: table t{} read out of its bounds", buffer);
+        off = off * shape[d] + index[d];
+    }
+    const auto* bytes = static_cast<const unsigned char*>(data) + off * static_cast<std::int64_t>(type_bytes(buf.type));
+    switch (buf.type) {
+        case Type::I32: {
+            std::int32_t v;
+            std::memcpy(&v, bytes, sizeof v);
+            return Scalar::of_int(v);
+        }
+        case Type::I16: {
+            std::int16_t v;
+            std::memcpy(&v, bytes, sizeof v);
+            return Scalar::of_int(v);
+        }
+        case Type::I64: {
+            std::int64_t v;
+            std::memcpy(&v, bytes, sizeof v);
+            return Scalar::of_int(v);
+        }
+        case Type::U8: return Scalar::of_int(*bytes);
+        case Type::F32: {
+            float v;
+            std::memcpy(&v, bytes, sizeof v);
+            return Scalar::of_float(v);
+        }
+        default: fail("internal: table t{} of an unexpected type", buffer);
+    }
+}
+
+// Per value of a loop variable (from `begin`, `extent` values): the lowest and highest
+// index that dim's loads read, over every tap.
+struct PerValue {
+    std::vector<std::int64_t> lo, hi;
+};
+
+PerValue ranges_per_value(const Program& p, const Binding& b, const std::vector<Expr>& exprs, int loop_var,
+                          std::int64_t begin, std::int64_t extent, const std::map<int, Expr>& sum_extents,
+                          const VarValues& params) {
+    PerValue out;
+    out.lo.assign(static_cast<std::size_t>(extent), std::numeric_limits<std::int64_t>::max());
+    out.hi.assign(static_cast<std::size_t>(extent), std::numeric_limits<std::int64_t>::min());
+    const LoadFn load = [&](int buffer, const std::vector<std::int64_t>& index) {
+        return table_element(p, b, buffer, index);
+    };
+    for (const Expr& e : exprs) {
+        std::set<int> loop, reduction;
+        vars_of(e, loop, reduction);
+        int r = -1;
+        std::int64_t taps = 1;
+        if (!reduction.empty()) {
+            r = *reduction.begin();
+            const auto it = sum_extents.find(r);
+            if (it == sum_extents.end()) fail("internal: tap variable r{} has no sum", r);
+            taps = eval_int(it->second, params);
+            if (taps <= 0) continue;  // no tap is ever read
+        }
+        // Linear in the tap (start[v] + tap): two ends per value instead of every tap.
+        std::optional<std::int64_t> step;
+        Expr base = e;
+        if (r >= 0) {
+            step = linear_stride(e, r);
+            if (step) base = simplify(substitute(e, {{r, iconst(0)}}));
+        }
+        VarValues vars = params;
+        for (std::int64_t i = 0; i < extent; ++i) {
+            if (loop_var >= 0) vars[loop_var] = begin + i;
+            std::int64_t lo, hi;
+            if (r < 0 || step) {
+                const std::int64_t a = eval_int(base, vars, load);
+                const std::int64_t span = step ? *step * (taps - 1) : 0;
+                lo = a + std::min<std::int64_t>(0, span);
+                hi = a + std::max<std::int64_t>(0, span);
+            } else {
+                lo = std::numeric_limits<std::int64_t>::max();
+                hi = std::numeric_limits<std::int64_t>::min();
+                for (std::int64_t j = 0; j < taps; ++j) {
+                    vars[r] = j;
+                    const std::int64_t a = eval_int(e, vars, load);
+                    lo = std::min(lo, a);
+                    hi = std::max(hi, a);
+                }
+            }
+            auto& L = out.lo[static_cast<std::size_t>(i)];
+            auto& H = out.hi[static_cast<std::size_t>(i)];
+            L = std::min(L, lo);
+            H = std::max(H, hi);
+            if (loop_var < 0) {  // the same for every value
+                std::fill(out.lo.begin(), out.lo.end(), L);
+                std::fill(out.hi.begin(), out.hi.end(), H);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void fuse_gpu_pairs(Program& prog, const Target& target) {
+    (void)target;
+    std::vector<bool> taken(prog.kernels.size(), false);
+    for (std::size_t ci = 0; ci < prog.kernels.size(); ++ci) {
+        if (taken[ci]) continue;
+        std::set<int> temps;
+        visit(prog.kernels[ci].value, [&](const Expr& x) {
+            if (x->op == Op::Load && prog.buffer(x->buffer).role == BufferRole::Temp) temps.insert(x->buffer);
+        });
+        for (const int t : temps) {
+            std::string why;
+            const auto f = try_fuse(prog, ci, t, why);
+            Kernel& k = prog.kernels[ci];
+            if (!f) {
+                k.decisions.push_back(fmt::format("fuse t{}: no ({})", t, why));
+                continue;
+            }
+            const auto pi = static_cast<std::size_t>(f->producer);
+            if (taken[pi]) {
+                k.decisions.push_back(fmt::format("fuse t{}: no (its producer is fused with another kernel)", t));
+                continue;
+            }
+            std::vector<std::string> dims;
+            for (std::size_t d = 0; d < f->dims.size(); ++d)
+                dims.push_back(fmt::format("dim {} {}", d, dim_kind_name(f->dims[d])));
+            k.decisions.push_back(fmt::format(
+                "fuse t{}: kernel {} computes the part of it each tile reads in shared memory ({}; {}x{} threads "
+                "a block, {} consecutive outputs along x per thread); the two kernels stay for launches whose tile "
+                "does not fit",
+                t, pi, fmt::join(dims, ", "), f->block_x, f->block_y, f->outputs_x));
+            prog.kernels[pi].decisions.push_back(
+                fmt::format("fused into kernel {}: computed in its blocks' shared memory where the tile fits", ci));
+            taken[pi] = taken[ci] = true;
+            prog.gpu_fusions.push_back(*f);
+            break;
+        }
+    }
+}
+
+FusedLaunch plan_fused_launch(const Program& p, const GpuFusion& f, const Binding& b, const FusedLimits& limits) {
+    FusedLaunch L;
+    L.offset.fill(-1);
+    if (const char* e = std::getenv("TOROID_CUDA_FUSE"); e != nullptr && std::string_view(e) == "0") {
+        L.why = "TOROID_CUDA_FUSE=0";
+        return L;
+    }
+    const Kernel& k = p.kernels[static_cast<std::size_t>(f.consumer)];
+    const Buffer& t = p.buffer(f.temp);
+    const std::size_t rank = t.shape.size();
+    VarValues params;
+    for (std::size_t i = 0; i < b.params.size(); ++i) params[kFirstParamVar + static_cast<int>(i)] = b.params[i];
+    const LoopRoles kr = roles_of(k);
+    struct Axis {
+        std::int64_t begin = 0, extent = 1;
+    };
+    Axis ax, ay;
+    std::int64_t blocks_z = 1;
+    for (const Loop& l : k.loops) {
+        const std::int64_t bg = eval_int(l.begin, params), ex = eval_int(l.extent, params);
+        if (ex <= 0) {
+            L.why = "nothing to compute";
+            return L;
+        }
+        if (l.kind == LoopKind::GridX) ax = {bg, ex};
+        else if (l.kind == LoopKind::GridY) ay = {bg, ex};
+        else if (l.kind == LoopKind::GridZ) blocks_z *= ex;
+    }
+    std::map<int, Expr> sum_extents;
+    visit(k.value, [&](const Expr& x) {
+        if (x->op == Op::Sum) sum_extents[x->var] = sum_extent(x);
+    });
+    const auto idx = index_exprs(k, f.temp, rank);
+    const auto& region = b.shapes[static_cast<std::size_t>(f.temp)];
+    // Per tiled dim, the indices read per value of its loop variable, clamped to the stored
+    // region (the unfused consumer reads nothing outside it either).
+    std::vector<PerValue> per(rank);
+    std::vector<std::int64_t> origin(rank, 0);
+    std::int64_t whole = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+        origin[d] = eval_int(t.origin[d], params);
+        if (f.dims[d] == DimKind::Whole) whole *= region[d];
+        if (f.dims[d] != DimKind::TiledX && f.dims[d] != DimKind::TiledY) continue;
+        const bool x = f.dims[d] == DimKind::TiledX;
+        const Axis& a = x ? ax : ay;
+        per[d] = ranges_per_value(p, b, idx[d], x ? kr.x : kr.y, a.begin, a.extent, sum_extents, params);
+        for (std::size_t i = 0; i < per[d].lo.size(); ++i) {
+            per[d].lo[i] = std::max(per[d].lo[i], origin[d]);
+            per[d].hi[i] = std::min(per[d].hi[i], origin[d] + region[d] - 1);
+        }
+    }
+    const auto elem = static_cast<std::int64_t>(type_bytes(t.type));
+    struct Candidate {
+        int tx = 1, ty = 1;
+        std::int64_t tiles_x = 0, tiles_y = 0, shared = 0;
+        double computed = 0;  // elements of T computed per output
+    };
+    // One tiling of one axis: per tile, the (lo, n) of each dim tiled along it.
+    auto tile_ranges = [&](DimKind kind, const Axis& a, int size, std::int64_t& tiles, std::int64_t& max_product,
+                           std::int64_t& sum_product, std::vector<std::vector<std::int64_t>>* lo_n) {
+        tiles = ceil_div(a.extent, size);
+        max_product = 0;
+        sum_product = 0;
+        for (std::int64_t ti = 0; ti < tiles; ++ti) {
+            std::int64_t product = 1;
+            for (std::size_t d = 0; d < rank; ++d) {
+                if (f.dims[d] != kind) continue;
+                std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+                const std::int64_t end = std::min<std::int64_t>((ti + 1) * size, a.extent);
+                for (std::int64_t i = ti * size; i < end; ++i) {
+                    lo = std::min(lo, per[d].lo[static_cast<std::size_t>(i)]);
+                    hi = std::max(hi, per[d].hi[static_cast<std::size_t>(i)]);
+                }
+                const std::int64_t n = hi >= lo ? hi - lo + 1 : 0;
+                if (n == 0) lo = origin[d];
+                product *= n;
+                if (lo_n) {
+                    (*lo_n)[d].push_back(lo);
+                    (*lo_n)[d].push_back(n);
+                }
+            }
+            max_product = std::max(max_product, product);
+            sum_product += product;
+        }
+    };
+    std::vector<Candidate> feasible;
+    // A warp spreads its lanes along x (codegen/cuda.cpp): tiles narrower than a warp leave
+    // lanes idle, so they serve only images that narrow.
+    for (int tx : {128, 64, 32, 16, 8, 4, 2, 1}) {
+        if ((tx > 2 * ax.extent && tx > 1) || (tx < 32 && ax.extent >= 32)) continue;
+        std::int64_t tiles_x, max_x, sum_x;
+        tile_ranges(DimKind::TiledX, ax, tx, tiles_x, max_x, sum_x, nullptr);
+        for (int ty : {32, 16, 8, 4, 2, 1}) {
+            if (ty > 2 * ay.extent && ty > 1) continue;
+            std::int64_t tiles_y, max_y, sum_y;
+            tile_ranges(DimKind::TiledY, ay, ty, tiles_y, max_y, sum_y, nullptr);
+            Candidate c;
+            c.tx = tx;
+            c.ty = ty;
+            c.tiles_x = tiles_x;
+            c.tiles_y = tiles_y;
+            c.shared = max_x * max_y * whole * elem;
+            c.computed = static_cast<double>(sum_x) * static_cast<double>(sum_y) /
+                         (static_cast<double>(ax.extent) * static_cast<double>(ay.extent));
+            if (c.shared <= limits.shared_limit && tiles_x <= std::numeric_limits<std::int32_t>::max())
+                feasible.push_back(c);
+        }
+    }
+    if (feasible.empty()) {
+        L.why = fmt::format("even a one-output tile needs more shared memory than the device's {} bytes",
+                            limits.shared_limit);
+        return L;
+    }
+    // The least T computed per output within the budget, with blocks enough to fill the
+    // device (else the most blocks); beyond the budget, the least shared memory.
+    const std::int64_t min_blocks = 4 * static_cast<std::int64_t>(std::max(limits.multiprocessors, 1));
+    auto blocks = [&](const Candidate& c) { return c.tiles_x * c.tiles_y * blocks_z; };
+    const Candidate* best = nullptr;
+    for (const Candidate& c : feasible) {
+        if (c.shared > limits.shared_budget || blocks(c) < min_blocks) continue;
+        if (!best || c.computed < best->computed - 1e-9 ||
+            (c.computed <= best->computed + 1e-9 && c.tx * c.ty > best->tx * best->ty))
+            best = &c;
+    }
+    if (!best)
+        for (const Candidate& c : feasible) {
+            if (c.shared > limits.shared_budget) continue;
+            if (!best || blocks(c) > blocks(*best) || (blocks(c) == blocks(*best) && c.computed < best->computed))
+                best = &c;
+        }
+    if (!best)
+        for (const Candidate& c : feasible)
+            if (!best || c.shared < best->shared) best = &c;
+    L.tile_x = best->tx;
+    L.tile_y = best->ty;
+    L.tiles_x = best->tiles_x;
+    L.tiles_y = best->tiles_y;
+    L.blocks_z = blocks_z;
+    L.shared_bytes = best->shared;
+    std::vector<std::vector<std::int64_t>> lo_n(rank);
+    std::int64_t n0, m0, s0;
+    tile_ranges(DimKind::TiledX, ax, L.tile_x, n0, m0, s0, &lo_n);
+    tile_ranges(DimKind::TiledY, ay, L.tile_y, n0, m0, s0, &lo_n);
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (lo_n[d].empty()) continue;
+        L.offset[d] = static_cast<std::int32_t>(L.ranges.size() / 2);
+        for (const std::int64_t v : lo_n[d]) {
+            if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+                FusedLaunch none;
+                none.why = "an index of the intermediate does not fit 32 bits";
+                return none;
+            }
+            L.ranges.push_back(static_cast<std::int32_t>(v));
+        }
+    }
+    L.fused = true;
+    L.why = fmt::format("tiles of {}x{} outputs, {} blocks, {} bytes of shared memory each, {:.2f} elements of t{} "
+                        "computed per output",
+                        L.tile_x, L.tile_y, L.tiles_x * L.tiles_y * L.blocks_z, L.shared_bytes, best->computed, f.temp);
+    return L;
+}
+
+}  // namespace toroid::schedule
