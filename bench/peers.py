@@ -524,7 +524,30 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def format_table(title, device, cases, records, diffs, engine_names, threads):
+def measure_copy_gbps():
+    """A device-to-device copy of 1 GiB through PyTorch (CUDA events, median of 20): bytes
+    read + written per second, the bandwidth the GB/s column is compared with."""
+    n = 1 << 28
+    a = torch.rand(n, device="cuda")
+    b = torch.empty_like(a)
+    for _ in range(3):
+        b.copy_(a)
+    times = []
+    for _ in range(20):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        b.copy_(a)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    ms = times[len(times) // 2]
+    del a, b
+    torch.cuda.empty_cache()
+    return 2.0 * 4 * n / (ms * 1e-3) / 1e9
+
+
+def format_table(title, device, cases, records, diffs, engine_names, threads, copy_gbps=0.0):
     by = {(r["case"], r["engine"]): r for r in records if "error" not in r}
     engines = [e for e in engine_names if any((c.name, e) in by for c in cases)]
     if not engines:
@@ -548,6 +571,11 @@ def format_table(title, device, cases, records, diffs, engine_names, threads):
     sp_w = {e: max(len(sp_heads[e]), 7) for e in peers}
     header = "  " + " " * label_w + "".join(" | " + e.center(widths[e]) for e in engines)
     header += "".join(" | " + sp_heads[e].rjust(sp_w[e]) for e in peers)
+    # GPU rows: toroid's bandwidth (bytes read + written over its time) and its share of the
+    # device copy measured in the same run.
+    show_bw = copy_gbps > 0 and "toroid" in engines
+    if show_bw:
+        header += " | toroid GB/s | % of copy"
     width = len(header)
     head = " %s, %s " % (title, device)
     dashes = max(width - len(head) - 2, 2)
@@ -559,6 +587,10 @@ def format_table(title, device, cases, records, diffs, engine_names, threads):
         line += "".join(" | " + cells[c.name, e].rjust(widths[e]) for e in engines)
         line += "".join(" | " + (("%.2fx" % speed[c.name, e]) if (c.name, e) in speed else "-").rjust(sp_w[e])
                         for e in peers)
+        if show_bw:
+            t = by.get((c.name, "toroid"))
+            line += " | " + ("%.0f" % t["gbps"] if t else "-").rjust(len("toroid GB/s"))
+            line += " | " + ("%.0f%%" % (100.0 * t["gbps"] / copy_gbps) if t else "-").rjust(len("% of copy"))
         lines.append(line)
     if peers:
         line = "  " + "geometric mean".ljust(label_w) + "".join(" | " + " " * widths[e] for e in engines)
@@ -569,6 +601,9 @@ def format_table(title, device, cases, records, diffs, engine_names, threads):
     lines.append("")
     lines.append("Times are median microseconds (± interquartile range)%s." %
                  ("; X/toroid above 1: toroid is faster" if peers else ""))
+    if show_bw:
+        lines.append("toroid GB/s: input + output bytes over its median time (call + synchronize); %% of copy: of "
+                     "the %.0f GB/s a device-to-device copy moved in this run." % copy_gbps)
     marked = {}
     for c in cases:
         for e in engines:
@@ -729,6 +764,10 @@ def main():
         print("note: " + n)
     if NOTES:
         print()
+    copy_gbps = 0.0
+    if args.device == "cuda":
+        copy_gbps = measure_copy_gbps()
+        print("device copy (torch, 1 GiB, CUDA events, median of 20): %.0f GB/s read + written\n" % copy_gbps)
     sys.stdout.flush()
 
     all_records, all_diffs = [], {}
@@ -745,7 +784,7 @@ def main():
             all_diffs[c.name] = diffs
         all_records += table_records
         sys.stdout.write(format_table(cases[i].title, cases[i].device, cases[i:j], table_records, all_diffs,
-                                      names, args.threads))
+                                      names, args.threads, copy_gbps))
         sys.stdout.flush()
         i = j
 
@@ -779,6 +818,8 @@ def main():
 
     if args.json:
         doc = {"machine": machine(toroid, args.device), "suite": suite, "records": all_records}
+        if copy_gbps > 0:
+            doc["machine"]["device_copy_gbps"] = copy_gbps
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)
