@@ -330,6 +330,22 @@ class OutputPlan:
 
 # ---- pipelines and functions ------------------------------------------------------------
 
+# OutputPlans by (dtype, shape, strides): a loader's images of many sizes share one result
+# shape (a crop's), and a new size should not pay for planning it again.
+_plans = {}
+_MAX_PLANS = 256
+
+
+def _output_plan(desc):
+    key = (desc.dtype,) + desc.dims()
+    plan = _plans.get(key)
+    if plan is None:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        plan = _plans[key] = OutputPlan(desc)
+    return plan
+
+
 class Function:
     """A pipeline compiled for one input spec (handle to toroid_function)."""
 
@@ -338,7 +354,7 @@ class Function:
         self.input_desc = input_desc
         self.output_desc = _capi.TensorDesc()
         _capi.check(_capi.lib.toroid_function_output_desc(handle, ctypes.byref(self.output_desc)))
-        self._plan = OutputPlan(self.output_desc)
+        self._plan = _output_plan(self.output_desc)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -524,6 +540,22 @@ def _grid_array(grid):
     return grid
 
 
+# toroid_options by (engine, threads), filled once: the C library only reads them.
+_options_cache = {}
+
+
+def _compile_options(engine, threads):
+    key = (engine, threads)
+    options = _options_cache.get(key)
+    if options is None:
+        options = _capi.Options()
+        _capi.lib.toroid_options_init(ctypes.byref(options))
+        options.engine = engine.encode()
+        options.threads = threads
+        _options_cache[key] = options
+    return options
+
+
 class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
@@ -589,10 +621,7 @@ class PipelineHandle:
             if fn is not None:
                 self._functions.move_to_end(key)
                 return fn
-        options = _capi.Options()
-        _capi.lib.toroid_options_init(ctypes.byref(options))
-        options.engine = engine.encode()
-        options.threads = threads
+        options = _compile_options(engine, threads)
         handle = ctypes.c_void_p()
         desc = arg.desc()
         _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
@@ -629,6 +658,7 @@ class PipelineHandle:
                 if len(self.fast) >= _MAX_FAST:
                     self.fast.clear()
                 self.fast[key] = run
+                return run(x)  # the runner just made: cheaper than fn.run's descs
         return fn.run(arg)
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):
