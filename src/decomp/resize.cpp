@@ -45,21 +45,27 @@ ContiguousTaps contiguous_taps(const ResizeAxisWeights& t, bool tap_major) {
     r.last_tap.resize(out);
     if (fixed) r.weight_i16.assign(out * taps, 0);
     else r.weight.assign(out * taps, 0.0f);
-    for (std::size_t o = 0; o < out; ++o) {
-        const std::int64_t first = t.first[o];
-        const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
-        r.start[o] = static_cast<std::int32_t>(start);
-        r.first_tap[o] = static_cast<std::int32_t>(first - start);
-        r.last_tap[o] = static_cast<std::int32_t>(first - start + t.count[o]);
-        for (std::int32_t j = 0; j < t.count[o]; ++j) {
-            const auto k = static_cast<std::size_t>(first + j - start);
-            const auto src = o * static_cast<std::size_t>(t.taps) + static_cast<std::size_t>(j);
-            if (k >= taps) fail("internal: resize tap outside its run");
-            const std::size_t dst = tap_major ? k * out + o : o * taps + k;
-            if (fixed) r.weight_i16[dst] = t.weight_i16[src];
-            else r.weight[dst] = t.weight[src];
+    // Output o's taps j < count[o] go to positions shift + j of its run (shift = first -
+    // start, checked once per output), copied as one run or, tap-major, one per tap row.
+    auto place = [&](auto* dst, const auto* src) {
+        for (std::size_t o = 0; o < out; ++o) {
+            const std::int64_t first = t.first[o];
+            const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
+            const auto count = static_cast<std::size_t>(std::max<std::int32_t>(t.count[o], 0));
+            const auto shift = static_cast<std::size_t>(first - start);
+            r.start[o] = static_cast<std::int32_t>(start);
+            r.first_tap[o] = static_cast<std::int32_t>(first - start);
+            r.last_tap[o] = static_cast<std::int32_t>(first - start + t.count[o]);
+            if (count > 0 && (first < start || shift + count > taps)) fail("internal: resize tap outside its run");
+            const auto* from = src + o * static_cast<std::size_t>(t.taps);
+            if (tap_major)
+                for (std::size_t j = 0; j < count; ++j) dst[(shift + j) * out + o] = from[j];
+            else
+                std::copy(from, from + count, dst + o * taps + shift);
         }
-    }
+    };
+    if (fixed) place(r.weight_i16.data(), t.weight_i16.data());
+    else place(r.weight.data(), t.weight.data());
     return r;
 }
 
