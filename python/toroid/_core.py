@@ -177,10 +177,12 @@ def _numpy_pointer(x):
     return x.__array_interface__["data"][0]
 
 
-def adapt(x, what="input"):
+def adapt(x, what="input", pointer=True):
     """Describes `x` (numpy array or torch tensor) for the C API without copying it, when
     its memory allows: negative or unaligned strides and non-native byte order make a
-    NumPy copy first."""
+    NumPy copy first. pointer=False leaves a NumPy array's data pointer None (a first call
+    that runs through the fast path's runner never reads it: finding the pointer of a
+    strided view builds its __array_interface__ dict)."""
     a = Arg()
     if is_numpy(x):
         code = _numpy_codes().get(x.dtype)
@@ -204,7 +206,7 @@ def adapt(x, what="input"):
             _check_rank(shape)
         a.kind = "numpy"
         a.obj = x
-        a.ptr = _numpy_pointer(x)
+        a.ptr = _numpy_pointer(x) if pointer else None
         a.dtype = code
         a.shape = shape
         a.strides = strides if item == 1 else tuple(st // item for st in strides)
@@ -650,7 +652,7 @@ class PipelineHandle:
         """Adapts `x`, finds or compiles its function, runs it, and fills the fast path for
         arrays like `x`."""
         key = fast_key(x, engine, threads)
-        arg = adapt(x)
+        arg = adapt(x, pointer=False)
         fn = self.function(arg, engine, threads)
         if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
             run = _fast_runner(fn, arg)
@@ -659,6 +661,8 @@ class PipelineHandle:
                     self.fast.clear()
                 self.fast[key] = run
                 return run(x)  # the runner just made: cheaper than fn.run's descs
+        if arg.ptr is None:
+            arg.ptr = _numpy_pointer(arg.obj)
         return fn.run(arg)
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):
