@@ -155,7 +155,7 @@ Binding bind(const Program& p, const Graph& g) {
             fail("internal: program parameter {} names graph parameter {} of {}", i, s.index, g.params().size());
         v.set(i, g.params()[static_cast<std::size_t>(s.index)].value);
     }
-    // Table data. Tables have constant-free shapes of parameters the graph gives.
+    // Table data, and the tables' extents (constants and the graph's parameters: known now).
     b.tables.assign(p.buffers.size(), nullptr);
     b.shapes.assign(p.buffers.size(), {});
     for (const Buffer& buf : p.buffers) {
