@@ -77,6 +77,7 @@ def worker(args):
     t0 = time.perf_counter()
     pipe = toroid.Pipeline(OPS, engine=args.worker_engine, threads=args.threads)
     first = None
+    pairs = None
     if args.worker_mode == "one":
         outs = []
         for v in views:
@@ -84,6 +85,30 @@ def worker(args):
             if first is None:
                 first = time.perf_counter() - t0
         out = np.stack(outs)
+        total = time.perf_counter() - t0
+        # What a new size costs over a seen one, side by side: images of other sizes (the
+        # next seed's), each called as it is (a new size: decompose and bind) and then a copy
+        # of it (its size now seen: the fast path). The copies are made before any of these
+        # calls, so both inputs come cold from memory, as a loader's images do (the same
+        # array called twice would find itself in cache the second time). The median over
+        # the images of each and of their difference.
+        # (Not for the specialized engine: each new size is a compile there.)
+        clock = time.perf_counter
+        sizes = {im.shape for im in images}
+        pairs = [] if args.worker_engine != "specialized" else None
+        fresh = []
+        for im in make_images(args.n, args.seed + 1) if pairs is not None else []:
+            if im.shape not in sizes:
+                sizes.add(im.shape)
+                fresh.append((im.transpose(2, 0, 1), im.copy().transpose(2, 0, 1)))
+        for v, w in fresh:
+            a = clock()
+            r1 = pipe(v)
+            b = clock()
+            r2 = pipe(w)
+            c = clock()
+            del r1, r2
+            pairs.append((b - a, c - b))
     else:
         parts = []
         for i in range(0, len(views), args.batch):
@@ -91,10 +116,10 @@ def worker(args):
             if first is None:
                 first = time.perf_counter() - t0
         out = np.concatenate(parts)
-    total = time.perf_counter() - t0
+        total = time.perf_counter() - t0
     compiles = len(count_entries(cache_dir) - before)
     np.save(args.worker_out, out)
-    print(json.dumps({"seconds": total, "first_call_seconds": first, "compiles": compiles}))
+    print(json.dumps({"seconds": total, "first_call_seconds": first, "compiles": compiles, "pairs": pairs}))
 
 
 def run_worker(args, engine, mode, out_path):
@@ -207,9 +232,16 @@ def main():
                     diff = float("inf")
                 else:
                     diff = float(np.max(np.abs(out.astype(np.float64) - oracle.astype(np.float64))))
-                rows.append({"impl": "toroid " + engine, "mode": mode if mode == "one" else "batch %d" % args.batch,
-                             "seconds": r["seconds"], "first_call_seconds": r["first_call_seconds"],
-                             "compiles": r["compiles"], "max_abs_diff": diff})
+                row = {"impl": "toroid " + engine, "mode": mode if mode == "one" else "batch %d" % args.batch,
+                       "seconds": r["seconds"], "first_call_seconds": r["first_call_seconds"],
+                       "compiles": r["compiles"], "max_abs_diff": diff}
+                if r.get("pairs"):
+                    med = lambda xs: sorted(xs)[len(xs) // 2] * 1e3
+                    row["new_size_ms"] = med([p[0] for p in r["pairs"]])
+                    row["seen_size_ms"] = med([p[1] for p in r["pairs"]])
+                    row["new_size_extra_ms"] = med([p[0] - p[1] for p in r["pairs"]])
+                    row["pairs"] = len(r["pairs"])
+                rows.append(row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for r in rows:
@@ -239,6 +271,14 @@ def main():
         print("%-22s %-9s %9.2f %9.1f %12s %9s %s" % (r["impl"], r["mode"], r["seconds"], r["images_per_s"],
                                                     "-" if first is None else "%.2f" % first,
                                                     "-" if r["compiles"] is None else r["compiles"], d))
+    per_image = [r for r in rows if "new_size_ms" in r]
+    if per_image:
+        print()
+        print("a new size against a seen one, side by side (after the run above: images of other sizes, each "
+              "called, then a copy of it; medians over the images)")
+        for r in per_image:
+            print("%-22s %d images: new size %.3f ms, seen size %.3f ms, a new size costs %.3f ms more" %
+                  (r["impl"], r["pairs"], r["new_size_ms"], r["seen_size_ms"], r["new_size_extra_ms"]))
     print()
     print("check: every result within %g of the %s: %s" % (TOLERANCE, oracle_name, "yes" if ok else "NO"))
     if args.json:

@@ -177,10 +177,12 @@ def _numpy_pointer(x):
     return x.__array_interface__["data"][0]
 
 
-def adapt(x, what="input"):
+def adapt(x, what="input", pointer=True):
     """Describes `x` (numpy array or torch tensor) for the C API without copying it, when
     its memory allows: negative or unaligned strides and non-native byte order make a
-    NumPy copy first."""
+    NumPy copy first. pointer=False leaves a NumPy array's data pointer None (a first call
+    that runs through the fast path's runner never reads it: finding the pointer of a
+    strided view builds its __array_interface__ dict)."""
     a = Arg()
     if is_numpy(x):
         code = _numpy_codes().get(x.dtype)
@@ -204,7 +206,7 @@ def adapt(x, what="input"):
             _check_rank(shape)
         a.kind = "numpy"
         a.obj = x
-        a.ptr = _numpy_pointer(x)
+        a.ptr = _numpy_pointer(x) if pointer else None
         a.dtype = code
         a.shape = shape
         a.strides = strides if item == 1 else tuple(st // item for st in strides)
@@ -330,6 +332,22 @@ class OutputPlan:
 
 # ---- pipelines and functions ------------------------------------------------------------
 
+# OutputPlans by (dtype, shape, strides): a loader's images of many sizes share one result
+# shape (a crop's), and a new size should not pay for planning it again.
+_plans = {}
+_MAX_PLANS = 256
+
+
+def _output_plan(desc):
+    key = (desc.dtype,) + desc.dims()
+    plan = _plans.get(key)
+    if plan is None:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        plan = _plans[key] = OutputPlan(desc)
+    return plan
+
+
 class Function:
     """A pipeline compiled for one input spec (handle to toroid_function)."""
 
@@ -338,7 +356,7 @@ class Function:
         self.input_desc = input_desc
         self.output_desc = _capi.TensorDesc()
         _capi.check(_capi.lib.toroid_function_output_desc(handle, ctypes.byref(self.output_desc)))
-        self._plan = OutputPlan(self.output_desc)
+        self._plan = _output_plan(self.output_desc)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -524,6 +542,22 @@ def _grid_array(grid):
     return grid
 
 
+# toroid_options by (engine, threads), filled once: the C library only reads them.
+_options_cache = {}
+
+
+def _compile_options(engine, threads):
+    key = (engine, threads)
+    options = _options_cache.get(key)
+    if options is None:
+        options = _capi.Options()
+        _capi.lib.toroid_options_init(ctypes.byref(options))
+        options.engine = engine.encode()
+        options.threads = threads
+        _options_cache[key] = options
+    return options
+
+
 class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
@@ -589,10 +623,7 @@ class PipelineHandle:
             if fn is not None:
                 self._functions.move_to_end(key)
                 return fn
-        options = _capi.Options()
-        _capi.lib.toroid_options_init(ctypes.byref(options))
-        options.engine = engine.encode()
-        options.threads = threads
+        options = _compile_options(engine, threads)
         handle = ctypes.c_void_p()
         desc = arg.desc()
         _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
@@ -621,7 +652,7 @@ class PipelineHandle:
         """Adapts `x`, finds or compiles its function, runs it, and fills the fast path for
         arrays like `x`."""
         key = fast_key(x, engine, threads)
-        arg = adapt(x)
+        arg = adapt(x, pointer=False)
         fn = self.function(arg, engine, threads)
         if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
             run = _fast_runner(fn, arg)
@@ -629,6 +660,9 @@ class PipelineHandle:
                 if len(self.fast) >= _MAX_FAST:
                     self.fast.clear()
                 self.fast[key] = run
+                return run(x)  # the runner just made: cheaper than fn.run's descs
+        if arg.ptr is None:
+            arg.ptr = _numpy_pointer(arg.obj)
         return fn.run(arg)
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):

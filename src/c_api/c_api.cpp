@@ -62,7 +62,10 @@ struct toroid_function {
     int input_ndim = 4;
     toroid::ShapeInfo output;
     toroid::Dims output_strides{};
-    std::string explain;
+    // The --explain text, made on first request: a loader compiling a function per image size
+    // never asks, and printing it cost as much as the rest of binding the size.
+    mutable std::once_flag explain_once;
+    mutable std::string explain;
     // The run fast path: the descs as compiled (toroid_function_input_desc and _output_desc)
     // and the bytes each spans, so that a run on exactly these skips every spec check.
     toroid_tensor_desc input_desc{};
@@ -437,11 +440,9 @@ toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tenso
                 throw Unsupported(e.what());  // no driver, no device: nothing the caller's data can fix
             }
             fn->cuda = prepare_cuda(pipeline->pipeline, fn->input, eo, input->device_index);
-            fn->explain = fn->cuda->explain();
         } else {
             fn->engine = make_engine(o.engine ? o.engine : "compiled", eo);
             fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
-            fn->explain = fn->prepared->explain();
         }
         fn->input_desc = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
         fn->output_desc = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
@@ -475,6 +476,8 @@ toroid_status toroid_function_explain(const toroid_function* fn, const char** ou
     return guard([&] {
         require(fn, "fn");
         require(out, "out");
+        std::call_once(fn->explain_once,
+                       [&] { fn->explain = fn->cuda ? fn->cuda->explain() : fn->prepared->explain(); });
         *out = fn->explain.c_str();
     });
 }

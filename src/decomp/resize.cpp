@@ -22,7 +22,8 @@ std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
 
 // A separable axis rewritten so that every output reads exactly `taps` consecutive
 // inputs starting at start[o], all inside the image: runs that would cross the end are
-// shifted left, and their weights with them (the extra taps weigh 0).
+// shifted left, and their weights with them (the extra taps weigh 0). The weights are laid
+// out tap-major ([tap][output]) or output-major ([output][tap]) as the pass reads them.
 struct ContiguousTaps {
     int taps = 0;
     std::vector<std::int32_t> start;
@@ -33,30 +34,38 @@ struct ContiguousTaps {
     std::vector<std::int16_t> weight_i16;  // uint8 kernel
 };
 
-ContiguousTaps contiguous_taps(const ResizeAxisWeights& t) {
+ContiguousTaps contiguous_taps(const ResizeAxisWeights& t, bool tap_major) {
     ContiguousTaps r;
     r.taps = static_cast<int>(std::min<std::int64_t>(t.taps, t.in_size));
     const auto taps = static_cast<std::size_t>(r.taps);
+    const auto out = static_cast<std::size_t>(t.out_size);
     const bool fixed = !t.weight_i16.empty();
-    for (std::int64_t o = 0; o < t.out_size; ++o) {
-        const auto oi = static_cast<std::size_t>(o);
-        const std::int64_t first = t.first[oi];
-        const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
-        r.start.push_back(static_cast<std::int32_t>(start));
-        r.first_tap.push_back(static_cast<std::int32_t>(first - start));
-        r.last_tap.push_back(static_cast<std::int32_t>(first - start + t.count[oi]));
-        std::vector<float> wf(taps, 0.0f);
-        std::vector<std::int16_t> wi(taps, 0);
-        for (std::int32_t j = 0; j < t.count[oi]; ++j) {
-            const auto k = static_cast<std::size_t>(first + j - start);
-            const auto src = oi * static_cast<std::size_t>(t.taps) + static_cast<std::size_t>(j);
-            if (k >= taps) fail("internal: resize tap outside its run");
-            if (fixed) wi[k] = t.weight_i16[src];
-            else wf[k] = t.weight[src];
+    r.start.resize(out);
+    r.first_tap.resize(out);
+    r.last_tap.resize(out);
+    if (fixed) r.weight_i16.assign(out * taps, 0);
+    else r.weight.assign(out * taps, 0.0f);
+    // Output o's taps j < count[o] go to positions shift + j of its run (shift = first -
+    // start, checked once per output), copied as one run or, tap-major, one per tap row.
+    auto place = [&](auto* dst, const auto* src) {
+        for (std::size_t o = 0; o < out; ++o) {
+            const std::int64_t first = t.first[o];
+            const std::int64_t start = std::clamp<std::int64_t>(first, 0, t.in_size - r.taps);
+            const auto count = static_cast<std::size_t>(std::max<std::int32_t>(t.count[o], 0));
+            const auto shift = static_cast<std::size_t>(first - start);
+            r.start[o] = static_cast<std::int32_t>(start);
+            r.first_tap[o] = static_cast<std::int32_t>(first - start);
+            r.last_tap[o] = static_cast<std::int32_t>(first - start + t.count[o]);
+            if (count > 0 && (first < start || shift + count > taps)) fail("internal: resize tap outside its run");
+            const auto* from = src + o * static_cast<std::size_t>(t.taps);
+            if (tap_major)
+                for (std::size_t j = 0; j < count; ++j) dst[(shift + j) * out + o] = from[j];
+            else
+                std::copy(from, from + count, dst + o * taps + shift);
         }
-        if (fixed) r.weight_i16.insert(r.weight_i16.end(), wi.begin(), wi.end());
-        else r.weight.insert(r.weight.end(), wf.begin(), wf.end());
-    }
+    };
+    if (fixed) place(r.weight_i16.data(), t.weight_i16.data());
+    else place(r.weight.data(), t.weight.data());
     return r;
 }
 
@@ -84,7 +93,12 @@ bool vertical_first(const ResizePlan& p) {
 int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeights& axis_table, int axis,
                    int src, DType dtype, Shape shape, const Expr& out_size) {
     Graph& g = ctx.graph;
-    const ContiguousTaps t = contiguous_taps(axis_table);
+    // The horizontal pass's weights are stored tap-major ([tap][output]): the vector loop
+    // runs along the output column, so one tap's weights of consecutive outputs are one
+    // contiguous vector load (output-major they would be a gather with a run-time stride).
+    // The vertical pass reads one row's weights per output row: output-major.
+    const bool tap_major = axis == 3;
+    const ContiguousTaps t = contiguous_taps(axis_table, tap_major);
     const auto ax = static_cast<std::size_t>(axis);
     shape[ax] = out_size;
     const Expr taps = ctx.param(what + "_taps", ParamKind::Count, t.taps);
@@ -109,25 +123,12 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
     }
     i[ax] = add(load_index(g, start, {o}), tap);
     const Expr x = load4(g, src, i);
-    // The horizontal pass's weights are stored tap-major ([tap][output]): the vector loop
-    // runs along the output column, so one tap's weights of consecutive outputs are one
-    // contiguous vector load (output-major they would be a gather with a run-time stride).
-    // The vertical pass reads one row's weights per output row: output-major.
-    const bool tap_major = axis == 3;
     const std::vector<Expr> wshape = tap_major ? std::vector<Expr>{taps, out_size} : std::vector<Expr>{out_size, taps};
     const std::vector<Expr> widx = tap_major ? std::vector<Expr>{var(r), o} : std::vector<Expr>{o, var(r)};
-    auto layout = [&](const auto& v) {
-        if (!tap_major) return v;
-        auto out = v;
-        const std::size_t n = v.size() / static_cast<std::size_t>(t.taps), k = static_cast<std::size_t>(t.taps);
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < k; ++j) out[j * n + i] = v[i * k + j];
-        return out;
-    };
     Expr body;
     if (dtype == DType::UInt8) {
         const int w = g.add_constant_values(ctx.tensor_name(what + "_weight_i16"), Type::I16, wshape,
-                                            layout(t.weight_i16));
+                                            t.weight_i16);
         const Expr k = cast(Type::I32, load(w, Type::I16, widx));
         const Expr acc = sum(r, taps, mul(k, cast(Type::I32, x)), Type::I32);
         // Fixed-point rounding: add one half, shift, saturate to 0..255.
@@ -136,7 +137,7 @@ int separable_pass(OpContext& ctx, const std::string& what, const ResizeAxisWeig
         const Expr half = cast(Type::I32, ctx.param(what + "_half", ParamKind::Offset, std::int64_t{1} << (p - 1)));
         body = sat_cast(Type::U8, shift_right(add(acc, half), precision));
     } else {
-        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, wshape, layout(t.weight));
+        const int w = g.add_constant_values(ctx.tensor_name(what + "_weight"), Type::F32, wshape, t.weight);
         body = sum(r, taps, select(in_support, mul(x, load(w, Type::F32, widx)), fconst(-0.0)), Type::F32);
     }
     return g.add_compute(ctx.tensor_name(what), ir_type(dtype), shape, body, ctx.origin(), /*realize=*/true);

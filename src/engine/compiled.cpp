@@ -43,10 +43,11 @@ struct Artifact {
 };
 
 // A graph instance bound to its program: the instance owns the table data the binding
-// points into.
+// points into (taken from the graph, which is dropped: a loader keeps hundreds of
+// instances, and memory freed after each bind is reused by the next).
 struct Instance {
     std::shared_ptr<const Artifact> art;
-    ir::Graph graph;
+    std::vector<std::vector<std::uint8_t>> tables;
     schedule::Binding binding;
 };
 
@@ -278,12 +279,12 @@ public:
         } else {
             auto made = std::make_shared<Instance>();
             driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
-            made->graph = std::move(d.graph);
             const std::string& structure = d.structure;
             made->art = fresh ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;
-            else made->art = compile(made->graph, d.width, options_, stats);
-            made->binding = schedule::bind(made->art->program, made->graph);
+            else made->art = compile(d.graph, d.width, options_, stats);
+            made->binding = schedule::bind(made->art->program, d.graph);
+            made->tables = driver::take_tables(d.graph);
             counted.binds = 1;
             counted.compiles = stats.compiled;
             counted.disk_hits = stats.disk_hits;

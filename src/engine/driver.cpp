@@ -49,4 +49,11 @@ Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specializ
     return d;
 }
 
+std::vector<std::vector<std::uint8_t>> take_tables(ir::Graph& g) {
+    std::vector<std::vector<std::uint8_t>> tables;
+    for (ir::GraphTensor& t : g.tensors())
+        if (t.kind == ir::TensorKind::Constant) tables.push_back(std::move(t.data));
+    return tables;
+}
+
 }  // namespace toroid::driver

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace toroid::driver {
 
@@ -33,6 +34,10 @@ struct Decomposed {
 // graph into debug_dir when set.
 Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specialize, const std::string& target,
                          const std::string& debug_dir);
+
+// The table data of `g` (moved out: the buffers keep their addresses, so a binding's table
+// pointers stay valid), for an instance that keeps its tables but not its graph.
+std::vector<std::vector<std::uint8_t>> take_tables(ir::Graph& g);
 
 // Programs by structure (few, kept) and bound instances by pipeline and input spec (many:
 // the most recently used are kept).

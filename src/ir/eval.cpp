@@ -244,4 +244,52 @@ double eval_float(const Expr& e, const VarValues& vars, const LoadFn& load) {
     return is_float(e->type) ? v.f : static_cast<double>(v.i);
 }
 
+namespace {
+
+std::int64_t eval_params_rec(const Expr& e, std::span<const std::int64_t> values, const std::vector<bool>* known) {
+    const Node& n = *e;
+    auto arg = [&](std::size_t i) { return eval_params_rec(n.args[i], values, known); };
+    auto wrap = [&](std::int64_t v) { return normalize_value(n.type, Scalar::of_int(v)).i; };
+    switch (n.op) {
+        case Op::Const: return n.ival;
+        case Op::Var: {
+            const std::size_t i = is_param_var(n.var) ? static_cast<std::size_t>(n.var - kFirstParamVar) : values.size();
+            if (i >= values.size() || (known && !(*known)[i])) fail("ir::evaluate: unbound variable {}", to_string(e));
+            return values[i];
+        }
+        case Op::Add: return wrap(wrap_add(arg(0), arg(1)));
+        case Op::Sub: return wrap(wrap_sub(arg(0), arg(1)));
+        case Op::Mul: return wrap(wrap_mul(arg(0), arg(1)));
+        case Op::FloorDiv:
+        case Op::Mod: {
+            const std::int64_t a = arg(0), b = arg(1);
+            if (b == 0) fail("ir::evaluate: {} is undefined for these operands in {}", op_name(n.op), to_string(e));
+            return wrap(n.op == Op::FloorDiv ? floor_div(a, b) : floor_mod(a, b));
+        }
+        case Op::Min: {
+            const std::int64_t a = arg(0), b = arg(1);
+            return b < a ? b : a;
+        }
+        case Op::Max: {
+            const std::int64_t a = arg(0), b = arg(1);
+            return a < b ? b : a;
+        }
+        case Op::Neg: return wrap(wrap_sub(0, arg(0)));
+        case Op::Select: return arg(0) != 0 ? arg(1) : arg(2);
+        default: break;
+    }
+    // Anything else (rare in index arithmetic): the general interpreter.
+    VarValues vars;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!known || (*known)[i]) vars[kFirstParamVar + static_cast<int>(i)] = values[i];
+    return eval_int(e, vars);
+}
+
+}  // namespace
+
+std::int64_t eval_params(const Expr& e, std::span<const std::int64_t> values, const std::vector<bool>* known) {
+    if (!e || is_float(e->type)) fail("ir::eval_int: not an integer expression");
+    return eval_params_rec(e, values, known);
+}
+
 }  // namespace toroid::ir

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace toroid::ir {
@@ -41,5 +42,11 @@ Scalar evaluate(const Expr& e, const VarValues& vars, const LoadFn& load = {});
 // Convenience forms: eval_int for Bool/integer exprs, eval_float for any (ints converted).
 std::int64_t eval_int(const Expr& e, const VarValues& vars, const LoadFn& load = {});
 double eval_float(const Expr& e, const VarValues& vars, const LoadFn& load = {});
+
+// eval_int for an expression of constants and run-time parameters (param(i) is values[i]),
+// as evaluate computes it, without a VarValues map: binding a new image size evaluates
+// hundreds of shape, loop and region expressions, and a map per evaluation was most of
+// that. With `known`, a parameter whose flag is false is an error, as an unbound var is.
+std::int64_t eval_params(const Expr& e, std::span<const std::int64_t> values, const std::vector<bool>* known = nullptr);
 
 }  // namespace toroid::ir

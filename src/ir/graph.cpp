@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <set>
+#include <string_view>
 
 namespace toroid::ir {
 
@@ -86,15 +88,22 @@ void check_body(const std::string& name, const Expr& body, std::size_t rank, con
     for (const Expr& a : body->args) check_body(name, a, rank, tensors, params, bound);
 }
 
+bool data_dependent(const Expr& e) {
+    if (e->op == Op::Load || e->op == Op::Sum) return true;
+    for (const Expr& a : e->args)
+        if (data_dependent(a)) return true;
+    return false;
+}
+
 void check_shape(const std::string& name, const Shape& shape, std::size_t params) {
     std::set<int> none;
+    const std::vector<GraphTensor> no_tensors;
     for (const Expr& d : shape) {
         if (!d || d->type != Type::I64) fail("ir::Graph: tensor '{}' has a dimension that is not an int64 expression", name);
-        std::vector<GraphTensor> no_tensors;
+        // (Shapes are small trees of sizes and parameters: walked directly, without
+        // visit()'s set of seen nodes, on every prepare of a new image size.)
+        if (data_dependent(d)) fail("ir::Graph: tensor '{}' has a data-dependent dimension", name);
         check_body(name, d, 0, no_tensors, params, none);
-        visit(d, [&](const Expr& x) {
-            if (x->op == Op::Load || x->op == Op::Sum) fail("ir::Graph: tensor '{}' has a data-dependent dimension", name);
-        });
     }
 }
 
@@ -124,20 +133,13 @@ Expr Graph::add_param(std::string name, ParamKind kind, std::int64_t value) {
     for (const Param& p : params_)
         if (p.name == name) fail("ir::Graph: duplicate parameter name '{}'", name);
     params_.push_back(Param{std::move(name), kind, value});
+    values_.push_back(value);
     return param(static_cast<int>(params_.size()) - 1);
 }
 
-std::vector<std::int64_t> Graph::param_values() const {
-    std::vector<std::int64_t> v;
-    for (const Param& p : params_) v.push_back(p.value);
-    return v;
-}
+std::vector<std::int64_t> Graph::param_values() const { return values_; }
 
-std::int64_t Graph::value_of(const Expr& e) const {
-    VarValues vars;
-    for (std::size_t i = 0; i < params_.size(); ++i) vars[kFirstParamVar + static_cast<int>(i)] = params_[i].value;
-    return evaluate(e, vars).i;
-}
+std::int64_t Graph::value_of(const Expr& e) const { return eval_params(e, values_); }
 
 std::vector<std::int64_t> Graph::concrete_shape(int tensor) const {
     std::vector<std::int64_t> out;
@@ -239,22 +241,118 @@ Graph Graph::specialized() const {
     return g;
 }
 
-std::string Graph::structure() const {
-    std::string out = channels_last ? "channels_last\n" : "contiguous\n";
-    for (std::size_t i = 0; i < params_.size(); ++i)
-        out += fmt::format("p{} {} {}\n", i, params_[i].name, param_kind_name(params_[i].kind));
-    for (const GraphTensor& t : tensors_) {
-        out += fmt::format("t{} {} '{}' {}{}", t.id, kind_name(t.kind), t.name, type_name(t.type), shape_text(t.shape));
-        if (!t.strides.empty()) out += fmt::format(" strides {}", shape_text(t.strides));
-        if (t.value_range) out += fmt::format(" values [{}, {}]", t.value_range->lo, t.value_range->hi);
-        if (t.realize) out += " realize";
-        if (!t.origin.empty() && t.kind == TensorKind::Compute) out += fmt::format(" ({})", t.origin);
-        // The full structure (the printer cuts very long bodies): a hash of every node.
-        if (t.body) out += fmt::format(" = #{:016x} {}", structural_hash(t.body), ir::to_string(t.body).substr(0, 200));
-        out += '\n';
+namespace {
+
+// The structure key's encoding: bytes appended in a fixed order, every expression written
+// out node by node (a node met before is written as a reference to its first occurrence,
+// so shared subexpressions cost nothing and the encoding is linear in the DAG). It is
+// exact (no hash: equal keys mean equal structures) and, unlike printed text, costs a few
+// microseconds, which a new image size pays on every prepare.
+class StructureWriter {
+public:
+    std::string out;
+
+    template <typename T>
+    void raw(T v) {
+        char b[sizeof(T)];
+        std::memcpy(b, &v, sizeof(T));
+        out.append(b, sizeof(T));
     }
-    out += output >= 0 ? fmt::format("output t{}\n", output) : "output (none)\n";
-    return out;
+    void text(std::string_view s) {
+        raw(static_cast<std::uint32_t>(s.size()));
+        out.append(s);
+    }
+    void expr(const Expr& e) {
+        if (!e) return raw(std::uint8_t{0xff});
+        const std::uint32_t id = id_of(e.get());
+        if (id != kFresh) {
+            raw(std::uint8_t{0xfe});
+            return raw(id);
+        }
+        raw(static_cast<std::uint8_t>(e->op));
+        raw(static_cast<std::uint8_t>(e->type));
+        switch (e->op) {
+            case Op::Const:
+                if (is_float(e->type)) raw(e->fval);
+                else raw(e->ival);
+                break;
+            case Op::Var: raw(static_cast<std::int32_t>(e->var)); break;
+            case Op::Sum: raw(static_cast<std::int32_t>(e->var)); break;
+            case Op::Load: raw(static_cast<std::int32_t>(e->buffer)); break;
+            default: break;
+        }
+        raw(static_cast<std::uint8_t>(e->args.size()));
+        for (const Expr& a : e->args) expr(a);
+    }
+    void shape(const Shape& s) {
+        raw(static_cast<std::uint8_t>(s.size()));
+        for (const Expr& e : s) expr(e);
+    }
+
+private:
+    static constexpr std::uint32_t kFresh = ~std::uint32_t{0};
+    // Node -> id of its first occurrence: open addressing on the pointer (a few hundred
+    // nodes; std::unordered_map's allocation per node was most of the encoding's time).
+    std::vector<std::pair<const Node*, std::uint32_t>> slots_ = std::vector<std::pair<const Node*, std::uint32_t>>(1024);
+    std::uint32_t count_ = 0;
+
+    // The id `n` was given, or kFresh after giving it the next one.
+    std::uint32_t id_of(const Node* n) {
+        if (2 * (count_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+            if (slots_[i].first == n) return slots_[i].second;
+            if (!slots_[i].first) {
+                slots_[i] = {n, count_++};
+                return kFresh;
+            }
+        }
+    }
+    static std::size_t hash(const Node* n) {
+        return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(n) >> 4) * 0x9e3779b97f4a7c15ull >> 20);
+    }
+    void grow() {
+        std::vector<std::pair<const Node*, std::uint32_t>> old(slots_.size() * 2);
+        old.swap(slots_);
+        const std::size_t mask = slots_.size() - 1;
+        for (const auto& [n, id] : old) {
+            if (!n) continue;
+            std::size_t i = hash(n) & mask;
+            while (slots_[i].first) i = (i + 1) & mask;
+            slots_[i] = {n, id};
+        }
+    }
+};
+
+}  // namespace
+
+std::string Graph::structure() const {
+    StructureWriter w;
+    w.out.reserve(4096);
+    w.raw(static_cast<std::uint8_t>(channels_last));
+    w.raw(static_cast<std::uint32_t>(params_.size()));
+    for (const Param& p : params_) {
+        w.text(p.name);
+        w.raw(static_cast<std::uint8_t>(p.kind));
+    }
+    w.raw(static_cast<std::uint32_t>(tensors_.size()));
+    for (const GraphTensor& t : tensors_) {
+        w.raw(static_cast<std::uint8_t>(t.kind));
+        w.text(t.name);
+        w.raw(static_cast<std::uint8_t>(t.type));
+        w.shape(t.shape);
+        w.shape(t.strides);
+        w.raw(static_cast<std::uint8_t>(t.value_range.has_value()));
+        if (t.value_range) {
+            w.raw(t.value_range->lo);
+            w.raw(t.value_range->hi);
+        }
+        w.raw(static_cast<std::uint8_t>(t.realize));
+        w.text(t.kind == TensorKind::Compute ? std::string_view(t.origin) : std::string_view());
+        w.expr(t.body);
+    }
+    w.raw(static_cast<std::int32_t>(output));
+    return std::move(w.out);
 }
 
 std::string Graph::to_string() const {

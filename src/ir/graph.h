@@ -97,7 +97,8 @@ public:
 
     // Everything the compiler reads (tensors, bodies, shapes, parameter names and kinds,
     // table types and declared ranges), without parameter values or table data: equal for
-    // two graphs exactly when one compiled program serves both.
+    // two graphs exactly when one compiled program serves both. A compact binary encoding
+    // (not text: to_string() is the readable form), cheap enough for every prepare.
     std::string structure() const;
 
     // This graph with every parameter replaced by its value and every integer table's
@@ -111,6 +112,7 @@ public:
 private:
     std::vector<GraphTensor> tensors_;
     std::vector<Param> params_;
+    std::vector<std::int64_t> values_;  // params_[i].value, for eval_params
     int next_reduction_var_ = kFirstReductionVar;
 };
 

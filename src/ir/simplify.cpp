@@ -86,9 +86,26 @@ bool within(Interval a, Interval outer) { return a.lo >= outer.lo && a.hi <= out
 // holds them alive (so an address is never reused for another node while it is cached);
 // ranges change only through ScopedRange, which gives the new scope a fresh id.
 struct Analysis {
-    Analysis(const VarRanges& r, const LoadBounds& l) : ranges(r), lb(l) {}
-    VarRanges ranges;
+    Analysis(const VarRanges& r, const LoadBounds& l, const IndexedLoadBounds* il = nullptr) : ranges(r), lb(l), ilb(il) {}
+    // The caller's ranges, not a copy (binding a new image size runs many small analyses),
+    // and the Sums' reduction variables bound inside them, innermost last.
+    const VarRanges& ranges;
+    std::vector<std::pair<int, Interval>> scoped;
+    std::optional<Interval> range_of(int var) const {
+        for (auto it = scoped.rbegin(); it != scoped.rend(); ++it)
+            if (it->first == var) return it->second;
+        const auto it = ranges.find(var);
+        if (it != ranges.end()) return it->second;
+        if (is_param_var(var)) {
+            const auto i = static_cast<std::size_t>(var - kFirstParamVar);
+            if (i < params.size() && (!known || (*known)[i])) return Interval{params[i], params[i]};
+        }
+        return std::nullopt;
+    }
+    std::span<const std::int64_t> params;
+    const std::vector<bool>* known = nullptr;
     const LoadBounds& lb;
+    const IndexedLoadBounds* ilb;
     std::uint64_t scope = 0, next_scope = 0;
     std::map<std::pair<const Node*, std::uint64_t>, std::pair<Expr, std::optional<Interval>>> cache;
 };
@@ -96,15 +113,12 @@ struct Analysis {
 // Binds a Sum's reduction variable to [0, extent) for the extent of a scope.
 class ScopedRange {
 public:
-    ScopedRange(Analysis& an, int var, Interval iv) : an_(an), var_(var), outer_scope_(an.scope) {
-        const auto it = an_.ranges.find(var);
-        if (it != an_.ranges.end()) saved_ = it->second;
-        an_.ranges[var] = iv;
+    ScopedRange(Analysis& an, int var, Interval iv) : an_(an), outer_scope_(an.scope) {
+        an_.scoped.emplace_back(var, iv);
         an_.scope = ++an_.next_scope;
     }
     ~ScopedRange() {
-        if (saved_) an_.ranges[var_] = *saved_;
-        else an_.ranges.erase(var_);
+        an_.scoped.pop_back();
         an_.scope = outer_scope_;
     }
     ScopedRange(const ScopedRange&) = delete;
@@ -112,9 +126,7 @@ public:
 
 private:
     Analysis& an_;
-    int var_;
     std::uint64_t outer_scope_;
-    std::optional<Interval> saved_;
 };
 
 // 1 / 0 when a op b holds for all / no values in the intervals; nullopt when undecided.
@@ -147,14 +159,24 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
     auto arg = [&](std::size_t i) { return bounds_rec(e->args[i], an); };
     switch (e->op) {
         case Op::Const: return Interval{e->ival, e->ival};
-        case Op::Var: {
-            const auto it = an.ranges.find(e->var);
-            if (it == an.ranges.end()) return std::nullopt;
-            return it->second;
-        }
-        case Op::Load:
+        case Op::Var: return an.range_of(e->var);
+        case Op::Load: {
+            if (an.ilb) {
+                std::vector<Interval> index;
+                index.reserve(e->args.size());
+                for (std::size_t i = 0; i < e->args.size(); ++i) {
+                    const auto a = arg(i);
+                    if (!a) {
+                        index.clear();
+                        break;
+                    }
+                    index.push_back(*a);
+                }
+                return (*an.ilb)(e->buffer, index);
+            }
             if (!an.lb) return std::nullopt;
             return an.lb(e->buffer);
+        }
         case Op::Add: {
             const auto a = arg(0), b = arg(1);
             if (!a || !b) return std::nullopt;
@@ -637,6 +659,16 @@ bool fits_rec(const Expr& e, Analysis& an) {
 std::optional<Interval> bounds(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds) {
     if (!e) fail("ir::bounds: null expression");
     Analysis an(ranges, load_bounds);
+    return bounds_rec(e, an);
+}
+
+std::optional<Interval> bounds_indexed(const Expr& e, const VarRanges& ranges, const IndexedLoadBounds& load_bounds,
+                                       std::span<const std::int64_t> params, const std::vector<bool>* known) {
+    if (!e) fail("ir::bounds: null expression");
+    static const LoadBounds none;
+    Analysis an(ranges, none, &load_bounds);
+    an.params = params;
+    an.known = known;
     return bounds_rec(e, an);
 }
 

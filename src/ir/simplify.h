@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace toroid::ir {
@@ -27,6 +28,18 @@ using LoadBounds = std::function<std::optional<Interval>(int buffer)>;
 // reduction variable to [0, extent). nullopt for floats, for unknown vars or I64 loads,
 // and on int64 overflow; a narrower type whose arithmetic may wrap gets its whole range.
 std::optional<Interval> bounds(const Expr& e, const VarRanges& ranges, const LoadBounds& load_bounds = {});
+
+// Value range of the elements of integer buffer `buffer` that a load can reach at indices
+// within `index` (one interval per dim; empty: anywhere); nullopt where unknown.
+using IndexedLoadBounds = std::function<std::optional<Interval>(int buffer, std::span<const Interval> index)>;
+// bounds() where a load is bounded by the elements its indices reach, not by every element
+// (binding, where the tables' data is at hand: a table read over a few rows says where in
+// the image those rows lie). Run-time parameter i, when not in `ranges`, is the single
+// value params[i] where known[i] (known empty: every one), so that a caller holding the
+// values need not copy them into a map.
+std::optional<Interval> bounds_indexed(const Expr& e, const VarRanges& ranges, const IndexedLoadBounds& load_bounds,
+                                       std::span<const std::int64_t> params = {},
+                                       const std::vector<bool>* known = nullptr);
 
 // Bottom-up rewrite that never changes the value of e for var values inside `ranges`
 // (integer ops wrap to their type, as ir::evaluate computes them): constant folding;

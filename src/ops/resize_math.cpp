@@ -166,6 +166,8 @@ void fill_nearest(ResizeAxisWeights& t, const ResizeOp& op, ResizeKernel kernel,
 void fill_linear_generic(ResizeAxisWeights& t, bool align_corners, std::optional<double> scale) {
     t.taps = 2;
     const std::int64_t in = t.in_size, out = t.out_size;
+    t.index.reserve(static_cast<std::size_t>(out * 2));
+    t.weight.reserve(static_cast<std::size_t>(out * 2));
     const float step = step_f32(align_corners, in, out, scale);
     for (std::int64_t o = 0; o < out; ++o) {
         std::int64_t i0 = o, i1 = o;
@@ -187,6 +189,8 @@ void fill_linear_generic(ResizeAxisWeights& t, bool align_corners, std::optional
 void fill_cubic_generic(ResizeAxisWeights& t, bool align_corners, std::optional<double> scale) {
     t.taps = 4;
     const std::int64_t in = t.in_size, out = t.out_size;
+    t.index.reserve(static_cast<std::size_t>(out * 4));
+    t.weight.reserve(static_cast<std::size_t>(out * 4));
     const float step = step_f32(align_corners, in, out, scale);
     constexpr float a = -0.75f;
     for (std::int64_t o = 0; o < out; ++o) {
@@ -223,34 +227,52 @@ T fill_separable_aa(ResizeAxisWeights& t, const ResizeOp& op, std::optional<doub
     const T invscale = step >= T(1) ? T(1) / step : T(1);
     t.taps = max_taps;
     T wt_max = 0;
-    std::vector<T> w(static_cast<std::size_t>(max_taps));
+    const auto taps = static_cast<std::size_t>(max_taps);
+    weights.assign(static_cast<std::size_t>(out) * taps, T(0));
+    // Sized before the loop: a call inside it (a push_back that may grow) makes the
+    // compiler keep the running sums in memory across the whole loop (every xmm register
+    // is caller-saved), and each tap then waits on a store and a reload.
+    std::vector<T> totals(static_cast<std::size_t>(out));
+    t.first.resize(static_cast<std::size_t>(out));
+    t.count.resize(static_cast<std::size_t>(out));
     for (std::int64_t o = 0; o < out; ++o) {
         const auto center = static_cast<T>(step * (static_cast<double>(o) + 0.5));
         const std::int64_t xmin = std::max(static_cast<std::int64_t>(center - support + 0.5), std::int64_t{0});
         std::int64_t xsize = std::min(static_cast<std::int64_t>(center + support + 0.5), in) - xmin;
         xsize = std::clamp<std::int64_t>(xsize, 0, max_taps);
-        T total = 0;
-        for (std::int64_t j = 0; j < xsize; ++j) {
-            const auto x = static_cast<T>((static_cast<T>(j + xmin) - center + 0.5) * invscale);
+        // This output's taps, in place; those past xsize stay 0.
+        T* w = weights.data() + static_cast<std::size_t>(o) * taps;
+        const auto n = static_cast<std::size_t>(xsize);
+        T total = 0, largest = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const auto x = static_cast<T>((static_cast<T>(static_cast<std::int64_t>(j) + xmin) - center + 0.5) * invscale);
             const T v = cubic ? cubic_filter(x, T(-0.5)) : linear_filter(x);
-            w[static_cast<std::size_t>(j)] = v;
+            w[j] = v;
             total += v;
+            largest = j == 0 || largest < v ? v : largest;
         }
-        for (std::int64_t j = 0; j < max_taps; ++j) {
-            auto& v = w[static_cast<std::size_t>(j)];
-            if (j >= xsize) {
-                v = 0;
-            } else if (total != T(0)) {
-                v /= total;
-                wt_max = std::max(wt_max, v);
-            }
+        const auto oi = static_cast<std::size_t>(o);
+        totals[oi] = total;
+        t.first[oi] = xmin;
+        t.count[oi] = static_cast<std::int32_t>(xsize);
+        if (total > T(0) && n > 0) {
+            // Rounded division by a positive total is monotone: the largest quotient is
+            // the largest weight's.
+            const T q = largest / total;
+            wt_max = wt_max < q ? q : wt_max;
         }
-        t.first.push_back(xmin);
-        t.count.push_back(static_cast<std::int32_t>(xsize));
-        for (std::int64_t j = 0; j < max_taps; ++j) {
-            t.index.push_back(j < xsize ? xmin + j : std::min(xmin, in - 1));
-            weights.push_back(w[static_cast<std::size_t>(j)]);
-        }
+    }
+    // Each weight divided by its output's total, as PyTorch does (not multiplied by the
+    // inverse: that differs in the last bit). In a pass of its own: the divisions are
+    // independent, and reading weights just stored in the loop above stalled on them.
+    for (std::int64_t o = 0; o < out; ++o) {
+        const T total = totals[static_cast<std::size_t>(o)];
+        if (total == T(0)) continue;
+        T* w = weights.data() + static_cast<std::size_t>(o) * taps;
+        const auto n = static_cast<std::size_t>(t.count[static_cast<std::size_t>(o)]);
+        for (std::size_t j = 0; j < n; ++j) w[j] /= total;
+        if (total < T(0))
+            for (std::size_t j = 0; j < n; ++j) wt_max = wt_max < w[j] ? w[j] : wt_max;
     }
     return wt_max;
 }
@@ -267,6 +289,7 @@ double fill_separable_plain_u8(ResizeAxisWeights& t, const ResizeOp& op, std::op
     t.taps = taps;
     double wt_max = 0;
     std::vector<double> w(static_cast<std::size_t>(taps));
+    weights.reserve(static_cast<std::size_t>(out * taps));
     for (std::int64_t o = 0; o < out; ++o) {
         double real;
         if (op.align_corners) {
@@ -297,10 +320,7 @@ double fill_separable_plain_u8(ResizeAxisWeights& t, const ResizeOp& op, std::op
         }
         t.first.push_back(first);
         t.count.push_back(static_cast<std::int32_t>(size));
-        for (std::int64_t j = 0; j < taps; ++j) {
-            t.index.push_back(j < size ? first + j : std::min(first, in - 1));
-            weights.push_back(j < size ? w[static_cast<std::size_t>(j)] : 0.0);
-        }
+        for (std::int64_t j = 0; j < taps; ++j) weights.push_back(j < size ? w[static_cast<std::size_t>(j)] : 0.0);
     }
     return wt_max;
 }
@@ -328,6 +348,10 @@ ResizeAxisWeights resize_axis_weights(const ResizeOp& op, ResizeKernel kernel, i
     ResizeAxisWeights t;
     t.in_size = in_size;
     t.out_size = out_size;
+    // Every kernel pushes one entry per output into these (and taps per output into the
+    // index and weight tables, reserved where the tap count is known).
+    t.first.reserve(static_cast<std::size_t>(std::max<std::int64_t>(out_size, 0)));
+    t.count.reserve(static_cast<std::size_t>(std::max<std::int64_t>(out_size, 0)));
     const std::optional<double> scale = resize_kernel_scales(op)[static_cast<std::size_t>(axis)];
     switch (kernel) {
         case ResizeKernel::Copy:

@@ -47,9 +47,10 @@ enum class ResizeKernel : std::uint8_t {
 ResizeKernel resize_kernel(const ResizeOp& op, const TensorSpec& in, std::int64_t out_h, std::int64_t out_w);
 
 // The index and weight table of one axis. Every output index o reads `taps` entries at
-// o * taps: source `index` (already clamped into [0, in_size)) and weight. For the
-// separable kernels the used taps are contiguous, index[o*taps + k] == first[o] + k for
-// k < count[o]; entries past count[o] hold weight 0 and index first[o].
+// o * taps: source `index` (already clamped into [0, in_size)) and weight. The separable
+// kernels' taps are contiguous: output o reads first[o] + k for k < count[o], and their
+// `index` is left empty (a new image size pays for every table it builds); entries past
+// count[o] hold weight 0.
 struct ResizeAxisWeights {
     std::int64_t in_size = 0;
     std::int64_t out_size = 0;
@@ -57,7 +58,7 @@ struct ResizeAxisWeights {
     bool skip = false;                 // separable kernels: this axis's pass does not run
     std::vector<std::int64_t> first;   // out_size entries
     std::vector<std::int32_t> count;   // out_size entries
-    std::vector<std::int64_t> index;   // out_size * taps entries
+    std::vector<std::int64_t> index;   // out_size * taps entries (nearest and generic kernels)
     std::vector<float> weight;         // float kernels: out_size * taps (empty for nearest)
     std::vector<std::int16_t> weight_i16;  // SeparableUInt8: out_size * taps fixed-point weights
     int precision = 0;                 // SeparableUInt8: weights are scaled by 2^precision

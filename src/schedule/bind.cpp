@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <unordered_set>
@@ -18,33 +19,22 @@ using namespace ir;
 
 namespace {
 
+// Parameter values as they become known: the graph's first, then regions and strides.
 struct Values {
     const Program& p;
     std::vector<std::int64_t>& params;
     std::vector<bool> known;
 
-    VarValues vars() const {
-        VarValues v;
-        for (std::size_t i = 0; i < params.size(); ++i)
-            if (known[i]) v[kFirstParamVar + static_cast<int>(i)] = params[i];
-        return v;
-    }
-    VarRanges ranges() const {
-        VarRanges r;
-        for (std::size_t i = 0; i < params.size(); ++i)
-            if (known[i]) r[kFirstParamVar + static_cast<int>(i)] = Interval{params[i], params[i]};
-        return r;
-    }
-    std::int64_t eval(const Expr& e) const { return eval_int(e, vars()); }
+    std::int64_t eval(const Expr& e) const { return eval_params(e, params, &known); }
     void set(std::size_t i, std::int64_t v) {
         params[i] = v;
         known[i] = true;
     }
 };
 
-// The concrete [lo, hi] a kernel's loops run over.
+// The concrete [lo, hi] a kernel's loops run over (parameters are Values' own).
 VarRanges loop_ranges(const Kernel& k, const Values& v) {
-    VarRanges r = v.ranges();
+    VarRanges r;
     for (const Loop& l : k.loops) {
         const std::int64_t b = v.eval(l.begin), e = v.eval(l.extent);
         if (e >= 1) r[l.var] = Interval{b, b + e - 1};
@@ -56,6 +46,100 @@ bool kernel_is_empty(const Kernel& k, const Values& v) {
     for (const Loop& l : k.loops)
         if (v.eval(l.extent) <= 0) return true;
     return false;
+}
+
+// The smallest and largest element of an integer table within a box of indices (clamped
+// to the table; an empty box: the whole table), as the table's data says.
+std::optional<Interval> table_range(const GraphTensor& t, const std::vector<std::int64_t>& shape,
+                                    std::span<const Interval> index) {
+    if (is_float(t.type) || t.data.empty()) return std::nullopt;
+    const std::size_t rank = shape.size();
+    std::vector<std::int64_t> lo(rank), hi(rank);
+    for (std::size_t d = 0; d < rank; ++d) {
+        lo[d] = 0;
+        hi[d] = shape[d] - 1;
+        if (index.size() == rank) {
+            lo[d] = std::max(lo[d], index[d].lo);
+            hi[d] = std::min(hi[d], index[d].hi);
+        }
+        if (hi[d] < lo[d]) return std::nullopt;  // reads nothing there: no bound from the data
+    }
+    auto element = [&](std::size_t i) -> std::int64_t {
+        switch (t.type) {
+            case Type::U8: return t.data[i];
+            case Type::I16: {
+                std::int16_t v;
+                std::memcpy(&v, t.data.data() + 2 * i, 2);
+                return v;
+            }
+            case Type::I32: {
+                std::int32_t v;
+                std::memcpy(&v, t.data.data() + 4 * i, 4);
+                return v;
+            }
+            default: {
+                std::int64_t v;
+                std::memcpy(&v, t.data.data() + 8 * i, 8);
+                return v;
+            }
+        }
+    };
+    // Over the box in dense C order: the innermost dim's run is contiguous.
+    Interval r{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+    std::vector<std::int64_t> at = lo;
+    for (;;) {
+        std::size_t base = 0;
+        for (std::size_t d = 0; d + 1 < rank; ++d)
+            base = base * static_cast<std::size_t>(shape[d]) + static_cast<std::size_t>(at[d]);
+        base *= static_cast<std::size_t>(shape[rank - 1]);
+        for (std::int64_t x = lo[rank - 1]; x <= hi[rank - 1]; ++x) {
+            const std::int64_t e = element(base + static_cast<std::size_t>(x));
+            r.lo = std::min(r.lo, e);
+            r.hi = std::max(r.hi, e);
+        }
+        bool done = true;
+        for (std::size_t d = rank - 1; d-- > 0;) {
+            if (++at[d] <= hi[d]) {
+                done = false;
+                break;
+            }
+            at[d] = lo[d];
+        }
+        if (done) return r;
+    }
+}
+
+// The region of `buf` that the loads in `e` read, dim by dim, under `r` (the consumer's
+// loop ranges and the parameters), each Sum's reduction variable bound to its taps: the
+// hull of every load's index, with tables bounded by the entries the indices reach.
+void read_region(const Expr& e, int buf, VarRanges& r, const IndexedLoadBounds& tables, const Values& v,
+                 std::vector<std::optional<Interval>>& region, std::vector<bool>& unknown,
+                 std::unordered_set<const Node*>& seen) {
+    auto bounds_of = [&](const Expr& x) { return bounds_indexed(x, r, tables, v.params, &v.known); };
+    if (!seen.insert(e.get()).second) return;
+    if (e->op == Op::Sum) {
+        read_region(e->args[1], buf, r, tables, v, region, unknown, seen);
+        const auto n = bounds_of(e->args[1]);
+        if (n && n->hi <= 0) return;  // no taps: the body reads nothing
+        const auto saved = r.find(e->var) != r.end() ? std::optional<Interval>(r[e->var]) : std::nullopt;
+        if (n) r[e->var] = Interval{0, n->hi - 1};
+        else r.erase(e->var);  // an unknown tap count: its loads' indices are unknown
+        read_region(e->args[0], buf, r, tables, v, region, unknown, seen);
+        if (saved) r[e->var] = *saved;
+        else r.erase(e->var);
+        return;
+    }
+    if (e->op == Op::Load && e->buffer == buf) {
+        for (std::size_t d = 0; d < region.size(); ++d) {
+            const auto iv = bounds_of(e->args[d]);
+            if (!iv) {
+                unknown[d] = true;
+                continue;
+            }
+            region[d] = region[d] ? Interval{std::min(region[d]->lo, iv->lo), std::max(region[d]->hi, iv->hi)} : *iv;
+        }
+    }
+    for (const Expr& a : e->args) read_region(a, buf, r, tables, v, region, unknown, seen);
 }
 
 }  // namespace
@@ -71,18 +155,24 @@ Binding bind(const Program& p, const Graph& g) {
             fail("internal: program parameter {} names graph parameter {} of {}", i, s.index, g.params().size());
         v.set(i, g.params()[static_cast<std::size_t>(s.index)].value);
     }
-    // Table data, and the actual value ranges of integer tables (for region bounds).
+    // Table data, and the tables' extents (constants and the graph's parameters: known now).
     b.tables.assign(p.buffers.size(), nullptr);
-    std::vector<std::optional<Interval>> data_ranges(p.buffers.size());
+    b.shapes.assign(p.buffers.size(), {});
     for (const Buffer& buf : p.buffers) {
         if (buf.role != BufferRole::Constant) continue;
         const GraphTensor& t = g.at(buf.tensor);
         b.tables[static_cast<std::size_t>(buf.id)] = t.data.data();
-        data_ranges[static_cast<std::size_t>(buf.id)] = data_range(t.type, t.data);
+        auto& shape = b.shapes[static_cast<std::size_t>(buf.id)];
+        for (const Expr& e : buf.shape) shape.push_back(v.eval(e));
     }
-    const LoadBounds lb = [&](int id) -> std::optional<Interval> {
-        if (id < 0 || static_cast<std::size_t>(id) >= data_ranges.size()) return std::nullopt;
-        return data_ranges[static_cast<std::size_t>(id)];
+    // A table read in an index is bounded by its entries at the indices read: a vertical
+    // pass's start table over the rows a crop keeps says which rows of the pass before it
+    // are read, where the whole table's range would be every row of the image.
+    const IndexedLoadBounds tables = [&](int id, std::span<const Interval> index) -> std::optional<Interval> {
+        if (id < 0 || static_cast<std::size_t>(id) >= p.buffers.size()) return std::nullopt;
+        const Buffer& buf = p.buffers[static_cast<std::size_t>(id)];
+        if (buf.role != BufferRole::Constant) return std::nullopt;
+        return table_range(g.at(buf.tensor), b.shapes[static_cast<std::size_t>(id)], index);
     };
     auto param_index = [](const Expr& e) -> std::optional<std::size_t> {
         if (e->op != Op::Var || !is_param_var(e->var)) return std::nullopt;
@@ -99,19 +189,9 @@ Binding bind(const Program& p, const Graph& g) {
         for (std::size_t kj = ki + 1; kj < p.kernels.size(); ++kj) {
             const Kernel& consumer = p.kernels[kj];
             if (kernel_is_empty(consumer, v)) continue;
-            const VarRanges r = loop_ranges(consumer, v);
-            visit(consumer.value, [&](const Expr& e) {
-                if (e->op != Op::Load || e->buffer != buf.id) return;
-                for (std::size_t d = 0; d < rank; ++d) {
-                    const auto iv = bounds(e->args[d], r, lb);
-                    if (!iv) {
-                        unknown[d] = true;
-                        continue;
-                    }
-                    region[d] = region[d] ? Interval{std::min(region[d]->lo, iv->lo), std::max(region[d]->hi, iv->hi)}
-                                          : *iv;
-                }
-            });
+            VarRanges r = loop_ranges(consumer, v);
+            std::unordered_set<const Node*> seen;
+            read_region(consumer.value, buf.id, r, tables, v, region, unknown, seen);
         }
         for (std::size_t d = 0; d < rank; ++d) {
             const auto oi = param_index(buf.origin[d]), ei = param_index(buf.shape[d]);
@@ -127,10 +207,10 @@ Binding bind(const Program& p, const Graph& g) {
         }
     }
     // Stored extents, dense strides of intermediates, bytes to allocate.
-    b.shapes.assign(p.buffers.size(), {});
     b.temp_bytes.assign(p.buffers.size(), 0);
     for (const Buffer& buf : p.buffers) {
         auto& shape = b.shapes[static_cast<std::size_t>(buf.id)];
+        if (buf.role == BufferRole::Constant) continue;
         for (const Expr& e : buf.shape) shape.push_back(v.eval(e));
         if (buf.role != BufferRole::Temp) continue;
         std::int64_t inner = 1;
@@ -230,13 +310,12 @@ std::string explain(const Program& p, const Binding& b) {
         // Per output point each distinct operation once, times the extents of the Sums around it.
         std::int64_t flops = 0;
         std::unordered_set<const Node*> walked;
-        const VarValues vars = v.vars();
         std::function<void(const Expr&, std::int64_t)> walk = [&](const Expr& e, std::int64_t m) {
             if (!walked.insert(e.get()).second) return;
             if (e->op == Op::Sum) {
                 std::int64_t n = 1;
                 try {
-                    n = eval_int(sum_extent(e), vars);
+                    n = v.eval(sum_extent(e));
                 } catch (const Error&) {
                 }
                 m *= n;
