@@ -85,8 +85,10 @@ using driver::write_text;
 
 Tiers tiers_for(const EngineOptions& o) {
     if (!o.debug_dir.empty()) return Tiers::FullOnly;  // the dumps describe the code that runs
+    // $TOROID_TIERED: 0 builds the full program only, "quick" the quick one only (to measure it).
     const char* env = std::getenv("TOROID_TIERED");
     if (o.tiers == Tiers::Tiered && env != nullptr && std::string_view(env) == "0") return Tiers::FullOnly;
+    if (o.tiers == Tiers::Tiered && env != nullptr && std::string_view(env) == "quick") return Tiers::QuickOnly;
     return o.tiers;
 }
 

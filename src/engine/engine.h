@@ -15,7 +15,7 @@
 namespace toroid {
 
 // How the compiled engine builds a program it finds in no cache (runtime/jit.h,
-// load_tiered). $TOROID_TIERED=0 makes Tiered mean FullOnly.
+// load_tiered). $TOROID_TIERED=0 makes Tiered mean FullOnly, =quick QuickOnly.
 enum class Tiers : std::uint8_t {
     // prepare() returns with a quick build (scalar loops, fewer compiler passes: a fifth of
     // the compile time) and the full build compiles in the background, replacing it for
