@@ -201,6 +201,12 @@ typedef struct toroid_cache_counts {
 
 TOROID_API toroid_status toroid_cache_stats(toroid_cache_counts* out);
 
+/* A program compiled for the first time runs a quick build at first while its full build
+ * compiles in the background (the same results; the full build's code is faster and
+ * replaces it once loaded). Waits until every such build of this process is done (a
+ * process also waits for them before fork and at exit). For benchmarks and tests. */
+TOROID_API toroid_status toroid_wait_for_background_builds(void);
+
 /* ---- image files -------------------------------------------------------------------- */
 
 typedef struct toroid_file_options {

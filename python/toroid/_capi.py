@@ -130,6 +130,9 @@ if has_dlpack:
 has_cache_stats = hasattr(lib, "toroid_cache_stats")
 if has_cache_stats:
     _declare("toroid_cache_stats", _status, ctypes.POINTER(CacheCounts))
+has_background_builds = hasattr(lib, "toroid_wait_for_background_builds")
+if has_background_builds:
+    _declare("toroid_wait_for_background_builds", _status)
 
 # File processing (decode, run, encode) came later than the rest of the C API; a library
 # without it still serves everything else, and has_process_file says which one this is.
@@ -154,6 +157,14 @@ def check(status):
 
 def version():
     return lib.toroid_version().decode()
+
+
+def wait_for_background_builds():
+    """Waits until the full builds compiling in the background are loaded. A program seen
+    for the first time runs a quick build (the same results) while its full build compiles;
+    call this before timing. A library without tiers has nothing to wait for."""
+    if has_background_builds:
+        check(lib.toroid_wait_for_background_builds())
 
 
 def cache_stats():

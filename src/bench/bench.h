@@ -72,6 +72,12 @@ struct Record {
     // compile_s is the compiler's share of prepare_s.
     std::string prepare_cache;
     double compile_s = 0;
+    // Compiled engine: prepare returned with the quick build (EngineOptions::tiers); then
+    // first_result_s is prepare plus the first run (on the quick build) and full_s the time
+    // from prepare's start until the full build was loaded (the runs timed are on it).
+    // Without a quick build full_s = prepare_s.
+    bool quick = false;
+    double first_result_s = 0, full_s = 0;
     std::string error;
 };
 

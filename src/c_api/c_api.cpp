@@ -8,6 +8,7 @@
 #include "core/tensor.h"
 #include "engine/cuda_engine.h"
 #include "runtime/cuda/cuda.h"
+#include "runtime/jit.h"
 #include "engine/engine.h"
 #include "engine/files.h"
 #include "ops/pipeline_json.h"
@@ -613,6 +614,10 @@ toroid_status toroid_cache_stats(toroid_cache_counts* out) {
         out->memory_hits = c.memory_hits;
         out->binds = c.binds;
     });
+}
+
+toroid_status toroid_wait_for_background_builds(void) {
+    return guard([] { wait_for_background_builds(); });
 }
 
 toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,

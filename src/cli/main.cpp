@@ -38,6 +38,7 @@ struct ApplyArgs {
     int jobs = 0;  // folder mode: files at once; 0: all cores
     std::string debug_dir;  // --debug-dir, else $TOROID_DEBUG
     bool stats = false;
+    bool prepare_only = false;  // --prepare-only
     bool explain = false;
 };
 
@@ -95,6 +96,23 @@ int run_apply_folder(const ApplyArgs& a) {
     return r.failed > 0 ? 1 : 0;
 }
 
+// run_s < 0: nothing ran (--prepare-only). With a quick build, waits for the full one and
+// says when it was loaded (seconds since `start`, before prepare).
+void print_prepare_stats(const PreparedPipeline& prepared, double run_s, std::chrono::steady_clock::time_point start) {
+    const PrepareStats st = prepared.stats();
+    std::fprintf(stderr, "cache: compiled %d, disk hits %d, memory hits %d\n", st.compiled, st.disk_hits,
+                 st.memory_hits);
+    std::fprintf(stderr, "prepare: %.3f ms (compiler %.3f ms)", st.prepare_seconds * 1e3, st.compile_seconds * 1e3);
+    if (run_s >= 0) std::fprintf(stderr, ", run: %.3f ms", run_s * 1e3);
+    std::fprintf(stderr, "\n");
+    if (st.quick) {
+        prepared.wait_full();
+        const double full_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "tiers: the quick build ran; the full build was loaded %.3f ms after prepare began\n",
+                     full_s * 1e3);
+    }
+}
+
 int run_apply(const ApplyArgs& a) {
     std::error_code ec;
     if (std::filesystem::is_directory(a.input, ec)) return run_apply_folder(a);
@@ -114,19 +132,19 @@ int run_apply(const ApplyArgs& a) {
     Pipeline pipeline = load_pipeline(a.pipeline);
     auto engine = make_engine(engine_name(a), engine_options(a, threads));
     Tensor input = io::read_image(a.input).to_layout(layout);
+    const auto prepare_start = std::chrono::steady_clock::now();
     auto prepared = engine->prepare(pipeline, input.spec());
+    if (a.prepare_only) {
+        if (a.explain) std::cout << prepared->explain();
+        if (a.stats) print_prepare_stats(*prepared, -1, prepare_start);
+        return 0;
+    }
     const auto start = std::chrono::steady_clock::now();
     Tensor result = prepared->run(input);
     const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     io::write_image(out, result, write);
     if (a.explain) std::cout << prepared->explain();
-    if (a.stats) {
-        const PrepareStats st = prepared->stats();
-        std::fprintf(stderr, "cache: compiled %d, disk hits %d, memory hits %d\n", st.compiled, st.disk_hits,
-                     st.memory_hits);
-        std::fprintf(stderr, "prepare: %.3f ms (compiler %.3f ms), run: %.3f ms\n", st.prepare_seconds * 1e3,
-                     st.compile_seconds * 1e3, run_s * 1e3);
-    }
+    if (a.stats) print_prepare_stats(*prepared, run_s, prepare_start);
     return 0;
 }
 
@@ -172,6 +190,9 @@ int main(int argc, char** argv) {
                           "write the primitive graph, loop IR after each pass, decisions and generated C++ here "
                           "(default: $TOROID_DEBUG)");
     apply_cmd->add_flag("--stats", apply.stats, "print cache hits and compile/run times to stderr");
+    apply_cmd->add_flag("--prepare-only", apply.prepare_only,
+                        "compile (prepare) for IN and stop: nothing runs, OUT is not written (with "
+                        "TOROID_CPU_TARGET, another CPU's code)");
     apply_cmd->add_flag("--explain", apply.explain, "print the kernels that run: loop nests, axes, bytes, FLOPs");
 
     BenchOptions bench_opts;

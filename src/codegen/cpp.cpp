@@ -1172,11 +1172,16 @@ std::string generate_cpp(const Program& program, int lanes) {
     // scheduler); kernels without a vector loop use `lanes`. The preamble's vector part is
     // pasted once per lane count, in a namespace of its own that the kernels of that count
     // are printed in.
+    // A program without vector loops (the quick tier's scalar program, say) gets no vector
+    // part at all: its kernels call the scalar helpers only, and the compiler is spared
+    // parsing the rest.
     auto kernel_lanes = [&](const Kernel& k) { return k.vector_width > 1 ? k.vector_width : lanes; };
+    const bool vectors =
+        std::any_of(program.kernels.begin(), program.kernels.end(), [](const Kernel& k) { return k.vector_width > 1; });
     std::vector<int> counts;
     for (const Kernel& k : program.kernels)
-        if (std::find(counts.begin(), counts.end(), kernel_lanes(k)) == counts.end()) counts.push_back(kernel_lanes(k));
-    if (counts.empty()) counts.push_back(lanes);
+        if (vectors && std::find(counts.begin(), counts.end(), kernel_lanes(k)) == counts.end())
+            counts.push_back(kernel_lanes(k));
     std::sort(counts.begin(), counts.end());
     const std::size_t split = kCpuPreamble.find(kLaneSplit);
     if (split == std::string_view::npos) fail("internal: the CPU preamble has no '{}' line", kLaneSplit);

@@ -20,12 +20,14 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace toroid {
@@ -37,8 +39,9 @@ using Entry = void (*)(void* const*, const std::int64_t*, int);
 // structure.
 struct Artifact {
     ir::Program program;
-    std::shared_ptr<CompiledModule> module;
-    Entry entry = nullptr;
+    // The entry point swaps from the quick build to the full one when that is loaded.
+    std::shared_ptr<TieredModule> module;
+    Entry entry() const { return module->entry_as<Entry>(); }
     Layout output_layout = Layout::Contiguous;
 };
 
@@ -81,6 +84,30 @@ const schedule::Target& host_target() {
 using driver::spec_key;
 using driver::write_text;
 
+Tiers tiers_for(const EngineOptions& o) {
+    if (!o.debug_dir.empty()) return Tiers::FullOnly;  // the dumps describe the code that runs
+    // $TOROID_TIERED: 0 builds the full program only, "quick" the quick one only (to measure it).
+    const char* env = std::getenv("TOROID_TIERED");
+    if (o.tiers == Tiers::Tiered && env != nullptr && std::string_view(env) == "0") return Tiers::FullOnly;
+    if (o.tiers == Tiers::Tiered && env != nullptr && std::string_view(env) == "quick") return Tiers::QuickOnly;
+    return o.tiers;
+}
+
+// Whether one binding serves both programs: the same parameters and buffers (the scalar
+// schedule differs from the full one in its loop kinds only).
+bool same_interface(const ir::Program& a, const ir::Program& b) {
+    if (a.params.size() != b.params.size() || a.buffers.size() != b.buffers.size() || a.input != b.input ||
+        a.output != b.output)
+        return false;
+    for (std::size_t i = 0; i < a.params.size(); ++i)
+        if (a.params[i].name != b.params[i].name) return false;
+    for (std::size_t i = 0; i < a.buffers.size(); ++i)
+        if (a.buffers[i].name != b.buffers[i].name || a.buffers[i].role != b.buffers[i].role ||
+            a.buffers[i].type != b.buffers[i].type)
+            return false;
+    return true;
+}
+
 std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth width, const EngineOptions& options,
                                         PrepareStats& stats) {
     const std::filesystem::path debug = options.debug_dir;
@@ -92,6 +119,14 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
     art->program = schedule::schedule(graph, so, debug.empty() ? nullptr : &dumps);
     art->output_layout = graph.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
     const std::string source = codegen::generate_cpp(art->program, so.target.kernel_lanes());
+    const Tiers tiers = tiers_for(options);
+    std::string quick_source;  // the quick tier: the same program with scalar loops
+    if (tiers != Tiers::FullOnly) {
+        schedule::Options qo = so;
+        qo.target = so.target.scalar();
+        const ir::Program quick = schedule::schedule(graph, qo);
+        if (same_interface(quick, art->program)) quick_source = codegen::generate_cpp(quick, qo.target.kernel_lanes());
+    }
     if (!debug.empty()) {
         int i = 1;
         for (const auto& d : dumps) write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
@@ -108,16 +143,22 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
     JitCompiler& compiler = jit();  // first, so that the OpenMP runtime is pinned
     if (options.cold_prepare) own.emplace(jit_config());
     JitCompiler& j = own ? *own : compiler;
-    const JitStats before = j.stats();
+    JitStats own_work;  // this load's: background builds (any load's) are not this prepare's
     LoadOptions lo;
     lo.debug_dir = debug;
-    art->module = j.load(source, codegen::kEntryPoint, lo);
-    const JitStats after = j.stats();
-    stats.compiled += after.compiled - before.compiled;
-    stats.disk_hits += after.disk_hits - before.disk_hits;
-    stats.memory_hits += after.memory_hits - before.memory_hits;
-    stats.compile_seconds += after.compile_seconds - before.compile_seconds;
-    art->entry = art->module->lookup<Entry>(codegen::kEntryPoint);
+    lo.stats = &own_work;
+    if (quick_source.empty()) {
+        art->module = TieredModule::of(j.load(source, codegen::kEntryPoint, lo), codegen::kEntryPoint);
+    } else if (tiers == Tiers::QuickOnly) {
+        lo.quick = true;
+        art->module = TieredModule::of(j.load(quick_source, codegen::kEntryPoint, lo), codegen::kEntryPoint);
+    } else {
+        art->module = j.load_tiered(source, quick_source, codegen::kEntryPoint, lo);
+    }
+    stats.compiled += own_work.compiled;
+    stats.disk_hits += own_work.disk_hits;
+    stats.memory_hits += own_work.memory_hits;
+    stats.compile_seconds += own_work.compile_seconds;
     return art;
 }
 
@@ -163,6 +204,7 @@ public:
         return schedule::explain(inst_->art->program, b);
     }
     PrepareStats stats() const override { return stats_; }
+    void wait_full() const override { inst_->art->module->wait(); }
 
 private:
     Dims output_shape() const {
@@ -217,7 +259,7 @@ private:
                 case ir::BufferRole::Output: break;
             }
         }
-        inst_->art->entry(ptrs.data(), b.params.data(), threads_);
+        inst_->art->entry()(ptrs.data(), b.params.data(), threads_);
         return direct;
     }
 
@@ -244,7 +286,7 @@ private:
                 case ir::BufferRole::Temp: break;
             }
         }
-        inst_->art->entry(ptrs, dense_params_.data(), threads_);
+        inst_->art->entry()(ptrs, dense_params_.data(), threads_);
     }
 
     std::shared_ptr<const Instance> inst_;
@@ -267,7 +309,10 @@ public:
         const auto start = std::chrono::steady_clock::now();
         infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
         PrepareStats stats;
-        const std::string key = (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
+        // Quick-only programs are kept apart: nothing else may run them.
+        const Tiers tiers = tiers_for(options_);
+        const std::string tier = tiers == Tiers::QuickOnly ? "quick\n" : "";
+        const std::string key = tier + (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
         const bool debug = !options_.debug_dir.empty();
         const bool fresh = debug || options_.cold_prepare;
         std::shared_ptr<const Instance> inst = fresh ? nullptr : cache().find_instance(key);
@@ -279,7 +324,7 @@ public:
         } else {
             auto made = std::make_shared<Instance>();
             driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
-            const std::string& structure = d.structure;
+            const std::string structure = tier + d.structure;
             made->art = fresh ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;
             else made->art = compile(d.graph, d.width, options_, stats);
@@ -297,6 +342,8 @@ public:
             }
         }
         count_cache(counted);
+        if (tiers == Tiers::FullOnly) inst->art->module->wait();
+        stats.quick = !inst->art->module->full();
         stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return std::make_unique<CompiledPrepared>(std::move(inst), in, options_.threads, stats);
     }

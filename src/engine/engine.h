@@ -14,6 +14,17 @@
 
 namespace toroid {
 
+// How the compiled engine builds a program it finds in no cache (runtime/jit.h,
+// load_tiered). $TOROID_TIERED=0 makes Tiered mean FullOnly, =quick QuickOnly.
+enum class Tiers : std::uint8_t {
+    // prepare() returns with a quick build (scalar loops, fewer compiler passes: a fifth of
+    // the compile time) and the full build compiles in the background, replacing it for
+    // later runs once loaded. Both compute the same results.
+    Tiered,
+    FullOnly,   // prepare() returns once the full build is loaded
+    QuickOnly,  // the quick build alone (tests compare the tiers)
+};
+
 struct EngineOptions {
     int threads = 1;
     // Compiled engine: when set, each compile writes its primitive graph, the loop IR
@@ -28,6 +39,8 @@ struct EngineOptions {
     // prepare does: a compile, or a load from the disk cache. Benchmarks set it to report
     // compile latency.
     bool cold_prepare = false;
+    // Compiled engine: the builds prepare() waits for (with debug_dir: FullOnly).
+    Tiers tiers = Tiers::Tiered;
 };
 
 // What preparing cost, for `--stats`.
@@ -35,6 +48,9 @@ struct PrepareStats {
     int compiled = 0, disk_hits = 0, memory_hits = 0;
     double prepare_seconds = 0;
     double compile_seconds = 0;  // of prepare_seconds, the time spent in the C++ compiler
+    // The prepared pipeline runs a quick build; the full build compiles in the background
+    // (PreparedPipeline::wait_full).
+    bool quick = false;
 };
 
 // Process-wide counters of the compiling engines' caches since the process started
@@ -69,6 +85,10 @@ public:
     // and written and FLOPs.
     virtual std::string explain() const = 0;
     virtual PrepareStats stats() const { return {}; }
+    // Waits until the code that runs is final: the full build loaded where prepare returned
+    // with a quick one. Throws toroid::Error when the full build failed (the quick build
+    // keeps running).
+    virtual void wait_full() const {}
 };
 
 class Engine {

@@ -181,6 +181,12 @@ fs::path DiskCache::keep_failure(const std::string& key, const fs::path& from) c
     return from;  // another process keeps replacing it; ours stays where it is
 }
 
+std::optional<fs::path> DiskCache::find(const Recipe& recipe) const {
+    const fs::path dir = entry(recipe.key);
+    if (check(recipe, dir) == std::optional<bool>(true)) return dir;
+    return std::nullopt;
+}
+
 DiskCache::Result DiskCache::get(const Recipe& recipe) const {
     Result result;
     const fs::path dir = entry(recipe.key);

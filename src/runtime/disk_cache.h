@@ -66,6 +66,9 @@ public:
     // build fails (the message comes from the BuildFailure) or a fresh build is rejected by
     // recipe.open (then its folder is kept under failed/<key>/ too).
     Result get(const Recipe& recipe) const;
+    // The installed entry of recipe.key when it is intact and recipe.open accepts it; never
+    // builds, waits for a builder or removes anything (a broken entry is get()'s to rebuild).
+    std::optional<std::filesystem::path> find(const Recipe& recipe) const;
 
     const std::filesystem::path& root() const { return root_; }
     std::filesystem::path entry(const std::string& key) const { return root_ / key; }

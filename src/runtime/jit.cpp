@@ -9,19 +9,27 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/types.h>
@@ -189,8 +197,17 @@ CompilerConfig CompilerConfig::from_environment() {
     // Set but empty is honoured: it is how a user asks for the compiler's own defaults.
     if (auto flags = env_value("TOROID_CXXFLAGS")) config.optimization_flags = split_whitespace(*flags);
     else config.optimization_flags = {"-O3", "-march=native"};
+    if (auto flags = env_nonempty("TOROID_QUICK_CXXFLAGS")) config.quick_optimization_flags = split_whitespace(*flags);
     config.cache_dir = default_cache_dir();
     return config;
+}
+
+std::vector<std::string> quick_flags_from(const std::vector<std::string>& flags) {
+    std::vector<std::string> out;
+    for (const auto& f : flags)
+        if (f.rfind("-O", 0) != 0) out.push_back(f);
+    out.emplace_back("-O1");
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -224,8 +241,9 @@ void* CompiledModule::symbol(const std::string& name) const {
 struct JitCompiler::State {
     CompilerConfig config;
     DiskCache cache;  // under config.cache_dir made absolute: the compiler runs elsewhere
-    std::vector<std::string> command;
-    std::string command_line;
+    // [0]: full builds, [1]: the quick builds of load_tiered.
+    std::vector<std::string> commands[2];
+    std::string command_lines[2];
 
     mutable std::mutex mutex;  // guards stats and modules
     JitStats stats;
@@ -236,16 +254,25 @@ struct JitCompiler::State {
 
     explicit State(const fs::path& root) : cache(root) {}
 
+    // Counts into this compiler's stats and, when set, the caller's own (LoadOptions::stats).
     template <typename F>
-    void count(F&& update) {
+    void count(F&& update, JitStats* also = nullptr) {
         std::lock_guard lock(mutex);
         update(stats);
+        if (also != nullptr) update(*also);
+    }
+
+    std::string key(const std::string& source, bool quick) const {
+        std::vector<std::string> parts = {source, compiler_identity(config.cxx)};
+        for (const auto& arg : commands[quick]) parts.push_back(arg);
+        return cache_key("toroid-jit-key-v1", parts);
     }
 
     // Compiles kernel.cpp into kernel.so inside the cache's private folder `dir`.
-    nlohmann::json build(const fs::path& dir, const std::string& source) const {
+    nlohmann::json build(const fs::path& dir, const std::string& source, bool quick) const {
+        const std::vector<std::string>& command = commands[quick];
         write_file_bytes(dir / "kernel.cpp", source);
-        write_file_bytes(dir / "command.txt", command_line + "\n");
+        write_file_bytes(dir / "command.txt", command_lines[quick] + "\n");
         const fs::path output = dir / "compiler_output.txt";
         Spawned child = spawn(command, dir, output, -1);
         std::string problem;
@@ -268,49 +295,70 @@ struct JitCompiler::State {
             }};
         }
         const std::string identity = compiler_identity(config.cxx);
-        return {{"command", command}, {"compiler", identity.substr(0, identity.find('\n'))}};
+        return {{"command", command},
+                {"compiler", identity.substr(0, identity.find('\n'))},
+                {"tier", quick ? "quick" : "full"}};
     }
 
-    std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source) {
-        std::shared_ptr<CompiledModule> module;
+    DiskCache::Recipe recipe(const std::string& key, const std::string& source, bool quick,
+                             std::shared_ptr<CompiledModule>& module) const {
         DiskCache::Recipe recipe;
         recipe.key = key;
         recipe.checked_files = {"kernel.so"};
-        recipe.build = [&](const fs::path& dir) { return build(dir, source); };
+        recipe.build = [this, &source, quick](const fs::path& dir) { return build(dir, source, quick); };
         // dlopen is the last check: an entry that passes its manifest but does not load
         // is as broken as one that fails it.
-        recipe.open = [&](const fs::path& dir) {
-            module = std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, command});
+        recipe.open = [this, &module, key, quick](const fs::path& dir) {
+            module = std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, commands[quick]});
         };
+        return recipe;
+    }
+
+    // The installed disk entry of `key`, loaded, or null; builds nothing, waits for nobody.
+    std::shared_ptr<CompiledModule> find(const std::string& key, const std::string& source, bool quick,
+                                         JitStats* also) {
+        std::shared_ptr<CompiledModule> module;
+        if (!cache.find(recipe(key, source, quick, module))) return nullptr;
+        count([](JitStats& s) { ++s.disk_hits; }, also);
+        return module;
+    }
+
+    std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source, bool quick,
+                                            JitStats* also) {
+        std::shared_ptr<CompiledModule> module;
+        const DiskCache::Recipe recipe = this->recipe(key, source, quick, module);
         DiskCache::Result result;
         try {
             result = cache.get(recipe);
         } catch (...) {
-            count([&](JitStats& s) { s.compile_seconds += result.build_seconds; });
+            count([&](JitStats& s) { s.compile_seconds += result.build_seconds; }, also);
             throw;
         }
-        count([&](JitStats& s) {
-            s.corrupt_entries += result.corrupt_entries;
-            s.compile_seconds += result.build_seconds;
-            if (result.built) ++s.compiled;
-            else ++s.disk_hits;
-        });
+        count(
+            [&](JitStats& s) {
+                s.corrupt_entries += result.corrupt_entries;
+                s.compile_seconds += result.build_seconds;
+                if (result.built) ++s.compiled;
+                else ++s.disk_hits;
+            },
+            also);
         return module;
     }
 
     // Best effort: the compiler's error matters more than a failed debug dump.
-    void write_failure_debug(const LoadOptions& options, const std::string& key, const std::string& source) const {
+    void write_failure_debug(const LoadOptions& options, const std::string& key, const std::string& source,
+                             bool quick) const {
         if (options.debug_dir.empty()) return;
         try {
-            write_debug(options.debug_dir, cache.failed(key), source);
+            write_debug(options.debug_dir, cache.failed(key), source, quick);
         } catch (const std::exception&) {
         }
     }
 
-    void write_debug(const fs::path& debug_dir, const fs::path& from, const std::string& source) const {
+    void write_debug(const fs::path& debug_dir, const fs::path& from, const std::string& source, bool quick) const {
         fs::create_directories(debug_dir);
         write_file_bytes(debug_dir / "kernel.cpp", source);
-        write_file_bytes(debug_dir / "command.txt", command_line + "\n");
+        write_file_bytes(debug_dir / "command.txt", command_lines[quick] + "\n");
         for (const char* name : {"compiler_output.txt", "manifest.json"}) {
             std::error_code ec;
             if (fs::exists(from / name, ec))
@@ -324,14 +372,20 @@ JitCompiler::JitCompiler() : JitCompiler(CompilerConfig::from_environment()) {}
 JitCompiler::JitCompiler(CompilerConfig config) {
     if (config.cxx.empty()) fail("JIT compiler configuration: no C++ compiler named");
     if (config.cache_dir.empty()) fail("JIT compiler configuration: no cache folder named");
-    state_ = std::make_unique<State>(config.cache_dir);
+    state_ = std::make_shared<State>(config.cache_dir);
     State& s = *state_;
-    s.command.push_back(config.cxx);
-    for (const auto& f : required_compiler_flags()) s.command.push_back(f);
-    for (const auto& f : config.optimization_flags) s.command.push_back(f);
-    for (const auto& f : config.extra_flags) s.command.push_back(f);
-    for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) s.command.emplace_back(f);
-    s.command_line = shell_join(s.command);
+    const std::vector<std::string> quick_flags = config.quick_optimization_flags.empty()
+                                                     ? quick_flags_from(config.optimization_flags)
+                                                     : config.quick_optimization_flags;
+    for (int quick = 0; quick < 2; ++quick) {
+        std::vector<std::string>& command = s.commands[quick];
+        command.push_back(config.cxx);
+        for (const auto& f : required_compiler_flags()) command.push_back(f);
+        for (const auto& f : quick ? quick_flags : config.optimization_flags) command.push_back(f);
+        for (const auto& f : config.extra_flags) command.push_back(f);
+        for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) command.emplace_back(f);
+        s.command_lines[quick] = shell_join(command);
+    }
     s.config = std::move(config);
 }
 
@@ -339,16 +393,16 @@ JitCompiler::~JitCompiler() = default;
 JitCompiler::JitCompiler(JitCompiler&&) noexcept = default;
 JitCompiler& JitCompiler::operator=(JitCompiler&&) noexcept = default;
 
-std::string JitCompiler::key(const std::string& source) {
-    std::vector<std::string> parts = {source, compiler_identity(state_->config.cxx)};
-    for (const auto& arg : state_->command) parts.push_back(arg);
-    return cache_key("toroid-jit-key-v1", parts);
-}
+std::string JitCompiler::key(const std::string& source, bool quick) { return state_->key(source, quick); }
 
 std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, const std::string& entry,
                                                   const LoadOptions& options) {
-    State& s = *state_;
-    const std::string k = key(source);
+    return load_module(*state_, source, entry, options.quick, options);
+}
+
+std::shared_ptr<CompiledModule> JitCompiler::load_module(State& s, const std::string& source, const std::string& entry,
+                                                         bool quick, const LoadOptions& options) {
+    const std::string k = s.key(source, quick);
 
     std::promise<std::shared_ptr<CompiledModule>> promise;
     ModuleFuture future;
@@ -368,7 +422,7 @@ std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, con
     if (owner) {
         try {
             try {
-                module = s.resolve(k, source);
+                module = s.resolve(k, source, quick, options.stats);
             } catch (const Error&) {
                 throw;
             } catch (const std::bad_alloc&) {
@@ -385,7 +439,7 @@ std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, con
                 s.modules.erase(k);
             }
             promise.set_exception(std::current_exception());
-            s.write_failure_debug(options, k, source);
+            s.write_failure_debug(options, k, source, quick);
             throw;
         }
         promise.set_value(module);
@@ -393,15 +447,15 @@ std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, con
         try {
             module = future.get();
         } catch (...) {
-            s.write_failure_debug(options, k, source);
+            s.write_failure_debug(options, k, source, quick);
             throw;
         }
-        s.count([](JitStats& st) { ++st.memory_hits; });
+        s.count([](JitStats& st) { ++st.memory_hits; }, options.stats);
     }
 
     if (!options.debug_dir.empty()) {
         try {
-            s.write_debug(options.debug_dir, module->directory(), source);
+            s.write_debug(options.debug_dir, module->directory(), source, quick);
         } catch (const fs::filesystem_error& e) {
             fail("cannot write JIT debug files to {}: {}", one_line(options.debug_dir.string()), one_line(e.what()));
         }
@@ -417,9 +471,269 @@ JitStats JitCompiler::stats() const {
 
 const CompilerConfig& JitCompiler::config() const { return state_->config; }
 
-std::vector<std::string> JitCompiler::command() const { return state_->command; }
+std::vector<std::string> JitCompiler::command(bool quick) const { return state_->commands[quick]; }
 
-std::string JitCompiler::command_line() const { return state_->command_line; }
+std::string JitCompiler::command_line() const { return state_->command_lines[0]; }
+
+// ---------------------------------------------------------------------------------------
+// Background builds.
+
+namespace {
+
+// The process's background builds: a count the hooks below wait on. Never destroyed (a
+// build may still be finishing while static objects go away at exit).
+struct Background {
+    std::mutex mutex;
+    std::condition_variable settled;
+    int running = 0;
+
+    static Background& get() {
+        static Background* b = new Background;
+        return *b;
+    }
+
+    // Runs `work` on a thread of its own, or here when no thread can be started.
+    void start(std::function<void()> work) {
+        static std::once_flag hooks;
+        std::call_once(hooks, [] {
+            // Registered after the first JitCompiler was made (it runs the build), so at exit
+            // this runs before static compilers are destroyed.
+            std::atexit([] { get().wait_all(); });
+            ::pthread_atfork(&before_fork, &after_fork, &after_fork);
+        });
+        {
+            std::lock_guard lock(mutex);
+            ++running;
+        }
+        try {
+            std::thread([this, work = std::move(work)]() mutable {
+                work();
+                work = nullptr;  // what it holds goes first: the process may exit right after
+                done();
+            }).detach();
+        } catch (const std::system_error&) {
+            work();
+            done();
+        }
+    }
+
+    void done() {
+        std::lock_guard lock(mutex);
+        --running;
+        settled.notify_all();
+    }
+
+    void wait_all() {
+        std::unique_lock lock(mutex);
+        settled.wait(lock, [&] { return running == 0; });
+    }
+
+    // A child has only the forking thread: a build in flight would never settle there, and
+    // its lock could be held. So fork waits for the builds and holds the lock across it, so
+    // that none starts meanwhile.
+    static void before_fork() {
+        Background& b = get();
+        std::unique_lock lock(b.mutex);
+        b.settled.wait(lock, [&] { return b.running == 0; });
+        lock.release();
+    }
+    static void after_fork() { get().mutex.unlock(); }
+};
+
+// The cores this process may run on (its affinity mask), at least 1.
+int usable_cores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+void wait_for_background_builds() { Background::get().wait_all(); }
+
+struct TieredModule::State {
+    mutable std::mutex mutex;
+    mutable std::condition_variable cv;
+    std::shared_ptr<CompiledModule> quick, full;
+    bool settled = false;
+    std::exception_ptr error;
+    double full_seconds = 0;
+};
+
+// Entry swaps happen under the mutex, so that a quick build loaded late never replaces a
+// full one. A failed full build is reported once the quick build serves (before that, the
+// quick build may fail too, and then the full build's error is the call's own).
+void TieredModule::settle(std::shared_ptr<CompiledModule> module, std::exception_ptr error, const std::string& entry,
+                          double seconds) {
+    void* address = nullptr;
+    if (module) {
+        try {
+            address = module->symbol(entry);
+        } catch (...) {
+            error = std::current_exception();
+            module = nullptr;
+        }
+    }
+    bool warn = false;
+    {
+        std::lock_guard lock(state_->mutex);
+        state_->settled = true;
+        if (module) {
+            state_->full = std::move(module);
+            state_->full_seconds = seconds;
+            entry_.store(address, std::memory_order_release);
+        } else {
+            state_->error = error;
+            warn = state_->quick != nullptr;
+        }
+    }
+    state_->cv.notify_all();
+    if (warn) warn_full_failed(error);
+}
+
+void TieredModule::serve_quick(std::shared_ptr<CompiledModule> module, const std::string& entry) {
+    void* address = module->symbol(entry);
+    bool warn = false;
+    std::exception_ptr error;
+    {
+        std::lock_guard lock(state_->mutex);
+        state_->quick = std::move(module);
+        if (!state_->full) entry_.store(address, std::memory_order_release);
+        warn = state_->settled && state_->error;
+        error = state_->error;
+    }
+    if (warn) warn_full_failed(error);
+}
+
+// Nobody may ever wait() for a background build: its failure is said here, as a compiler's
+// warning would be.
+void TieredModule::warn_full_failed(const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "toroid: warning: the full build failed; its quick build keeps serving: %s\n",
+                     one_line(e.what(), 2000).c_str());
+    } catch (...) {
+    }
+}
+
+TieredModule::TieredModule() : state_(std::make_shared<State>()) {}
+TieredModule::~TieredModule() = default;
+
+std::shared_ptr<TieredModule> TieredModule::of(std::shared_ptr<CompiledModule> module, const std::string& entry) {
+    auto t = std::make_shared<TieredModule>();
+    void* address = module->symbol(entry);
+    t->state_->full = std::move(module);
+    t->state_->settled = true;
+    t->entry_.store(address, std::memory_order_release);
+    return t;
+}
+
+bool TieredModule::full() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->full != nullptr;
+}
+
+bool TieredModule::settled() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->settled;
+}
+
+void TieredModule::wait() const {
+    std::unique_lock lock(state_->mutex);
+    state_->cv.wait(lock, [&] { return state_->settled; });
+    if (state_->error) std::rethrow_exception(state_->error);
+}
+
+double TieredModule::full_seconds() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->full_seconds;
+}
+
+std::shared_ptr<CompiledModule> TieredModule::module() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->full ? state_->full : state_->quick;
+}
+
+std::shared_ptr<CompiledModule> TieredModule::quick_module() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->quick;
+}
+
+std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_source, const std::string& quick_source,
+                                                       const std::string& entry, const LoadOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    auto tiered = std::make_shared<TieredModule>();
+
+    // The full build at once when it is there: in memory (built), or on disk.
+    State& s = *state_;
+    const std::string full_key = s.key(full_source, false);
+    std::shared_ptr<CompiledModule> full;
+    {
+        std::lock_guard lock(s.mutex);
+        if (auto it = s.modules.find(full_key);
+            it != s.modules.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            full = it->second.get();  // failures are not kept in the map
+            ++s.stats.memory_hits;
+            if (options.stats) ++options.stats->memory_hits;
+        }
+    }
+    if (!full) {
+        try {
+            full = s.find(full_key, full_source, false, options.stats);
+        } catch (const std::exception&) {
+            full = nullptr;  // unusable: the build below goes through get(), which says why
+        }
+        if (full) {
+            std::promise<std::shared_ptr<CompiledModule>> ready;
+            ready.set_value(full);
+            std::lock_guard lock(s.mutex);
+            s.modules.emplace(full_key, ready.get_future().share());
+        }
+    }
+    if (full) {
+        tiered->settle(std::move(full), nullptr, entry, 0);
+        return tiered;
+    }
+
+    // With cores to spare, the full build starts first and runs beside the quick one; with
+    // two or fewer it would slow the quick build down (measured: 0.22 -> 0.45 s on two
+    // cores), so it starts once the quick build is loaded.
+    auto background = [state = state_, tiered, full_source, entry, start] {
+        std::shared_ptr<CompiledModule> module;
+        std::exception_ptr error;
+        try {
+            module = load_module(*state, full_source, entry, false, {});
+        } catch (...) {
+            error = std::current_exception();
+        }
+        tiered->settle(std::move(module), error, entry,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    };
+    const bool beside = usable_cores() > 2;
+    if (beside) Background::get().start(background);
+
+    LoadOptions quick_options;
+    quick_options.quick = true;
+    quick_options.stats = options.stats;
+    std::shared_ptr<CompiledModule> quick;
+    try {
+        quick = load_module(s, quick_source, entry, true, quick_options);
+    } catch (const Error& e) {
+        // The quick build is an optimization: without it, the call waits for the full
+        // build and reports its error (the one a single build would have had).
+        if (!beside) Background::get().start(background);
+        tiered->wait();
+        std::fprintf(stderr, "toroid: warning: the quick build failed; the full build serves: %s\n",
+                     one_line(e.what(), 2000).c_str());
+        return tiered;
+    }
+    tiered->serve_quick(std::move(quick), entry);
+    s.count([](JitStats& st) { ++st.quick_loads; }, options.stats);
+    if (!beside) Background::get().start(background);
+    return tiered;
+}
 
 // ---------------------------------------------------------------------------------------
 

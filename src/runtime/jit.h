@@ -3,7 +3,9 @@
 // JitCompiler and on disk in a folder that several processes may share at once.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
+#include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -19,13 +21,20 @@ struct CompilerConfig {
     std::vector<std::string> optimization_flags;
     // Flags the caller needs whatever the user's optimization choice (e.g. -fopenmp, -I...).
     std::vector<std::string> extra_flags;
+    // In place of optimization_flags for the quick tier of load_tiered(); when empty, the
+    // optimization flags with their -O level replaced by -O1.
+    std::vector<std::string> quick_optimization_flags;
     std::filesystem::path cache_dir;
 
     // cxx: $TOROID_CXX, else $CXX, else "c++". optimization_flags: $TOROID_CXXFLAGS, else
-    // "-O3 -march=native". cache_dir: $TOROID_CACHE_DIR, else $XDG_CACHE_HOME/toroid, else
+    // "-O3 -march=native". quick_optimization_flags: $TOROID_QUICK_CXXFLAGS (unset or empty:
+    // derived as above). cache_dir: $TOROID_CACHE_DIR, else $XDG_CACHE_HOME/toroid, else
     // $HOME/.cache/toroid (throws toroid::Error when none of these is set).
     static CompilerConfig from_environment();
 };
+
+// The flags of a quick build: `flags` without their -O options, then -O1.
+std::vector<std::string> quick_flags_from(const std::vector<std::string>& flags);
 
 // Flags every build gets, ahead of the configurable ones: the output must be a
 // position-independent shared object of the language level the generator writes.
@@ -40,7 +49,8 @@ struct JitStats {
     int disk_hits = 0;        // modules loaded from an intact on-disk entry
     int memory_hits = 0;      // loads answered by a module this object already held
     int corrupt_entries = 0;  // broken on-disk entries found, removed and rebuilt
-    double compile_seconds = 0;  // wall time spent in the compiler
+    double compile_seconds = 0;  // wall time spent in the compiler (background builds included)
+    int quick_loads = 0;      // load_tiered() calls answered by a quick build (the full one in the background)
 };
 
 // One loaded shared object. Owns the dlopen handle: the code stays mapped while any
@@ -83,10 +93,70 @@ private:
     Info info_;
 };
 
+// What load_tiered() returns: the entry point of the best build loaded so far. A quick
+// build serves the first calls while the full build compiles in a background thread; when
+// that is loaded, entry() returns its entry point from the next call on (an atomic swap:
+// calls already running finish in the quick build, which stays loaded as long as this
+// object). Thread-safe.
+class TieredModule {
+public:
+    TieredModule();
+    ~TieredModule();
+    // One build alone, settled: entry() is its `entry` symbol.
+    static std::shared_ptr<TieredModule> of(std::shared_ptr<CompiledModule> module, const std::string& entry);
+    TieredModule(const TieredModule&) = delete;
+    TieredModule& operator=(const TieredModule&) = delete;
+
+    void* entry() const { return entry_.load(std::memory_order_acquire); }
+    template <typename FnPtr>
+    FnPtr entry_as() const {
+        static_assert(std::is_pointer_v<FnPtr> && std::is_function_v<std::remove_pointer_t<FnPtr>>,
+                      "entry_as<FnPtr> wants a function pointer type");
+        return reinterpret_cast<FnPtr>(entry());
+    }
+    // Whether the full build is the one entry() returns.
+    bool full() const;
+    // Whether the full build is done: loaded, or failed (the quick build then stays).
+    bool settled() const;
+    // Waits until the full build is settled; throws its error (toroid::Error) when it failed.
+    void wait() const;
+    // Seconds from the load_tiered() call until the full build was loaded (0 when it was
+    // loaded at once; meaningful once full()).
+    double full_seconds() const;
+    // The build entry() belongs to.
+    std::shared_ptr<CompiledModule> module() const;
+    // The quick build, when one was loaded (else null).
+    std::shared_ptr<CompiledModule> quick_module() const;
+
+private:
+    friend class JitCompiler;
+    // The full build loaded (module) or failed (error), `seconds` after the load began.
+    void settle(std::shared_ptr<CompiledModule> module, std::exception_ptr error, const std::string& entry,
+                double seconds);
+    // The quick build loaded: it serves until the full one is.
+    void serve_quick(std::shared_ptr<CompiledModule> module, const std::string& entry);
+    static void warn_full_failed(const std::exception_ptr& error);
+
+    struct State;
+    std::shared_ptr<State> state_;
+    std::atomic<void*> entry_{nullptr};
+};
+
+// Waits until every background build of this process has settled (the full builds of
+// load_tiered). A process also waits for them before it forks (a child has none of its
+// parent's threads; pthread_atfork) and when it exits (atexit), so that the disk cache gets
+// the full build and no compiler outlives the process that started it.
+void wait_for_background_builds();
+
 struct LoadOptions {
     // When set, kernel.cpp, command.txt, compiler_output.txt and manifest.json (whatever
     // exists for this load, failed or not) are written into this folder, created if needed.
     std::filesystem::path debug_dir;
+    // Build with the quick flags (CompilerConfig::quick_optimization_flags).
+    bool quick = false;
+    // When set, this load's own work is counted here too (a background build's is not),
+    // besides the compiler's stats().
+    JitStats* stats = nullptr;
 };
 
 // Compiles and loads generated translation units. load() may be called from several
@@ -117,22 +187,41 @@ public:
     std::shared_ptr<CompiledModule> load(const std::string& source, const std::string& entry,
                                          const LoadOptions& options = {});
 
-    // The cache key of `source` under this configuration (32 hex digits). Runs the
-    // compiler's --version once per process and compiler to learn its identity.
-    std::string key(const std::string& source);
+    // Two builds of one function: `full_source` with the optimization flags, and
+    // `quick_source` (the same results, code the compiler builds faster) with the quick
+    // flags. When the full build is in memory or in the disk cache, it is loaded and
+    // returned alone. Otherwise the quick build is loaded (from memory or disk, or compiled
+    // now) and the full one compiles in a background thread and replaces it when loaded
+    // (and is installed in the disk cache, so later processes load it at once). Throws as
+    // load() does for the quick build; a failed full build is reported by wait() (the quick
+    // build stays). The background work keeps this compiler's state alive: the object may
+    // be destroyed meanwhile. When the quick build fails, the call waits for the full one
+    // (and throws its error if it fails too). options: stats only.
+    std::shared_ptr<TieredModule> load_tiered(const std::string& full_source, const std::string& quick_source,
+                                              const std::string& entry, const LoadOptions& options = {});
+
+    // The cache key of `source` under this configuration (32 hex digits); quick: as the
+    // quick build of load_tiered(). Runs the compiler's --version once per process and
+    // compiler to learn its identity.
+    std::string key(const std::string& source, bool quick = false);
 
     JitStats stats() const;
     const CompilerConfig& config() const;
 
     // The compiler argv (argv[0] is config().cxx), run with the entry folder as working
     // directory so that it reads kernel.cpp and writes kernel.so there.
-    std::vector<std::string> command() const;
+    std::vector<std::string> command(bool quick = false) const;
     // command() as one shell-quoted line, for logs and debug dumps.
     std::string command_line() const;
 
 private:
     struct State;
-    std::unique_ptr<State> state_;
+    // The module of `source` from the memory cache, the disk cache or the compiler (threads
+    // asking for one key at once build it once); quick: the quick build's flags.
+    static std::shared_ptr<CompiledModule> load_module(State& s, const std::string& source, const std::string& entry,
+                                                       bool quick, const LoadOptions& options);
+    // Shared with background builds, which may outlive this object.
+    std::shared_ptr<State> state_;
 };
 
 // argv joined with POSIX shell quoting where an argument needs it.

@@ -228,7 +228,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
         }
         const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_permute, target.word_gather);
-        if ((contiguous || heavy || pixels) && !narrow) {
+        if ((contiguous || heavy || pixels) && !narrow && target.explicit_vectors) {
             l.kind = LoopKind::Vector;
             // The lane count: a kernel whose vectors hold bytes only (it moves bytes:
             // flips, crops, copies) fills a register with them; anything wider computes in
@@ -255,8 +255,9 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         } else {
             k.vector_width = 1;
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,
-                                              narrow ? "it gathers 1- or 2-byte elements lane by lane"
-                                                     : "cheap value, interleaved stores"));
+                                              !target.explicit_vectors ? "a scalar program (the quick tier)"
+                                              : narrow ? "it gathers 1- or 2-byte elements lane by lane"
+                                                       : "cheap value, interleaved stores"));
         }
         note_tap_pairs(prog, k, target);
         note_tap_lanes(prog, k, target);

@@ -132,7 +132,8 @@ std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
 }
 
 void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
-    if (!target.byte_permute || target.vector_bytes != 64 || target.tap_lanes_span < 0) return;
+    if (!target.explicit_vectors || !target.byte_permute || target.vector_bytes != 64 || target.tap_lanes_span < 0)
+        return;
     const auto t = tap_lanes_form(prog, k);
     if (!t) return;
     k.tap_lanes = t->channels;

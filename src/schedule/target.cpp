@@ -1,12 +1,15 @@
 // Target descriptions: the host CPU's vector width, read once.
 #include "schedule/target.h"
 
+#include "core/error.h"
+
 #include <cstdlib>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace toroid::schedule {
 
@@ -17,8 +20,18 @@ int Target::lanes(ir::Type t) const {
 
 std::string Target::name() const {
     if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
+    if (!explicit_vectors) return "cpu (scalar loops)";
     return fmt::format("cpu ({}-byte vectors{}{})", vector_bytes, byte_permute ? ", byte permute" : "",
                        word_gather ? ", word gather" : "");
+}
+
+Target Target::scalar() const {
+    Target t = *this;
+    t.explicit_vectors = false;
+    t.byte_permute = false;
+    t.tap_pairs = false;
+    t.tap_lanes_span = -1;
+    return t;
 }
 
 Target Target::cuda(const std::string& arch) {
@@ -29,20 +42,45 @@ Target Target::cuda(const std::string& arch) {
     return t;
 }
 
+namespace {
+
+// $TOROID_CPU_TARGET: the CPU code is generated for a named feature set instead of the one
+// this process runs on, to read (or compile, with a matching $TOROID_CXXFLAGS -march) the
+// source another machine would get. Running it needs a CPU that has those features.
+std::optional<Target> named_cpu_target(std::string_view name) {
+    Target t;
+    t.kind = TargetKind::Cpu;
+    t.word_gather = true;
+    if (name == "avx2") t.vector_bytes = 32;
+    else if (name == "avx512") t.vector_bytes = 64;
+    else if (name == "avx512vbmi") t.vector_bytes = 64, t.byte_permute = true;
+    else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_span = Target::kTapLanesShortRowsOnly;
+    else return std::nullopt;
+    return t;
+}
+
+}  // namespace
+
 Target Target::host_cpu() {
     Target t;
     t.kind = TargetKind::Cpu;
     t.vector_bytes = 32;
+    if (const char* n = std::getenv("TOROID_CPU_TARGET"); n != nullptr && *n != '\0' && std::string_view(n) != "host") {
+        auto named = named_cpu_target(n);
+        if (!named) fail("TOROID_CPU_TARGET='{}' is not one of host, avx2, avx512, avx512vbmi, zen4", printable(n));
+        t = *named;
+    } else {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
-    t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-    t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
-    // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
-    // where 16 outputs span several windows (docs/performance.md, section 14): there the
-    // form serves only rows of fewer than 16 outputs.
-    if (__builtin_cpu_is("amd")) t.tap_lanes_span = kTapLanesShortRowsOnly;
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
+        t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+        t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
+        // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
+        // where 16 outputs span several windows (docs/performance.md, section 14): there the
+        // form serves only rows of fewer than 16 outputs.
+        if (__builtin_cpu_is("amd")) t.tap_lanes_span = kTapLanesShortRowsOnly;
 #endif
+    }
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') t.tap_lanes_span = std::atoi(m);
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");
     t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";

@@ -31,6 +31,11 @@ struct Target {
     // Intel Xeon measured: docs/performance.md, section 14); $TOROID_TAP_LANES_SPAN
     // overrides it (negative: never).
     int tap_lanes_span = 112;
+    // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
+    // lanes). Off for the compiled engine's quick tier (runtime/jit.h, load_tiered): a program
+    // of scalar loops, the same values in the same order, that the C++ compiler builds in a
+    // fifth of the time, serving the first calls while the full program compiles.
+    bool explicit_vectors = true;
     // A span no row reaches: the form serves only rows of fewer than 16 outputs.
     static constexpr int kTapLanesShortRowsOnly = 1 << 30;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
@@ -44,7 +49,11 @@ struct Target {
 
     std::string name() const;  // e.g. "cpu (64-byte vectors)"
 
-    // The CPU this process runs on.
+    // This CPU target without explicit vectors or the forms that need them (explicit_vectors).
+    Target scalar() const;
+
+    // The CPU this process runs on ($TOROID_CPU_TARGET names another: avx2, avx512,
+    // avx512vbmi, zen4).
     static Target host_cpu();
     static Target cuda(const std::string& arch);
 };

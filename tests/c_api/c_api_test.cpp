@@ -580,6 +580,12 @@ TEST(CApi, CacheStatsCountPreparesCompilesAndBinds) {
     tiny.struct_size = 8;
     EXPECT_EQ(toroid_cache_stats(&tiny), TOROID_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(toroid_cache_stats(nullptr), TOROID_ERROR_INVALID_ARGUMENT);
+    // The structure's full build may still be compiling: waiting for it compiles nothing new.
+    EXPECT_EQ(toroid_wait_for_background_builds(), TOROID_OK);
+    toroid_cache_counts settled{};
+    settled.struct_size = sizeof settled;
+    ASSERT_EQ(toroid_cache_stats(&settled), TOROID_OK);
+    EXPECT_EQ(settled.compiles, after.compiles);
 }
 
 

@@ -29,14 +29,48 @@ using jit_test::kHeader;
 using jit_test::on_path;
 using jit_test::slurp;
 
+// A program of one kernel: `in` with each row reversed, `lanes` lanes a vector step.
+ir::Program reversing_program(int lanes) {
+    ir::Program p;
+    ir::Buffer in{};
+    in.id = 0;
+    in.name = "in";
+    in.role = ir::BufferRole::Input;
+    in.type = ir::Type::U8;
+    in.shape = {ir::iconst(1), ir::iconst(1), ir::iconst(4), ir::param(0)};
+    in.strides = {ir::param(1), ir::param(1), ir::param(0), ir::iconst(1)};
+    ir::Buffer out = in;
+    out.id = 1;
+    out.name = "out";
+    out.role = ir::BufferRole::Output;
+    p.buffers = {in, out};
+    p.input = 0;
+    p.output = 1;
+    p.params = {ir::ProgramParam{"w", ir::ParamKind::Size, {}}, ir::ProgramParam{"plane", ir::ParamKind::Stride, {}}};
+    ir::Kernel k;
+    k.name = "bytes";
+    k.output = 1;
+    k.loops = {{0, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel}, {1, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel},
+               {2, ir::iconst(0), ir::iconst(4), ir::LoopKind::Parallel}, {3, ir::iconst(0), ir::param(0), ir::LoopKind::Vector}};
+    k.vector_width = lanes;
+    k.value = ir::load(0, ir::Type::U8, {ir::var(0), ir::var(1), ir::var(2), ir::sub(ir::sub(ir::param(0), ir::iconst(1)), ir::var(3))});
+    p.kernels = {k};
+    return p;
+}
+
 TEST(CpuPreamble, GeneratedSourceEmbedsTheHeader) {
     const std::string header = slurp(kHeader);
     ASSERT_FALSE(header.empty()) << kHeader;
     const std::size_t split = header.find(codegen::kLaneSplit);
     ASSERT_NE(split, std::string::npos) << "no per-lane-count part in " << kHeader;
     const std::string common = header.substr(0, split), vectors = header.substr(split);
+    // Without vector loops, the scalar part alone.
+    const std::string scalar = codegen::generate_cpp(ir::Program{}, 16);
+    EXPECT_NE(scalar.find(common), std::string::npos);
+    EXPECT_EQ(scalar.find(codegen::kLaneSplit), std::string::npos);
+    EXPECT_EQ(scalar.find("#define TOROID_LANES"), std::string::npos);
     for (int lanes : {4, 8, 16}) {
-        const std::string src = codegen::generate_cpp(ir::Program{}, lanes);
+        const std::string src = codegen::generate_cpp(reversing_program(lanes), lanes);
         EXPECT_NE(src.find(common), std::string::npos) << "the library's preamble is not " << kHeader;
         EXPECT_NE(src.find(vectors), std::string::npos) << "the library's preamble is not " << kHeader;
         EXPECT_NE(src.find("#define TOROID_LANES " + std::to_string(lanes) + "\n"), std::string::npos);

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -37,8 +38,9 @@ std::vector<Case> load_cases() {
     auto doc = nlohmann::json::parse(f);
     std::vector<Case> out;
     // "cuda" runs where a GPU is (the GPU machine's scripts/gpu-test.sh); elsewhere those
-    // cases are skipped with the reason.
-    for (const std::string engine : {"reference", "compiled", "cuda"}) {
+    // cases are skipped with the reason. "compiled_quick" is the compiled engine's quick
+    // build (EngineOptions::tiers), which must also equal its full build bit for bit.
+    for (const std::string engine : {"reference", "compiled", "compiled_quick", "cuda"}) {
         for (const auto& c : doc["cases"]) {
             std::string label;
             for (const auto& op : c["pipeline"]) {
@@ -84,9 +86,20 @@ TEST_P(EngineConformance, MatchesPyTorch) {
     Tensor expected = io::read_npy_image(dir / "expected.npy");
 
     if (c.engine == "cuda" && !cuda_usable()) GTEST_SKIP() << cuda_unusable_reason();
-    auto engine = make_engine(c.engine, EngineOptions{});
+    EngineOptions options;
+    if (c.engine == "compiled_quick") options.tiers = Tiers::QuickOnly;
+    auto engine = make_engine(c.engine == "compiled_quick" ? "compiled" : c.engine, options);
     auto prepared = engine->prepare(pipeline, input.spec());
     Tensor got = prepared->run(input);
+    if (c.engine == "compiled_quick") {
+        EngineOptions full_options;
+        full_options.tiers = Tiers::FullOnly;
+        const Tensor full = make_engine("compiled", full_options)->prepare(pipeline, input.spec())->run(input);
+        ASSERT_EQ(full.shape(), got.shape());
+        ASSERT_EQ(full.dtype(), got.dtype());
+        ASSERT_EQ(full.strides(), got.strides());
+        EXPECT_EQ(std::memcmp(full.data(), got.data(), got.nbytes()), 0) << "the quick and full builds differ";
+    }
 
     ASSERT_EQ(got.dtype(), expected.dtype());
     ASSERT_EQ(got.shape(), expected.shape());

@@ -385,9 +385,13 @@ class V2Test(unittest.TestCase):
 
 NO_RECOMPILE_SCRIPT = r"""
 import os, sys, numpy as np, torch
-import toroid.transforms as T
+import json, toroid, toroid.transforms as T
 cache = os.environ["TOROID_CACHE_DIR"]
-programs = lambda: sorted(n for n in os.listdir(cache) if not n.endswith(".lock"))
+def programs():  # the full builds (each program also has a quick one, built first)
+    toroid.wait_for_background_builds()
+    manifest = lambda n: os.path.join(cache, n, "manifest.json")
+    full = lambda n: os.path.exists(manifest(n)) and json.load(open(manifest(n))).get("tier") == "full"
+    return sorted(n for n in os.listdir(cache) if not n.endswith(".lock") and not n.startswith(".") and full(n))
 t = T.Compose([T.Resize(24), T.RandomCrop(20, padding=2), T.RandomHorizontalFlip(),
                T.RandomAffine(20, (0.1, 0.1), interpolation="nearest"), T.ToDtype(torch.float32, scale=True)])
 def run(seed):
@@ -407,14 +411,19 @@ sys.exit(0 if 0 < len(warm) <= 4 and programs() == warm else 1)
 
 VARIANTS_SCRIPT = r"""
 import os, sys, numpy as np, torch
-import toroid.transforms as T
+import json, toroid, toroid.transforms as T
 cache = os.environ["TOROID_CACHE_DIR"]
-programs = lambda: sorted(n for n in os.listdir(cache) if not n.endswith(".lock") and not n.startswith("."))
+def programs():  # the full builds (each program also has a quick one, built first)
+    toroid.wait_for_background_builds()
+    manifest = lambda n: os.path.join(cache, n, "manifest.json")
+    full = lambda n: os.path.exists(manifest(n)) and json.load(open(manifest(n))).get("tier") == "full"
+    return sorted(n for n in os.listdir(cache) if not n.endswith(".lock") and not n.startswith(".") and full(n))
 x = torch.randint(0, 256, (3, 50, 40), dtype=torch.uint8)
 flip = T.Compose([T.Resize(24), T.RandomHorizontalFlip(), T.RandomVerticalFlip(0.3), T.ToDtype(torch.float32, scale=True)])
 torch.manual_seed(0)
 flip(x)
-pid = os.fork()  # while the other outcomes compile: the child must not wait on them forever
+pid = os.fork()  # while the other outcomes compile (and the full builds, in the library's
+# threads): the child must not wait on them forever
 if pid == 0:
     for seed in range(8):
         torch.manual_seed(seed)
