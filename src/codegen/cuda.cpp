@@ -7,6 +7,7 @@
 #include "ir/eval.h"
 #include "schedule/gpu_fuse.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string_view>
@@ -63,6 +64,17 @@ protected:
     // CUDA spells the fixed-width types as C does (the preamble typedefs them).
     std::string ctype(Type t) const override { return std::string(type_name(t)); }
     std::string unroll_pragma() const override { return "#pragma unroll 4"; }
+    // A thread's tap loop is its own: it runs over its window's taps only (the printer
+    // base's padding_window); TOROID_CUDA_PEEL=0 keeps the padding taps (selected away), 2
+    // splits loops of several windows (read once per process; for comparisons).
+    int peel_padding_taps() const override {
+        static const int mode = [] {
+            const char* e = std::getenv("TOROID_CUDA_PEEL");
+            if (e == nullptr || *e == '\0') return kPeelSharedWindow;
+            return std::clamp(std::atoi(e), 0, 2);
+        }();
+        return mode;
+    }
 
     std::string var_type(int v) const {
         return ranges_.count(v) && fits_i32(ranges_.at(v)) ? std::string("int32_t") : std::string("int64_t");
