@@ -169,14 +169,20 @@ TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 /* ---- batches of images of any sizes ------------------------------------------------- */
 
 /* The result's dtype, shape (of the input's ndim) and dense strides (channels-last for a
- * channels-last input) for an input described by `input`, without compiling anything. */
+ * channels-last input), on the input's device, for an input described by `input`, without
+ * compiling anything. */
 TOROID_API toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                             toroid_tensor_desc* out);
 /* Runs the pipeline on `count` images, each of its own size (and dtype and strides), into
  * outputs[i] (caller memory of the result's dtype and shape, toroid_output_desc; any
  * non-overlapping strides: views of one stacked tensor work). Images of any size share the
- * compiled code of their pipeline; the batch runs as one parallel loop over the images on
- * options->threads threads. A bad image does not stop the others: item_status[i] (optional,
+ * compiled code of their pipeline; the CPU images run as one parallel loop over the images
+ * on options->threads threads. Images in CUDA memory (input and output on one device, every
+ * CUDA image of the call on the same one) run on that device, enqueued on the legacy default
+ * stream (toroid_run_batch_on_stream names another) and not waited for: the images whose
+ * sizes share compiled kernels and launch plan run as one launch per kernel, the others in
+ * further launch sequences; their outputs must be dense in the layout toroid_output_desc
+ * gives up to their outer strides (views of one stacked tensor work). A bad image does not stop the others: item_status[i] (optional,
  * `count` entries) gets its status, and when `messages` is given, messages + i *
  * message_size holds its one-line message (NUL-terminated, cut to message_size - 1
  * bytes). Returns TOROID_OK when every image succeeded, else the first failing image's
@@ -184,6 +190,14 @@ TOROID_API toroid_status toroid_output_desc(const toroid_pipeline* pipeline, con
 TOROID_API toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
                                           const toroid_tensor* outputs, size_t count, const toroid_options* options,
                                           int32_t* item_status, char* messages, size_t message_size);
+/* toroid_run_batch with the CUDA images enqueued on `stream` (a CUstream of their device,
+ * e.g. PyTorch's current stream; NULL: the legacy default stream). A CUDA image's status
+ * covers what can be checked before its kernels are enqueued; a fault inside a kernel
+ * surfaces at the stream's next synchronization. */
+TOROID_API toroid_status toroid_run_batch_on_stream(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                                                    const toroid_tensor* outputs, size_t count,
+                                                    const toroid_options* options, int32_t* item_status,
+                                                    char* messages, size_t message_size, void* stream);
 
 /* ---- cache counters ----------------------------------------------------------------- */
 

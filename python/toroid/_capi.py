@@ -124,6 +124,11 @@ if has_run_data:
 has_run_data_on_stream = hasattr(lib, "toroid_run_data_on_stream")
 if has_run_data_on_stream:
     _declare("toroid_run_data_on_stream", _status, _P, _P, _P, _P)
+has_run_batch_on_stream = hasattr(lib, "toroid_run_batch_on_stream")
+if has_run_batch_on_stream:
+    _declare("toroid_run_batch_on_stream", _status, _P, ctypes.POINTER(Tensor), ctypes.POINTER(Tensor),
+             ctypes.c_size_t, ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p,
+             ctypes.c_size_t, _P)
 has_dlpack = hasattr(lib, "toroid_tensor_from_dlpack")
 if has_dlpack:
     _declare("toroid_tensor_from_dlpack", _status, _P, ctypes.POINTER(Tensor))

@@ -667,7 +667,9 @@ class PipelineHandle:
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):
         """Runs on a list of arrays/tensors of any sizes in one call (one parallel loop over
-        the images; every size shares the compiled code). When every result has the same
+        the images on the CPU; on CUDA, on torch's current stream, one launch per kernel for
+        the images whose sizes share compiled kernels; every size shares the compiled code).
+        When every result has the same
         dtype and shape, they come back stacked in one array (3-D inputs stacked along a new
         first dim, 4-D ones concatenated along N); otherwise as a list. errors="raise" raises
         toroid.Error naming the first bad image after the others ran; errors="skip" returns
@@ -681,6 +683,7 @@ class PipelineHandle:
                 a = adapt(x, "image %d" % i)
                 d = _capi.TensorDesc()
                 _capi.check(_capi.lib.toroid_output_desc(self._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
+                d.device, d.device_index = a.device, a.device_index  # the result lives where the input does
             except Error as e:
                 message = str(e) if str(e).startswith("image %d" % i) else "image %d: %s" % (i, e)
                 if errors != "skip":
@@ -690,10 +693,12 @@ class PipelineHandle:
             args.append(a)
             descs.append(d)
         good = [i for i in range(len(xs)) if args[i] is not None]
-        if any(args[i].device == _capi.CUDA for i in good):
+        cuda = [i for i in good if args[i].device == _capi.CUDA]
+        if cuda and not _capi.has_run_batch_on_stream:  # an older library: one image at a time
             return self._run_batch_cuda(args, descs, failed, engine, threads, errors)
         outs = [None] * len(xs)
-        keys = {(args[i].kind, descs[i].dtype, descs[i].dims()[0], descs[i].ndim) for i in good}
+        keys = {(args[i].kind, args[i].device, args[i].device_index, descs[i].dtype, descs[i].dims()[0],
+                 descs[i].ndim) for i in good}
         stacked = None
         n = len(good)
         in_t = _capi.Tensor * n
@@ -729,7 +734,15 @@ class PipelineHandle:
         status = (ctypes.c_int32 * max(n, 1))()
         size = 256
         messages = ctypes.create_string_buffer(size * max(n, 1))
-        _capi.lib.toroid_run_batch(self._handle, inputs, outputs, n, ctypes.byref(options), status, messages, size)
+        if cuda:
+            # CUDA images: one launch per kernel for each group of images sharing compiled
+            # kernels, on torch's current stream (where the results were allocated).
+            stream = _current_stream(args[cuda[0]].device_index)
+            _capi.lib.toroid_run_batch_on_stream(self._handle, inputs, outputs, n, ctypes.byref(options), status,
+                                                 messages, size, stream)
+        else:
+            _capi.lib.toroid_run_batch(self._handle, inputs, outputs, n, ctypes.byref(options), status, messages,
+                                       size)
         for k, i in enumerate(good):
             if status[k] != _capi.OK:
                 failed[i] = messages.raw[k * size:(k + 1) * size].split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -741,8 +754,8 @@ class PipelineHandle:
         return (result, failed) if errors == "skip" else result
 
     def _run_batch_cuda(self, args, descs, failed, engine, threads, errors):
-        # CUDA images run one launch sequence each on the current stream (each size shares
-        # its structure's kernels); results of one shape are stacked on the device.
+        # A library without toroid_run_batch_on_stream: CUDA images run one launch sequence
+        # each on the current stream; results of one shape are stacked on the device.
         t = _torch_module()
         outs = [None] * len(args)
         for i, a in enumerate(args):

@@ -27,6 +27,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct toroid_pipeline {
     // prepared pipeline without the engine printing its cache key. Dropped by set_grid.
     std::mutex engines_mutex;
     std::map<std::pair<std::string, int>, std::shared_ptr<toroid::Engine>> engines;
+
+    // CUDA batches: each input spec's prepared pipeline, by (device, dtype, shape, strides),
+    // so that a repeated size finds its instance without the engine printing its cache key.
+    // Dropped by set_grid; cleared when it grows past kMaxCudaPrepared.
+    using CudaKey = std::tuple<int, int, toroid::Dims, toroid::Dims>;
+    std::map<CudaKey, std::shared_ptr<toroid::CudaPipeline>> cuda_prepared;
+    static constexpr std::size_t kMaxCudaPrepared = 4096;
 
     std::shared_ptr<toroid::Engine> engine(const char* name, int threads) {
         const std::string n = name ? name : "compiled";
@@ -367,6 +375,7 @@ toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_inde
         pipeline->json.clear();
         std::lock_guard lock(pipeline->engines_mutex);
         pipeline->engines.clear();  // what they prepared was for the old grid
+        pipeline->cuda_prepared.clear();
     });
 }
 
@@ -629,12 +638,21 @@ toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_t
         const TensorSpec in = spec_of(*input, "input");
         const ShapeInfo o = infer_shape(pipeline->pipeline, ShapeInfo{in.dtype, in.shape});
         *out = desc_of(o.dtype, o.shape, dense_strides(o.shape, suggested_layout(in)), input->ndim);
+        out->device = input->device;  // the result lives where the input does
+        out->device_index = input->device_index;
     });
 }
 
-toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
-                               const toroid_tensor* outputs, size_t count, const toroid_options* options,
-                               int32_t* item_status, char* messages, size_t message_size) {
+}  // extern "C"
+
+namespace {
+
+// toroid_run_batch and toroid_run_batch_on_stream: CPU images as one parallel loop over the
+// images, CUDA images as one launch sequence per group of images sharing compiled kernels
+// (run_device_batch), enqueued on `stream`.
+toroid_status run_batch_items(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                              const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                              int32_t* item_status, char* messages, size_t message_size, void* stream) {
     std::vector<BatchItem> items;
     std::vector<toroid_status> status(count, TOROID_OK);
     std::vector<std::string> text(count);
@@ -654,35 +672,104 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
             engine = options->engine;
         }
         if (threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", threads));
+        auto* handle = const_cast<toroid_pipeline*>(pipeline);
         // Each item is checked on its own: a bad one is reported and skipped.
         items.resize(count);
+        std::vector<bool> on_cuda(count, false);
+        std::vector<CudaBatchRun> cuda_runs;
+        std::vector<std::size_t> cuda_items;
+        std::vector<std::shared_ptr<CudaPipeline>> keep;  // the runs' pipelines, alive through the call
+        int cuda_device = -1;  // the device of the batch's CUDA images (the stream's)
         for (std::size_t i = 0; i < count; ++i) {
             status[i] = guard([&] {
                 const std::string what = fmt::format("image {}", i);
-                if (inputs[i].desc.device != TOROID_CPU || outputs[i].desc.device != TOROID_CPU)
-                    throw Unsupported(fmt::format("image {}: batches run on the CPU; run CUDA images one by one "
-                                                  "(toroid_run_on_stream)", i));
+                const std::string out_what = what + " output";
                 const TensorSpec is = spec_of(inputs[i].desc, what.c_str());
                 check_data(inputs[i].data, is, what.c_str());
-                const TensorSpec os = spec_of(outputs[i].desc, (what + " output").c_str());
-                check_data(outputs[i].data, os, (what + " output").c_str());
+                const TensorSpec os = spec_of(outputs[i].desc, out_what.c_str());
+                check_data(outputs[i].data, os, out_what.c_str());
                 if (!non_overlapping(os)) bad(fmt::format("image {}: output strides make elements overlap", i));
-                items[i].input = Tensor::borrow(inputs[i].data, is.dtype, is.shape, is.strides);
-                items[i].output = Tensor::borrow(outputs[i].data, os.dtype, os.shape, os.strides);
+                const toroid_tensor_desc& id = inputs[i].desc;
+                const toroid_tensor_desc& od = outputs[i].desc;
+                if (id.device != od.device || (id.device == TOROID_CUDA && id.device_index != od.device_index))
+                    bad(fmt::format("image {}: the input is on {} {} but the output on {} {}", i,
+                                    id.device == TOROID_CUDA ? "cuda" : "cpu", id.device_index,
+                                    od.device == TOROID_CUDA ? "cuda" : "cpu", od.device_index));
+                if (id.device == TOROID_CPU) {
+                    items[i].input = Tensor::borrow(inputs[i].data, is.dtype, is.shape, is.strides);
+                    items[i].output = Tensor::borrow(outputs[i].data, os.dtype, os.shape, os.strides);
+                    return;
+                }
+                on_cuda[i] = true;
+                if (engine && std::string(engine) != "compiled" && std::string(engine) != "cuda")
+                    throw Unsupported(fmt::format("image {}: engine '{}' runs on the CPU only; CUDA images use the "
+                                                  "compiled engine", i, engine));
+                if (cuda_device < 0) cuda_device = id.device_index;
+                if (id.device_index != cuda_device)
+                    bad(fmt::format("image {} is on cuda {} but the batch's CUDA images are on cuda {} (one stream, "
+                                    "one device)", i, id.device_index, cuda_device));
+                const std::int64_t in_end = max_offset(is), out_end = max_offset(os);
+                if (in_end >= 0 && out_end >= 0) {
+                    auto* ib = static_cast<const char*>(inputs[i].data);
+                    auto* ob = static_cast<const char*>(outputs[i].data);
+                    const char* ie = ib + (in_end + 1) * static_cast<std::int64_t>(dtype_size(is.dtype));
+                    const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
+                    if (ib < oe && ob < ie) bad(fmt::format("image {}: output memory overlaps the input", i));
+                }
+                // The prepared pipeline of this spec: the handle's, else prepared now (outside
+                // the lock: it may compile).
+                const toroid_pipeline::CudaKey key{id.device_index, static_cast<int>(is.dtype), is.shape, is.strides};
+                std::shared_ptr<CudaPipeline> q;
+                {
+                    std::lock_guard lock(handle->engines_mutex);
+                    if (const auto it = handle->cuda_prepared.find(key); it != handle->cuda_prepared.end())
+                        q = it->second;
+                }
+                if (!q) {
+                    try {
+                        cuda::Device::get(id.device_index);
+                    } catch (const Error& e) {
+                        throw Unsupported(fmt::format("image {}: {}", i, e.what()));  // no driver, no device
+                    }
+                    try {
+                        q = prepare_cuda(pipeline->pipeline, is, EngineOptions{}, id.device_index);
+                    } catch (const Error& e) {
+                        bad(fmt::format("image {}: {}", i, e.what()));
+                    }
+                    std::lock_guard lock(handle->engines_mutex);
+                    if (handle->cuda_prepared.size() >= toroid_pipeline::kMaxCudaPrepared) handle->cuda_prepared.clear();
+                    handle->cuda_prepared.emplace(key, q);
+                }
+                const ShapeInfo o = q->output();
+                if (os.dtype != o.dtype || os.shape != o.shape)
+                    bad(fmt::format("image {}: output is {} {} but the result is {} {}", i, dtype_name(os.dtype),
+                                    shape_text(os.shape), dtype_name(o.dtype), shape_text(o.shape)));
+                cuda_runs.push_back(CudaBatchRun{q.get(), inputs[i].data, outputs[i].data, os.strides, false, {}});
+                cuda_items.push_back(i);
+                keep.push_back(std::move(q));
             });
             if (status[i] != TOROID_OK) text[i] = g_last_error;
+        }
+        if (!cuda_runs.empty()) {
+            run_device_batch(cuda_runs, stream);
+            for (std::size_t k = 0; k < cuda_runs.size(); ++k)
+                if (!cuda_runs[k].ok) {
+                    status[cuda_items[k]] = TOROID_ERROR_INVALID_ARGUMENT;
+                    text[cuda_items[k]] = fmt::format("image {}: {}", cuda_items[k], cuda_runs[k].error);
+                }
         }
         const int workers = threads == 0 ? default_threads() : threads;
         // Each item runs on one thread; the engine is the handle's, so sizes seen in earlier
         // batches are found by their spec.
-        const std::shared_ptr<Engine> eng = const_cast<toroid_pipeline*>(pipeline)->engine(engine, 1);
         std::vector<std::size_t> runnable;
         std::vector<BatchItem> run_items;
         for (std::size_t i = 0; i < count; ++i)
-            if (status[i] == TOROID_OK) {
+            if (status[i] == TOROID_OK && !on_cuda[i]) {
                 runnable.push_back(i);
                 run_items.push_back(items[i]);
             }
+        if (run_items.empty()) return;
+        const std::shared_ptr<Engine> eng = handle->engine(engine, 1);
         run_batch(pipeline->pipeline, run_items, *eng, workers);
         for (std::size_t k = 0; k < runnable.size(); ++k)
             if (!run_items[k].ok) {
@@ -713,6 +800,22 @@ toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_ten
     }
     if (first != TOROID_OK && whole == TOROID_OK) g_last_error = first_text;
     return first;
+}
+
+}  // namespace
+
+extern "C" {
+
+toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                               const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                               int32_t* item_status, char* messages, size_t message_size) {
+    return run_batch_items(pipeline, inputs, outputs, count, options, item_status, messages, message_size, nullptr);
+}
+
+toroid_status toroid_run_batch_on_stream(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+                                         const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                                         int32_t* item_status, char* messages, size_t message_size, void* stream) {
+    return run_batch_items(pipeline, inputs, outputs, count, options, item_status, messages, message_size, stream);
 }
 
 void toroid_file_options_init(toroid_file_options* options) {

@@ -83,6 +83,72 @@ protected:
     // Spelling hooks.
     virtual std::string ctype(Type t) const { return std_ctype(t); }
     virtual std::string unroll_pragma() const { return "#pragma GCC unroll 4"; }
+    // How tap loops treat a window's padding taps (see padding_window): kept and selected
+    // away (vector targets, whose lanes have windows of their own), or left out by running
+    // each loop over its window's taps only (scalar targets, where a thread's window is its
+    // own). Sums of several windows that share a loop (a thread's outputs a warp apart) keep
+    // their selects (kPeelSharedWindow), or run in loops of their own (kPeelSplit: fewer
+    // registers, but the copies' shared tap arithmetic is lost; docs/performance.md 5.1).
+    static constexpr int kPeelNone = 0, kPeelSharedWindow = 1, kPeelSplit = 2;
+    virtual int peel_padding_taps() const { return kPeelNone; }
+
+    // A tap sum whose term is select(lo <= r && r < hi, term, identity), the identity -0.0
+    // for floats or 0 for integers (a window's padding taps, kept out of the sum): adding
+    // the identity leaves every partial sum as it was, bit for bit, so a loop over
+    // max(lo, 0) <= r < min(hi, n) of `term` alone sums the same values in the same order
+    // (without the select, its condition, or the padding taps' loads and products).
+    struct PaddingWindow {
+        Expr lo, hi, term;
+    };
+    std::optional<PaddingWindow> padding_window(const Expr& sum) const {
+        if (peel_padding_taps() == kPeelNone || sum->op != Op::Sum) return std::nullopt;
+        const int r = sum->var;
+        const Expr& body = sum->args[0];
+        if (body->op != Op::Select || body->args[2]->op != Op::Const) return std::nullopt;
+        const Node& identity = *body->args[2];
+        if (is_float(identity.type) ? (identity.fval != 0.0 || !std::signbit(identity.fval)) : identity.ival != 0)
+            return std::nullopt;
+        const Expr& cond = body->args[0];
+        if (cond->op != Op::And) return std::nullopt;
+        Expr lo, hi;
+        for (const Expr& c : cond->args) {
+            if (c->op == Op::Le && c->args[1]->op == Op::Var && c->args[1]->var == r) lo = c->args[0];
+            else if (c->op == Op::Lt && c->args[0]->op == Op::Var && c->args[0]->var == r) hi = c->args[1];
+        }
+        if (!lo || !hi || depends_on_var(lo, r) || depends_on_var(hi, r) || is_float(lo->type) || is_float(hi->type))
+            return std::nullopt;
+        return PaddingWindow{lo, hi, body->args[1]};
+    }
+    // Whether two tap sums may share one loop: both with a padding window, or neither.
+    bool same_window(const Expr& a, const Expr& b) const {
+        const auto wa = padding_window(a), wb = padding_window(b);
+        if (!wa || !wb) return !wa && !wb;
+        if (peel_padding_taps() != kPeelSplit) return true;
+        return structurally_equal(wa->lo, wb->lo) && structurally_equal(wa->hi, wb->hi);
+    }
+    // A peeled window's first tap and end, clamped to the loop's [0, n): two temporaries.
+    std::pair<std::string, std::string> window_taps(const PaddingWindow& w, const std::string& n) {
+        const std::string t = ctype(Type::I32);
+        const std::string lo = emit(w.lo), hi = emit(w.hi);
+        const std::string first = fmt::format("t{}", next_temp_++), end = fmt::format("t{}", next_temp_++);
+        line(fmt::format("const {0} {1} = static_cast<{0}>({2}) > 0 ? static_cast<{0}>({2}) : 0;", t, first, lo));
+        line(fmt::format("const {0} {1} = static_cast<{0}>({2}) < static_cast<{0}>({3}) ? static_cast<{0}>({2}) : "
+                         "static_cast<{0}>({3});",
+                         t, end, hi, n));
+        return {first, end};
+    }
+    // The head of a tap loop over r < n: from 0, or over a padding window's own taps.
+    std::string tap_loop_head(const Expr& sum, int r, const std::string& n) {
+        const auto w = padding_window(sum);
+        if (!w) return fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n);
+        const auto [first, end] = window_taps(*w, n);
+        return fmt::format("for ({0} r{1} = {2}; r{1} < {3}; ++r{1}) {{", ctype(Type::I32), r, first, end);
+    }
+    // The term a tap loop accumulates: the select's value where the loop is peeled.
+    Expr tap_term(const Expr& sum) const {
+        const auto w = padding_window(sum);
+        return w ? w->term : sum->args[0];
+    }
 
     // Before a summation loop: computes the parts of its body that do not depend on the
     // tap index (table loads and index math of the output position), so that the loop
@@ -135,21 +201,41 @@ protected:
                 emit_tap_pairs(sums, accs, n);
                 return;
             }
-            line(unroll_pragma());
-            line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
-            ++indent_;
-            scopes_.emplace_back();
-            for (std::size_t i = 0; i < sums.size(); ++i) {
-                const Expr& body = sums[i]->args[0];
-                if (!elems[i].empty()) {
-                    accumulate_v(accs[i], elems[i], body);
-                } else {
-                    line(fmt::format("{} += {};", accs[i], emit(body)));
+            // One loop over every sum's taps; `peeled`: the terms without their selects.
+            const auto loop = [&](const std::string& head, const std::string& pragma, bool peeled) {
+                line(pragma);
+                line(head);
+                ++indent_;
+                scopes_.emplace_back();
+                for (std::size_t i = 0; i < sums.size(); ++i) {
+                    const Expr body = peeled ? tap_term(sums[i]) : sums[i]->args[0];
+                    if (!elems[i].empty()) {
+                        accumulate_v(accs[i], elems[i], body);
+                    } else {
+                        line(fmt::format("{} += {};", accs[i], emit(body)));
+                    }
                 }
+                scopes_.pop_back();
+                --indent_;
+                line("}");
+            };
+            // The padding windows of the sums (none, or one each: same_window).
+            std::vector<std::pair<Expr, Expr>> windows;
+            for (const Expr& sum : sums) {
+                const auto w = padding_window(sum);
+                if (!w) break;
+                if (std::none_of(windows.begin(), windows.end(), [&](const auto& x) {
+                        return structurally_equal(x.first, w->lo) && structurally_equal(x.second, w->hi);
+                    }))
+                    windows.emplace_back(w->lo, w->hi);
             }
-            scopes_.pop_back();
-            --indent_;
-            line("}");
+            if (windows.size() < 2) {
+                loop(tap_loop_head(first, r, n), unroll_pragma(), true);  // the sums share their window
+                return;
+            }
+            // Several windows in one loop: every tap, the padding ones selected away.
+            loop(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n), unroll_pragma(),
+                 false);
         });
         for (std::size_t i = 0; i < sums.size(); ++i) {
             pinned_.push_back(sums[i]);
@@ -274,7 +360,8 @@ protected:
             loop_sums(c.value, sums);
             for (const Expr& e : sums) {
                 auto g = std::find_if(groups.begin(), groups.end(), [&](const std::vector<Expr>& grp) {
-                    return grp.front()->var == e->var && structurally_equal(sum_extent(grp.front()), sum_extent(e));
+                    return grp.front()->var == e->var && structurally_equal(sum_extent(grp.front()), sum_extent(e)) &&
+                           same_window(grp.front(), e);
                 });
                 if (g == groups.end()) groups.push_back({e});
                 else g->push_back(e);
@@ -494,11 +581,12 @@ protected:
         } else {
             const std::string n = emit(sum_extent(e));
             hoist_invariants(e->args[0], r, /*vector=*/false);
+            const std::string head = tap_loop_head(e, r, n);
             line(unroll_pragma());
-        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n));
+            line(head);
             ++indent_;
             scopes_.emplace_back();
-            const std::string v = emit(e->args[0]);
+            const std::string v = emit(tap_term(e));
             line(fmt::format("{} += {};", acc, v));
             scopes_.pop_back();
             --indent_;

@@ -7,7 +7,10 @@
 #include "ir/eval.h"
 #include "schedule/gpu_fuse.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <string_view>
 
 namespace toroid::codegen {
 
@@ -61,6 +64,17 @@ protected:
     // CUDA spells the fixed-width types as C does (the preamble typedefs them).
     std::string ctype(Type t) const override { return std::string(type_name(t)); }
     std::string unroll_pragma() const override { return "#pragma unroll 4"; }
+    // A thread's tap loop is its own: it runs over its window's taps only (the printer
+    // base's padding_window); TOROID_CUDA_PEEL=0 keeps the padding taps (selected away), 2
+    // splits loops of several windows (read once per process; for comparisons).
+    int peel_padding_taps() const override {
+        static const int mode = [] {
+            const char* e = std::getenv("TOROID_CUDA_PEEL");
+            if (e == nullptr || *e == '\0') return kPeelSharedWindow;
+            return std::clamp(std::atoi(e), 0, 2);
+        }();
+        return mode;
+    }
 
     std::string var_type(int v) const {
         return ranges_.count(v) && fits_i32(ranges_.at(v)) ? std::string("int32_t") : std::string("int64_t");
@@ -98,12 +112,15 @@ protected:
     // The collapsed grid z loops, outer first: z = ((i0 * e1) + i1) * e2 + i2 ... (opens
     // the loop over z; the caller closes it).
     void open_grid_z(const std::vector<const Loop*>& grid_z) {
+        open_grid_z(grid_z, batched_ ? "zb" : "blockIdx.z", batched_ ? "z_blocks" : "gridDim.z");
+    }
+    void open_grid_z(const std::vector<const Loop*>& grid_z, const std::string& first, const std::string& step) {
         std::vector<std::string> extents;
         for (const Loop* l : grid_z) extents.push_back(emit(l->extent));
         std::string total = extents[0];
         for (std::size_t i = 1; i < extents.size(); ++i) total = fmt::format("{} * static_cast<int64_t>({})", total, extents[i]);
         line(fmt::format("const int64_t gz_end = static_cast<int64_t>({});", total));
-        open("for (int64_t gz = blockIdx.z; gz < gz_end; gz += gridDim.z)");
+        open(fmt::format("for (int64_t gz = {}; gz < gz_end; gz += {})", first, step));
         line("int64_t rest = gz;");
         for (std::size_t i = grid_z.size(); i-- > 0;) {
             const Loop& l = *grid_z[i];
@@ -116,6 +133,17 @@ protected:
             }
         }
     }
+    // A batched entry's first lines: this block's image (blockIdx.z = image * z_blocks + the
+    // image's own z block) and its arguments, read from the batch's arrays in device memory.
+    void open_batch_image(bool tiles, bool z_loops) {
+        line("const int32_t image = static_cast<int32_t>(blockIdx.z) / z_blocks;");
+        if (z_loops) line("const int32_t zb = static_cast<int32_t>(blockIdx.z) - image * z_blocks;");
+        line("const toroid_args& args = batch[image];");
+        if (tiles) line("const toroid_tiles& tiles = batch_tiles[image];");
+    }
+    bool batched_ = false;  // printing the batched entry (codegen/cuda.h)
+    std::string launch_bounds(int threads) const { return fmt::format("__launch_bounds__({})", threads); }
+
     // The kernel's loops mapped to the grid (up to the first unrolled one): x, y, z.
     struct GridLoops {
         const Loop* x = nullptr;
@@ -140,6 +168,7 @@ public:
     // For the fused writer, which prints one kernel from two printers.
     void set_range(int v, Interval r) { ranges_[v] = r; }
     void set_indent(int i) { indent_ = i; }
+    void set_batched(bool b) { batched_ = b; }
     int indent() const { return indent_; }
     void start_temps_at(int n) { next_temp_ = n; }
     void append(const std::string& text) { text_ << text; }
@@ -149,23 +178,31 @@ public:
 // One kernel of the program: a thread per element of its grid x, y and z loops.
 class CudaKernelWriter final : public CudaPrinter {
 public:
-    CudaKernelWriter(const Program& p, const Kernel& k, LoadBounds lb, std::string name, int block_threads)
-        : CudaPrinter(p, k, std::move(lb)), name_(std::move(name)), block_threads_(block_threads) {}
+    CudaKernelWriter(const Program& p, const Kernel& k, LoadBounds lb, std::string name, int block_threads, bool batched)
+        : CudaPrinter(p, k, std::move(lb)), name_(std::move(name)), block_threads_(block_threads) {
+        batched_ = batched;
+    }
 
     std::string write() {
         const Buffer& out = prog_.buffer(k_.output);
         line(fmt::format("// {}", k_.name));
         for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
-        line(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const toroid_args args) {{", block_threads_,
-                         name_));
+        if (batched_)
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
+                             "const int32_t z_blocks) {{",
+                             launch_bounds(block_threads_), name_));
+        else
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args) {{", launch_bounds(block_threads_),
+                             name_));
         ++indent_;
         scopes_.emplace_back();  // the kernel's scope: parameters and loop bounds
+        const GridLoops g = grid_loops();
+        if (batched_) open_batch_image(false, !g.z.empty());
         std::vector<bool> used(prog_.buffers.size(), false);
         used[static_cast<std::size_t>(k_.output)] = true;
         mark_loads(k_.value, used);
         declare_arguments(used, k_.output);
         // Loop bounds first; then each mapped loop's index from the thread's coordinates.
-        const GridLoops g = grid_loops();
         const Loop* x = g.x;
         const std::string x_extent = emit(x->extent), x_begin = emit(x->begin);
         line("const int64_t gx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;");
@@ -207,8 +244,8 @@ static_assert(kTileExtent + schedule::kFusedMaxDims <= kFirstReductionVar);
 // kernel's own value with the printer base, so the arithmetic is that of the two kernels.
 class CudaFusedWriter {
 public:
-    CudaFusedWriter(const Program& program, const GpuFusion& f, LoadBounds lb, std::string name)
-        : f_(f), name_(std::move(name)), lb_(std::move(lb)) {
+    CudaFusedWriter(const Program& program, const GpuFusion& f, LoadBounds lb, std::string name, bool batched)
+        : f_(f), name_(std::move(name)), lb_(std::move(lb)), batched_(batched) {
         prog_ = program;
         const Buffer& t = prog_.buffer(f.temp);
         const std::size_t rank = t.shape.size();
@@ -260,6 +297,7 @@ public:
         const std::size_t rank = t.shape.size();
         CudaPrinter2 k(prog_, consumer_, lb_);
         CudaPrinter2 p(prog_, producer_, lb_);
+        k.set_batched(batched_);
         // The tile variables' ranges: inside T's stored region.
         const VarRanges pr = prog_.param_ranges();
         for (std::size_t d = 0; d < rank; ++d) {
@@ -286,11 +324,17 @@ private:
             const std::size_t rank = t.shape.size();
             line(fmt::format("// {} with kernel {} fused (its values in shared memory)", k_.name, f.producer));
             for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
-            line(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}(const toroid_args args, const "
-                             "toroid_tiles tiles) {{",
-                             f.block_x * f.block_y, name));
+            const GridLoops g = grid_loops();
+            if (batched_)
+                line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, const "
+                                 "toroid_tiles* __restrict__ batch_tiles, const int32_t z_blocks) {{",
+                                 launch_bounds(f.block_x * f.block_y), name));
+            else
+                line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args, const toroid_tiles tiles) {{",
+                                 launch_bounds(f.block_x * f.block_y), name));
             ++indent_;
             scopes_.emplace_back();
+            if (batched_) open_batch_image(true, !g.z.empty());
 
             std::vector<bool> used(prog_.buffers.size(), false);
             used[static_cast<std::size_t>(k_.output)] = true;
@@ -303,9 +347,11 @@ private:
             // accesses are shared-space loads with 32-bit addresses.
             line(fmt::format("extern __shared__ {} b{}[];  // {}", ctype(tile.type), tile_id, tile.name));
             line("const int32_t lx = threadIdx.x, ly = threadIdx.y;");
-            const GridLoops g = grid_loops();
             const std::string xb = emit(g.x->begin), xe = emit(g.x->extent);
             line(fmt::format("const int64_t x0 = static_cast<int64_t>(blockIdx.x) * tiles.tile_x;"));
+            // A batch's grid is its widest image's: the other images' blocks past their last
+            // tile have nothing to do (the whole block leaves, before any barrier).
+            if (batched_) line(fmt::format("if (x0 >= {}) return;", xe));
             line(fmt::format("const int32_t nx = static_cast<int32_t>(t_min<int64_t>(tiles.tile_x, {} - x0));", xe));
             std::string ye = "1", yb = "0";
             if (g.y) {
@@ -433,6 +479,7 @@ private:
     GpuFusion f_;
     std::string name_;
     LoadBounds lb_;
+    bool batched_ = false;
     int tile_ = -1;
     Kernel producer_, consumer_;
 };
@@ -445,7 +492,17 @@ std::string cuda_fused_kernel_name(const Program& program, std::size_t fusion) {
     return fmt::format("toroid_fused_{}", program.gpu_fusions.at(fusion).consumer);
 }
 
-std::string generate_cuda(const Program& program, int block_threads) {
+std::string cuda_batch_kernel_name(const Program&, std::size_t kernel) {
+    return fmt::format("toroid_batch_kernel_{}", kernel);
+}
+
+std::string cuda_batch_fused_kernel_name(const Program& program, std::size_t fusion) {
+    return fmt::format("toroid_batch_fused_{}", program.gpu_fusions.at(fusion).consumer);
+}
+
+namespace {
+
+std::string generate(const Program& program, int block_threads, bool batched) {
     std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
     for (const Buffer& b : program.buffers) table_ranges[static_cast<std::size_t>(b.id)] = b.value_range;
     const LoadBounds lb = [table_ranges](int buffer) -> std::optional<Interval> {
@@ -453,28 +510,43 @@ std::string generate_cuda(const Program& program, int block_threads) {
         return table_ranges[static_cast<std::size_t>(buffer)];
     };
     std::string src = kCudaPreamble;
-    src += fmt::format("\n// Every buffer's device pointer and every run-time parameter, passed by value.\n"
+    src += fmt::format("\n// Every buffer's device pointer and every run-time parameter{}.\n"
                        "struct toroid_args {{\n    void* buffers[{}];\n    int64_t params[{}];\n}};\n",
+                       batched ? ", one per image of a batch, in device memory" : ", passed by value",
                        std::max<std::size_t>(program.buffers.size(), 1), std::max<std::size_t>(program.params.size(), 1));
+    const auto tiles_struct = [&] {
+        return fmt::format("\n// A fused kernel's tiles (schedule/gpu_fuse.h): per tile, the (first index, count) of\n"
+                           "// each dim of the intermediate it reads; offset[d]: where dim d's pairs start.\n"
+                           "struct toroid_tiles {{\n    const int32_t* ranges;\n    int32_t tile_x, tile_y;\n"
+                           "    int32_t offset[{}];\n}};\n",
+                           schedule::kFusedMaxDims);
+    };
+    if (batched && !program.gpu_fusions.empty()) src += tiles_struct();
     src += "\n// Buffers:\n";
     for (const Buffer& b : program.buffers)
         src += fmt::format("//   b{}: {} {} {} {} strides {} origin {}\n", b.id, buffer_role_name(b.role), b.name,
                            type_name(b.type), shape_text(b.shape), shape_text(b.strides), shape_text(b.origin));
     for (std::size_t i = 0; i < program.kernels.size(); ++i) {
         src += "\n";
-        src += CudaKernelWriter(program, program.kernels[i], lb, cuda_kernel_name(program, i), block_threads).write();
+        const std::string name = batched ? cuda_batch_kernel_name(program, i) : cuda_kernel_name(program, i);
+        src += CudaKernelWriter(program, program.kernels[i], lb, name, block_threads, batched).write();
     }
-    if (!program.gpu_fusions.empty())
-        src += fmt::format("\n// A fused kernel's tiles (schedule/gpu_fuse.h): per tile, the (first index, count) of\n"
-                           "// each dim of the intermediate it reads; offset[d]: where dim d's pairs start.\n"
-                           "struct toroid_tiles {{\n    const int32_t* ranges;\n    int32_t tile_x, tile_y;\n"
-                           "    int32_t offset[{}];\n}};\n",
-                           schedule::kFusedMaxDims);
+    if (!batched && !program.gpu_fusions.empty()) src += tiles_struct();
     for (std::size_t i = 0; i < program.gpu_fusions.size(); ++i) {
         src += "\n";
-        src += CudaFusedWriter(program, program.gpu_fusions[i], lb, cuda_fused_kernel_name(program, i)).write();
+        const std::string name =
+            batched ? cuda_batch_fused_kernel_name(program, i) : cuda_fused_kernel_name(program, i);
+        src += CudaFusedWriter(program, program.gpu_fusions[i], lb, name, batched).write();
     }
     return src;
+}
+
+}  // namespace
+
+std::string generate_cuda(const Program& program, int block_threads) { return generate(program, block_threads, false); }
+
+std::string generate_cuda_batch(const Program& program, int block_threads) {
+    return generate(program, block_threads, true);
 }
 
 std::array<unsigned, 3> cuda_launch_dims(const Program& program, const Kernel& k, const std::vector<std::int64_t>& params,

@@ -27,6 +27,20 @@ std::string cuda_kernel_name(const ir::Program& program, std::size_t kernel);
 // memory (schedule::plan_fused_launch).
 std::string cuda_fused_kernel_name(const ir::Program& program, std::size_t fusion);
 
+// The batched entries of the same kernels, in a source of their own (compiled only when a
+// batch of images runs): a launch covers every image of a batch whose images share the
+// program. Each image's toroid_args (its buffers, intermediates and parameters) and, for a
+// fused kernel, its toroid_tiles sit in arrays in device memory:
+//     extern "C" __global__ void toroid_batch_kernel_<i>(const toroid_args* batch, int32_t z_blocks);
+//     extern "C" __global__ void toroid_batch_fused_<consumer>(const toroid_args* batch,
+//                                                            const toroid_tiles* batch_tiles, int32_t z_blocks);
+// blockIdx.z = image * z_blocks + z block: each image has z_blocks blocks along z (its z
+// loops step by z_blocks); x and y are the largest image's, and the bounds checks and y
+// loops read each image's own extents, so smaller images' extra blocks do nothing.
+std::string generate_cuda_batch(const ir::Program& program, int block_threads);
+std::string cuda_batch_kernel_name(const ir::Program& program, std::size_t kernel);
+std::string cuda_batch_fused_kernel_name(const ir::Program& program, std::size_t fusion);
+
 // Grid dimensions (x, y, z) of kernel `k` for these parameter values (Binding::params):
 // x in blocks of block_threads, y and z capped at 65535 (the kernels loop over the rest).
 std::array<unsigned, 3> cuda_launch_dims(const ir::Program& program, const ir::Kernel& k,

@@ -30,6 +30,8 @@ namespace {
 
 constexpr int kBlockThreads = 128;
 
+std::string dims_text(const Dims& d) { return fmt::format("({}, {}, {}, {})", d[0], d[1], d[2], d[3]); }
+
 struct CudaArtifact {
     ir::Program program;
     std::shared_ptr<cuda::Module> module;
@@ -37,6 +39,21 @@ struct CudaArtifact {
     std::vector<cuda::Function> fused;  // by Program::gpu_fusions
     Layout output_layout = Layout::Contiguous;
     std::string source;
+    // The batched entries (codegen::generate_cuda_batch): a module of their own, compiled
+    // when the first batch of this program runs (single images never pay for it).
+    mutable std::mutex batch_mutex;
+    mutable std::shared_ptr<cuda::Module> batch_module;
+    mutable std::vector<cuda::Function> batch_kernels, batch_fused;
+};
+
+struct CudaInstance;
+// A fused pair's launch for one instance (schedule::plan_fused_launch), its tile ranges on
+// the device.
+struct FusedRunData {
+    schedule::FusedLaunch plan;
+    cuda::DeviceBuffer ranges;
+    schedule::FusedTilesArg arg;
+    std::array<unsigned, 3> grid{};
 };
 
 struct CudaInstance {
@@ -51,13 +68,14 @@ struct CudaInstance {
     std::vector<std::uint64_t> args;                  // toroid_args with the output's strides unset
     std::size_t buffer_slots = 0;                     // pointers before the parameters in `args`
     // Fused pairs this instance launches as one kernel (schedule/gpu_fuse.h).
-    struct FusedRun {
-        schedule::FusedLaunch plan;
-        cuda::DeviceBuffer ranges;
-        schedule::FusedTilesArg arg;
-        std::array<unsigned, 3> grid{};
-    };
+    using FusedRun = FusedRunData;
     std::vector<FusedRun> fused;  // by Program::gpu_fusions
+    // The same pairs' launches in a batch of many images (run_device_batch): the image alone
+    // need not fill the device, so its tiles are the ones that recompute the least of the
+    // intermediate (made on the instance's first batch; whether a pair runs fused is the
+    // same as for `fused`: it depends only on the device's shared memory).
+    mutable std::once_flag batch_once;
+    mutable std::vector<FusedRun> batch_fused;
     // By kernel: kLaunch, kInsideFused (its values are computed in a fused kernel's shared
     // memory), or the fusion whose kernel runs in its place.
     static constexpr int kLaunch = -1, kInsideFused = -2;
@@ -106,6 +124,80 @@ Workspace& workspace(const cuda::Device& d) {
     return *w;
 }
 
+FusedRunData fused_run(const ir::Program& prog, const ir::GpuFusion& gf, const schedule::Binding& b,
+                       const schedule::FusedLimits& limits, const cuda::Device& dev) {
+    FusedRunData run;
+    run.plan = schedule::plan_fused_launch(prog, gf, b, limits);
+    if (!run.plan.fused) return run;
+    const std::size_t bytes = run.plan.ranges.size() * sizeof(std::int32_t);
+    run.ranges = cuda::DeviceBuffer(dev, std::max<std::size_t>(bytes, 4));
+    if (bytes > 0) run.ranges.copy_from_host(run.plan.ranges.data(), bytes);
+    run.arg.ranges = run.ranges.pointer();
+    run.arg.tile_x = run.plan.tile_x;
+    run.arg.tile_y = run.plan.tile_y;
+    for (int d = 0; d < schedule::kFusedMaxDims; ++d) run.arg.offset[d] = run.plan.offset[static_cast<std::size_t>(d)];
+    constexpr std::int64_t cap = 65535;
+    run.grid = {static_cast<unsigned>(run.plan.tiles_x), static_cast<unsigned>(std::min(run.plan.tiles_y, cap)),
+                static_cast<unsigned>(std::min(run.plan.blocks_z, cap))};
+    return run;
+}
+
+// The device limits a fused launch is planned for (`batch`: as one image of many).
+schedule::FusedLimits fused_limits(const cuda::Device& dev, bool batch) {
+    schedule::FusedLimits limits;
+    limits.shared_limit = dev.max_shared_per_block_optin();
+    limits.multiprocessors = batch ? 1 : dev.multiprocessors();
+    return limits;
+}
+
+// Device memory for one run's intermediates (and a batch's argument arrays), `bytes` at
+// `base`: the device's workspace where this stream owns it (held under its lock until the
+// run is enqueued), else memory of the run's own in the stream's order (freed in that order
+// when the run is enqueued, or when a launch fails).
+class RunMemory {
+public:
+    RunMemory(Workspace& ws, const cuda::Device& dev, std::size_t bytes, cuda::CUstream s)
+        : api_(cuda::driver()), lock_(ws.mutex, std::defer_lock), stream_(s) {
+        if (bytes == 0) return;
+        lock_.lock();
+        if (ws.owned && ws.owner != s && api_.cuMemAllocAsync) {
+            lock_.unlock();
+            cuda::check(api_.cuMemAllocAsync(&base, bytes, s), "cuMemAllocAsync");
+            own_ = true;
+            return;
+        }
+        if (ws.owned && ws.owner != s)  // no stream-ordered allocation: serialize
+            cuda::check(api_.cuCtxSynchronize(), "cuCtxSynchronize");
+        if (ws.buffer.size() < bytes) {
+            // Earlier launches may still use the old buffer: wait for the device before freeing it.
+            cuda::check(api_.cuCtxSynchronize(), "cuCtxSynchronize");
+            ws.buffer = cuda::DeviceBuffer(dev, std::max<std::size_t>(bytes, ws.buffer.size() * 2));
+        }
+        ws.owner = s;
+        ws.owned = true;
+        base = ws.buffer.pointer();
+    }
+    // After the last launch: gives the run's own memory back in stream order.
+    void release() {
+        if (!own_) return;
+        own_ = false;
+        cuda::check(api_.cuMemFreeAsync(base, stream_), "cuMemFreeAsync");
+    }
+    ~RunMemory() {
+        if (own_) api_.cuMemFreeAsync(base, stream_);  // a launch failed: nothing to report beyond it
+    }
+    RunMemory(const RunMemory&) = delete;
+    RunMemory& operator=(const RunMemory&) = delete;
+
+    cuda::CUdeviceptr base = 0;
+
+private:
+    const cuda::DriverApi& api_;
+    std::unique_lock<std::mutex> lock_;
+    cuda::CUstream stream_;
+    bool own_ = false;
+};
+
 class CudaPrepared final : public CudaPipeline {
 public:
     CudaPrepared(std::shared_ptr<const CudaInstance> inst, TensorSpec spec, int device, PrepareStats stats)
@@ -129,52 +221,9 @@ public:
         if (!output_strides_supported(out_strides))
             fail("internal: output strides do not fit the compiled program");
         const auto s = static_cast<cuda::CUstream>(stream);
-        const cuda::DriverApi& api = cuda::driver();
-        std::unique_lock lock(ws_.mutex, std::defer_lock);
-        cuda::CUdeviceptr temps = 0;
-        bool own_memory = false;  // temps allocated in this run's stream order
-        if (inst_->workspace_bytes > 0) {
-            lock.lock();
-            if (ws_.owned && ws_.owner != s && api.cuMemAllocAsync) {
-                lock.unlock();
-                cuda::check(api.cuMemAllocAsync(&temps, inst_->workspace_bytes, s), "cuMemAllocAsync");
-                own_memory = true;
-            } else {
-                if (ws_.owned && ws_.owner != s)  // no stream-ordered allocation: serialize
-                    cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
-                if (ws_.buffer.size() < inst_->workspace_bytes) {
-                    // Earlier launches may still use the old buffer: wait for the device before freeing it.
-                    cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
-                    ws_.buffer =
-                        cuda::DeviceBuffer(dev_, std::max<std::size_t>(inst_->workspace_bytes, ws_.buffer.size() * 2));
-                }
-                ws_.owner = s;
-                ws_.owned = true;
-                temps = ws_.buffer.pointer();
-            }
-        }
-        // A launch that fails still gives the run's own memory back (in stream order).
-        struct Release {
-            const cuda::DriverApi& api;
-            cuda::CUdeviceptr& pointer;
-            cuda::CUstream stream;
-            bool armed;
-            void dismiss() { armed = false; }
-            ~Release() {
-                if (armed) api.cuMemFreeAsync(pointer, stream);
-            }
-        } release{api, temps, s, own_memory};
+        RunMemory memory(ws_, dev_, inst_->workspace_bytes, s);
         std::vector<std::uint64_t> args = inst_->args;
-        for (const ir::Buffer& buf : p.buffers) {
-            const auto i = static_cast<std::size_t>(buf.id);
-            if (buf.role == ir::BufferRole::Input) args[i] = reinterpret_cast<std::uint64_t>(in);
-            else if (buf.role == ir::BufferRole::Output) args[i] = reinterpret_cast<std::uint64_t>(out);
-            else if (buf.role == ir::BufferRole::Temp) args[i] = temps + inst_->temp_offsets[i];
-        }
-        for (std::size_t d = 0; d < 4; ++d)
-            if (inst_->output_stride_param[d] >= 0)
-                std::memcpy(&args[inst_->buffer_slots + static_cast<std::size_t>(inst_->output_stride_param[d])],
-                            &out_strides[d], sizeof(std::int64_t));
+        fill_args(args.data(), in, out, out_strides, memory.base);
         void* blob = args.data();
         void* kernel_args[] = {blob};
         for (std::size_t k = 0; k < p.kernels.size(); ++k) {
@@ -195,9 +244,29 @@ public:
             cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
                          cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, s, kernel_args);
         }
-        release.dismiss();
-        if (own_memory) cuda::check(api.cuMemFreeAsync(temps, s), "cuMemFreeAsync");
+        memory.release();
     }
+
+    // One run's toroid_args: the bound instance's, with this run's input, output and
+    // intermediates (at `temps`, the run's workspace) and the output's strides.
+    void fill_args(std::uint64_t* args, const void* in, void* out, const Dims& out_strides,
+                   cuda::CUdeviceptr temps) const {
+        std::memcpy(args, inst_->args.data(), inst_->args.size() * sizeof(std::uint64_t));
+        for (const ir::Buffer& buf : inst_->art->program.buffers) {
+            const auto i = static_cast<std::size_t>(buf.id);
+            if (buf.role == ir::BufferRole::Input) args[i] = reinterpret_cast<std::uint64_t>(in);
+            else if (buf.role == ir::BufferRole::Output) args[i] = reinterpret_cast<std::uint64_t>(out);
+            else if (buf.role == ir::BufferRole::Temp) args[i] = temps + inst_->temp_offsets[i];
+        }
+        for (std::size_t d = 0; d < 4; ++d)
+            if (inst_->output_stride_param[d] >= 0)
+                std::memcpy(&args[inst_->buffer_slots + static_cast<std::size_t>(inst_->output_stride_param[d])],
+                            &out_strides[d], sizeof(std::int64_t));
+    }
+
+    const CudaInstance& instance() const { return *inst_; }
+    const cuda::Device& device_object() const { return dev_; }
+    Workspace& workspace_of_device() const { return ws_; }
 
     ShapeInfo output() const override { return output_; }
     Layout output_layout() const override { return inst_->art->output_layout; }
@@ -260,7 +329,208 @@ std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWi
     return art;
 }
 
+// The batched entries of `art` (codegen::generate_cuda_batch), compiled or loaded from the
+// disk cache on the first batch of its program.
+void load_batch_entries(const CudaArtifact& art) {
+    std::lock_guard lock(art.batch_mutex);
+    if (art.batch_module) return;
+    const cuda::Device& dev = art.module->device();
+    const cuda::CompilerStats before = nvrtc_compiler().stats();
+    std::shared_ptr<cuda::Module> module =
+        nvrtc_compiler().load(dev, codegen::generate_cuda_batch(art.program, kBlockThreads));
+    const cuda::CompilerStats after = nvrtc_compiler().stats();
+    CacheStats counted;
+    counted.compiles = after.compiled - before.compiled;
+    counted.disk_hits = after.disk_hits - before.disk_hits;
+    count_cache(counted);
+    std::vector<cuda::Function> kernels, fused;
+    for (std::size_t k = 0; k < art.program.kernels.size(); ++k)
+        kernels.push_back(module->function(codegen::cuda_batch_kernel_name(art.program, k)));
+    for (std::size_t i = 0; i < art.program.gpu_fusions.size(); ++i) {
+        fused.push_back(module->function(codegen::cuda_batch_fused_kernel_name(art.program, i)));
+        cuda::set_max_dynamic_shared(fused.back(), dev.max_shared_per_block_optin());
+    }
+    art.batch_kernels = std::move(kernels);
+    art.batch_fused = std::move(fused);
+    art.batch_module = std::move(module);
+}
+
+// Images of one launch at most: each has at least one block along grid z (65535 at most).
+constexpr std::size_t kMaxBatchImages = 65535;
+// Groups of at least this many images run fused pairs with each image's batch tiles
+// (CudaInstance::batch_fused).
+constexpr std::size_t kBatchTilesImages = 8;
+
+// One launch sequence for images whose instances share the program and what runs where
+// (CudaInstance::action): per kernel one launch over every image, sized by the largest.
+// The images' toroid_args, then their fused kernels' toroid_tiles, then their
+// intermediates go to one piece of device memory (one copy from the host per batch).
+void run_group(const std::vector<const CudaPrepared*>& pipes, const std::vector<CudaBatchRun*>& runs,
+               cuda::CUstream s) {
+    const CudaInstance& first = pipes[0]->instance();
+    const CudaArtifact& art = *first.art;
+    const ir::Program& p = art.program;
+    load_batch_entries(art);
+    const std::size_t n = pipes.size();
+    // Many images fill the device together: each takes its batch tiles (less of the
+    // intermediate computed twice); a few take the tiles that fill the device alone.
+    const bool batch_tiles = n >= kBatchTilesImages;
+    std::vector<const std::vector<CudaInstance::FusedRun>*> fused(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const CudaInstance& inst = pipes[i]->instance();
+        fused[i] = &inst.fused;
+        if (!batch_tiles || p.gpu_fusions.empty()) continue;
+        std::call_once(inst.batch_once, [&] {
+            const schedule::FusedLimits limits = fused_limits(pipes[i]->device_object(), true);
+            std::vector<CudaInstance::FusedRun> runs;
+            for (std::size_t f = 0; f < p.gpu_fusions.size(); ++f)
+                runs.push_back(inst.fused[f].plan.fused
+                                   ? fused_run(p, p.gpu_fusions[f], inst.binding, limits, pipes[i]->device_object())
+                                   : CudaInstance::FusedRun{});
+            inst.batch_fused = std::move(runs);
+        });
+        bool same = inst.batch_fused.size() == inst.fused.size();
+        for (std::size_t f = 0; same && f < inst.fused.size(); ++f)
+            same = inst.batch_fused[f].plan.fused == inst.fused[f].plan.fused;
+        if (same) fused[i] = &inst.batch_fused;
+    }
+    const std::size_t slots = first.args.size(), fusions = p.gpu_fusions.size();
+    constexpr std::size_t tile_words = sizeof(schedule::FusedTilesArg) / sizeof(std::uint64_t);
+    static_assert(sizeof(schedule::FusedTilesArg) % sizeof(std::uint64_t) == 0);
+    const auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
+    const std::size_t tiles_at = round(n * slots * sizeof(std::uint64_t));
+    const std::size_t temps_at = round(tiles_at + fusions * n * sizeof(schedule::FusedTilesArg));
+    std::vector<std::size_t> temps(n);
+    std::size_t bytes = temps_at;
+    for (std::size_t i = 0; i < n; ++i) {
+        temps[i] = bytes;
+        bytes += pipes[i]->instance().workspace_bytes;  // a multiple of 256
+    }
+    const cuda::Device& dev = pipes[0]->device_object();
+    dev.make_current();
+    RunMemory memory(pipes[0]->workspace_of_device(), dev, bytes, s);
+    std::vector<std::uint64_t> host(temps_at / sizeof(std::uint64_t), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const CudaInstance& inst = pipes[i]->instance();
+        pipes[i]->fill_args(host.data() + i * slots, runs[i]->input, runs[i]->output, runs[i]->output_strides,
+                            memory.base + temps[i]);
+        for (std::size_t f = 0; f < fusions; ++f)
+            if (inst.fused[f].plan.fused)
+                std::memcpy(host.data() + tiles_at / sizeof(std::uint64_t) + (f * n + i) * tile_words,
+                            &(*fused[i])[f].arg, sizeof(schedule::FusedTilesArg));
+    }
+    const cuda::DriverApi& api = cuda::driver();
+    cuda::check(api.cuMemcpyHtoDAsync(memory.base, host.data(), temps_at, s), "cuMemcpyHtoDAsync");
+    cuda::CUdeviceptr args_at = memory.base;
+    for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+        const int action = first.action[k];
+        if (action == CudaInstance::kInsideFused) continue;
+        std::array<unsigned, 3> grid{0, 0, 0};
+        unsigned shared = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const CudaInstance& inst = pipes[i]->instance();
+            const auto& g = action >= 0 ? (*fused[i])[static_cast<std::size_t>(action)].grid : inst.grid[k];
+            for (std::size_t d = 0; d < 3; ++d) grid[d] = std::max(grid[d], g[d]);
+            if (action >= 0)
+                shared = std::max(
+                    shared, static_cast<unsigned>((*fused[i])[static_cast<std::size_t>(action)].plan.shared_bytes));
+        }
+        if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;  // no image has anything to compute
+        std::int32_t z_blocks = static_cast<std::int32_t>(std::max<std::size_t>(
+            1, std::min<std::size_t>(grid[2], kMaxBatchImages / n)));
+        const cuda::Dim3 blocks{grid[0], grid[1], static_cast<unsigned>(z_blocks) * static_cast<unsigned>(n)};
+        if (action >= 0) {
+            const auto i = static_cast<std::size_t>(action);
+            const ir::GpuFusion& gf = p.gpu_fusions[i];
+            cuda::CUdeviceptr tiles = memory.base + tiles_at + i * n * sizeof(schedule::FusedTilesArg);
+            void* params[] = {&args_at, &tiles, &z_blocks};
+            cuda::launch(art.batch_fused[i], blocks,
+                         cuda::Dim3{static_cast<unsigned>(gf.block_x), static_cast<unsigned>(gf.block_y), 1}, shared, s,
+                         params);
+        } else {
+            void* params[] = {&args_at, &z_blocks};
+            cuda::launch(art.batch_kernels[k], blocks, cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, s,
+                         params);
+        }
+    }
+    memory.release();
+}
+
 }  // namespace
+
+void run_device_batch(std::vector<CudaBatchRun>& runs, void* stream) {
+    // Groups: images whose instances share the program (its structure) and the same
+    // kernels run (fused or apart), in the order of their first image.
+    std::map<std::pair<const CudaArtifact*, std::vector<int>>, std::size_t> group_of;
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        CudaBatchRun& r = runs[i];
+        r.ok = false;
+        r.error.clear();
+        const auto* q = dynamic_cast<const CudaPrepared*>(r.pipeline);
+        if (q == nullptr) {
+            r.error = "internal: not a pipeline prepared by prepare_cuda";
+            continue;
+        }
+        if (!q->output_strides_supported(r.output_strides)) {
+            r.error = fmt::format("output strides {} are not supported on CUDA: pass memory laid out as the output "
+                                  "desc says (views of a stacked tensor work)",
+                                  dims_text(r.output_strides));
+            continue;
+        }
+        const auto key = std::make_pair(q->instance().art.get(), q->instance().action);
+        const auto [it, added] = group_of.emplace(key, groups.size());
+        if (added) groups.emplace_back();
+        groups[it->second].push_back(i);
+    }
+    for (const auto& g : groups) {
+        for (std::size_t from = 0; from < g.size(); from += kMaxBatchImages) {
+            const std::size_t to = std::min(g.size(), from + kMaxBatchImages);
+            std::vector<const CudaPrepared*> pipes;
+            std::vector<CudaBatchRun*> part;
+            for (std::size_t j = from; j < to; ++j) {
+                part.push_back(&runs[g[j]]);
+                pipes.push_back(dynamic_cast<const CudaPrepared*>(runs[g[j]].pipeline));
+            }
+            try {
+                run_group(pipes, part, static_cast<cuda::CUstream>(stream));
+                for (CudaBatchRun* r : part) r->ok = true;
+            } catch (const std::exception& e) {
+                for (CudaBatchRun* r : part) r->error = e.what();
+            }
+        }
+    }
+}
+
+void run_batch_cuda(const Pipeline& p, std::vector<CudaBatchItem>& items, const EngineOptions& options, int device,
+                    void* stream) {
+    // Inputs of one spec share their prepared pipeline.
+    std::map<std::pair<DType, std::pair<Dims, Dims>>, std::shared_ptr<CudaPipeline>> prepared;
+    std::vector<CudaBatchRun> runs;
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        CudaBatchItem& it = items[i];
+        it.ok = false;
+        it.error.clear();
+        try {
+            auto& q = prepared[{it.input_spec.dtype, {it.input_spec.shape, it.input_spec.strides}}];
+            if (!q) q = prepare_cuda(p, it.input_spec, options, device);
+            const ShapeInfo o = q->output();
+            if (it.output_spec.dtype != o.dtype || it.output_spec.shape != o.shape)
+                fail("output is {} {} but the result is {} {}", dtype_name(it.output_spec.dtype),
+                     dims_text(it.output_spec.shape), dtype_name(o.dtype), dims_text(o.shape));
+            runs.push_back(CudaBatchRun{q.get(), it.input, it.output, it.output_spec.strides, false, {}});
+            which.push_back(i);
+        } catch (const std::exception& e) {
+            it.error = e.what();
+        }
+    }
+    run_device_batch(runs, stream);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        items[which[k]].ok = runs[k].ok;
+        items[which[k]].error = runs[k].error;
+    }
+}
 
 std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
                                            int device) {
@@ -309,27 +579,14 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         // Fused pairs: the tiles of this instance, or the two kernels where a tile does not fit.
         made->action.assign(prog.kernels.size(), CudaInstance::kLaunch);
         std::vector<bool> in_shared(prog.buffers.size(), false);  // Temps no launch writes to global memory
-        schedule::FusedLimits limits;
-        limits.shared_limit = dev.max_shared_per_block_optin();
-        limits.multiprocessors = dev.multiprocessors();
+        const schedule::FusedLimits limits = fused_limits(dev, false);
         for (std::size_t i = 0; i < prog.gpu_fusions.size(); ++i) {
             const ir::GpuFusion& gf = prog.gpu_fusions[i];
-            CudaInstance::FusedRun run;
-            run.plan = schedule::plan_fused_launch(prog, gf, made->binding, limits);
+            CudaInstance::FusedRun run = fused_run(prog, gf, made->binding, limits, dev);
             if (run.plan.fused) {
                 made->action[static_cast<std::size_t>(gf.producer)] = CudaInstance::kInsideFused;
                 made->action[static_cast<std::size_t>(gf.consumer)] = static_cast<int>(i);
                 in_shared[static_cast<std::size_t>(gf.temp)] = true;
-                const std::size_t bytes = run.plan.ranges.size() * sizeof(std::int32_t);
-                run.ranges = cuda::DeviceBuffer(dev, std::max<std::size_t>(bytes, 4));
-                if (bytes > 0) run.ranges.copy_from_host(run.plan.ranges.data(), bytes);
-                run.arg.ranges = run.ranges.pointer();
-                run.arg.tile_x = run.plan.tile_x;
-                run.arg.tile_y = run.plan.tile_y;
-                for (int d = 0; d < schedule::kFusedMaxDims; ++d) run.arg.offset[d] = run.plan.offset[static_cast<std::size_t>(d)];
-                constexpr std::int64_t cap = 65535;
-                run.grid = {static_cast<unsigned>(run.plan.tiles_x), static_cast<unsigned>(std::min(run.plan.tiles_y, cap)),
-                            static_cast<unsigned>(std::min(run.plan.blocks_z, cap))};
             }
             made->fused.push_back(std::move(run));
         }
@@ -372,12 +629,26 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     return std::make_unique<CudaPrepared>(std::move(inst), in, device, stats);
 }
 
-std::string cuda_source(const Pipeline& p, const TensorSpec& in, const std::string& arch) {
+namespace {
+
+std::string source_for(const Pipeline& p, const TensorSpec& in, const std::string& arch, bool batched) {
     infer_shape(p, ShapeInfo{in.dtype, in.shape});
     schedule::Target target = schedule::Target::cuda(arch);
     target.block_threads = kBlockThreads;
     driver::Decomposed d = driver::decompose_for(p, in, false, target.name(), {});
-    return codegen::generate_cuda(schedule_for_cuda(d.graph, d.width, target, nullptr), target.block_threads);
+    const ir::Program prog = schedule_for_cuda(d.graph, d.width, target, nullptr);
+    return batched ? codegen::generate_cuda_batch(prog, target.block_threads)
+                   : codegen::generate_cuda(prog, target.block_threads);
+}
+
+}  // namespace
+
+std::string cuda_source(const Pipeline& p, const TensorSpec& in, const std::string& arch) {
+    return source_for(p, in, arch, false);
+}
+
+std::string cuda_batch_source(const Pipeline& p, const TensorSpec& in, const std::string& arch) {
+    return source_for(p, in, arch, true);
 }
 
 namespace {

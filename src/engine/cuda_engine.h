@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace toroid {
 
@@ -33,9 +34,46 @@ public:
 std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
                                            int device = 0);
 
+// One image of a CUDA batch: its prepared pipeline (any size), device memory of its input
+// (the prepared spec) and of its result (the result's dtype and shape, these strides: the
+// dense dim the program writes densely, output_strides_supported; a view of a stacked
+// tensor works). `ok` and `error` (one line) say how it went.
+struct CudaBatchRun {
+    const CudaPipeline* pipeline = nullptr;
+    const void* input = nullptr;
+    void* output = nullptr;
+    Dims output_strides{};
+    bool ok = false;
+    std::string error;
+};
+
+// Enqueues every run on `stream` (a CUstream of their device; nullptr: the legacy default
+// stream) and returns without waiting. Runs whose pipelines share the compiled program and
+// its launch plan (which pairs run fused) form a group: per kernel, one launch covers the
+// whole group (codegen::generate_cuda_batch; the batched entries compile on a program's
+// first batch). Groups run one after another in the order of their first run. A run that
+// cannot go (its output strides) is marked and skipped; the others go on.
+void run_device_batch(std::vector<CudaBatchRun>& runs, void* stream);
+
+// A batch of images of any sizes on CUDA device `device`: each input's spec is prepared
+// once per call (prepare_cuda), then run_device_batch. A bad image (an impossible size,
+// an output of the wrong shape) gets ok = false and its message; the others run.
+struct CudaBatchItem {
+    const void* input = nullptr;
+    TensorSpec input_spec;
+    void* output = nullptr;
+    TensorSpec output_spec;  // the result's dtype and shape; strides as for CudaBatchRun
+    bool ok = false;
+    std::string error;
+};
+void run_batch_cuda(const Pipeline& p, std::vector<CudaBatchItem>& items, const EngineOptions& options, int device,
+                    void* stream);
+
 // The generated CUDA source for (p, in), for architecture `arch` (e.g. "sm_90"), without a
 // GPU or NVRTC: debug dumps and the SDK-free source check.
 std::string cuda_source(const Pipeline& p, const TensorSpec& in, const std::string& arch);
+// The same program's batched entries (codegen::generate_cuda_batch).
+std::string cuda_batch_source(const Pipeline& p, const TensorSpec& in, const std::string& arch);
 
 // The "cuda" engine for host tensors: each run copies the input to the device, runs, and
 // copies the result back.

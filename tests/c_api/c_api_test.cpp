@@ -638,4 +638,62 @@ TEST(CApi, RepeatedBatchesPrepareOncePerSpecAndFollowNewGrids) {
     toroid_pipeline_free(p);
 }
 
+// A batch of CPU and CUDA images (toroid_run_batch_on_stream): the CPU images run; the CUDA
+// ones need a GPU (without one each is reported as unsupported, naming CUDA); a CUDA input
+// whose output is on the CPU, or on another device than the batch's CUDA images, is a bad
+// argument for that image alone. (The CUDA images' results on a GPU: tests/engine/
+// cuda_batch_test.cpp and tests/python/test_shapes.py.)
+TEST(CApi, BatchOfCpuAndCudaImagesChecksEachImage) {
+    toroid_pipeline* p = nullptr;
+    ASSERT_EQ(toroid_pipeline_from_json(R"([{"op": "flip", "dims": [-1]}])", nullptr, &p), TOROID_OK);
+    std::vector<float> in(2 * 3, 0.0f), out(2 * 3, -1.0f);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    std::vector<toroid_tensor> inputs(4), outputs(4);
+    for (std::size_t i = 0; i < 4; ++i) {
+        inputs[i] = toroid_tensor{in.data(), desc(TOROID_FLOAT32, {2, 3}, {3, 1})};
+        outputs[i] = toroid_tensor{out.data(), desc(TOROID_FLOAT32, {2, 3}, {3, 1})};
+    }
+    inputs[1].desc.device = TOROID_CUDA;  // a CUDA image
+    outputs[1].desc.device = TOROID_CUDA;
+    inputs[2].desc.device = TOROID_CUDA;  // its output on the CPU
+    inputs[3].desc.device = TOROID_CUDA;  // another device than image 1's
+    inputs[3].desc.device_index = 1;
+    outputs[3].desc.device = TOROID_CUDA;
+    outputs[3].desc.device_index = 1;
+    bool have_gpu = true;
+    try {
+        toroid::cuda::Device::get(0);
+    } catch (const toroid::Error&) {
+        have_gpu = false;
+    }
+    if (have_gpu) {  // image 1 would be run on this host memory: leave it out
+        inputs[1].desc.device = TOROID_CPU;
+        outputs[1].desc.device = TOROID_CPU;
+    }
+    std::vector<std::int32_t> status(4, -1);
+    constexpr std::size_t size = 200;
+    std::vector<char> messages(4 * size);
+    const toroid_status whole = toroid_run_batch_on_stream(p, inputs.data(), outputs.data(), 4, nullptr, status.data(),
+                                                           messages.data(), size, nullptr);
+    EXPECT_NE(whole, TOROID_OK);
+    auto message = [&](std::size_t i) { return std::string(messages.data() + i * size); };
+    EXPECT_EQ(status[0], TOROID_OK) << message(0);
+    EXPECT_EQ(out[0], 2.0f);
+    EXPECT_EQ(out[5], 3.0f);
+    if (!have_gpu) {
+        EXPECT_EQ(status[1], TOROID_ERROR_UNSUPPORTED) << message(1);
+        EXPECT_NE(message(1).find("image 1"), std::string::npos) << message(1);
+        EXPECT_NE(message(1).find("CUDA"), std::string::npos) << message(1);
+    }
+    EXPECT_EQ(status[2], TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(message(2).find("image 2: the input is on cuda 0 but the output on cpu 0"), std::string::npos)
+        << message(2);
+    if (!have_gpu) {
+        EXPECT_EQ(status[3], TOROID_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(message(3).find("image 3 is on cuda 1 but the batch's CUDA images are on cuda 0"), std::string::npos)
+            << message(3);
+    }
+    toroid_pipeline_free(p);
+}
+
 }  // namespace

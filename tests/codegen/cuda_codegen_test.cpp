@@ -1,4 +1,5 @@
-// The CUDA code generator on every conformance pipeline, in both layouts: the sources
+// The CUDA code generator on every conformance pipeline, in both layouts, single-image and
+// batched entries: the sources
 // compile with NVRTC for a Hopper target where NVRTC loads (no GPU needed), and with
 // clang's CUDA front end and no SDK (scripts/check-cuda-source.sh) where clang can, so the
 // generator cannot rot unseen on machines without CUDA. Running them is the GPU machine's
@@ -8,6 +9,7 @@
 #include "io/npy.h"
 #include "ops/pipeline_json.h"
 #include "runtime/cuda/cuda.h"
+#include "schedule/gpu_fuse.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,8 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every distinct generated source of the conformance pipelines.
-std::vector<std::string> conformance_sources(const std::string& arch) {
+// Every distinct generated source of the conformance pipelines: the single-image entries,
+// then the batched ones (codegen::generate_cuda_batch).
+std::vector<std::string> conformance_sources(const std::string& arch, bool batched = true) {
     const char* env = std::getenv("TOROID_TEST_DATA");
     const fs::path dir = fs::path(env && *env ? env : TOROID_TEST_DATA) / "conformance";
     std::ifstream f(dir / "cases.json");
@@ -36,15 +39,19 @@ std::vector<std::string> conformance_sources(const std::string& arch) {
         const Tensor in = io::read_npy_image(cd / "input.npy");
         for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
             const Dims st = dense_strides(in.shape(), l);
-            std::string src = cuda_source(p, TensorSpec{in.dtype(), in.shape(), st}, arch);
+            const TensorSpec spec{in.dtype(), in.shape(), st};
+            std::string src = cuda_source(p, spec, arch);
             if (seen.insert(src).second) out.push_back(std::move(src));
+            if (!batched) continue;
+            std::string b = cuda_batch_source(p, spec, arch);
+            if (seen.insert(b).second) out.push_back(std::move(b));
         }
     }
     return out;
 }
 
 TEST(CudaCodegen, ConformancePipelinesShareFewSources) {
-    const auto sources = conformance_sources("sm_90");
+    const auto sources = conformance_sources("sm_90", false);
     // 260 cases in two layouts: programs are per structure, not per size.
     EXPECT_GT(sources.size(), 10u);
     EXPECT_LT(sources.size(), 400u);
@@ -52,6 +59,57 @@ TEST(CudaCodegen, ConformancePipelinesShareFewSources) {
         EXPECT_EQ(s.find("#include"), std::string::npos);
         EXPECT_NE(s.find("extern \"C\" __global__"), std::string::npos);
     }
+}
+
+// The batched entries (codegen/cuda.h): each block finds its image from blockIdx.z and reads
+// that image's arguments (and tiles) from the batch's arrays; its z loops step by the
+// image's z blocks; a fused block past its image's last tile leaves before any barrier.
+TEST(CudaCodegen, BatchedEntriesReadTheirImagesArguments) {
+    const Pipeline eval = parse_pipeline(
+        R"([{"op": "resize", "mode": "bilinear", "antialias": true, "smaller_edge": 256},
+            {"op": "center_crop", "size": 224}, {"op": "convert", "dtype": "float32", "scale": true},
+            {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])",
+        ".");
+    for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
+        SCOPED_TRACE(std::string(layout_name(l)));
+        const Dims shape{1, 3, 375, 500};
+        const TensorSpec spec{DType::UInt8, shape, dense_strides(shape, l)};
+        const std::string single = cuda_source(eval, spec, "sm_90");
+        const std::string batch = cuda_batch_source(eval, spec, "sm_90");
+        EXPECT_EQ(single.find("batch"), std::string::npos);
+        // The batched entries of both kernels, and of the fused pair where there is one
+        // (channels-last: the producer's channel loop matches the consumer's).
+        EXPECT_NE(batch.find("toroid_batch_kernel_0(const toroid_args* __restrict__ batch, const int32_t z_blocks)"),
+                  std::string::npos)
+            << batch;
+        EXPECT_NE(batch.find("toroid_batch_kernel_1("), std::string::npos);
+        EXPECT_EQ(batch.find("toroid_kernel_"), std::string::npos);
+        EXPECT_NE(batch.find("const int32_t image = static_cast<int32_t>(blockIdx.z) / z_blocks;"), std::string::npos);
+        EXPECT_NE(batch.find("const toroid_args& args = batch[image];"), std::string::npos);
+        // Grid z: an image's z loop starts at its own z block and steps over its z blocks.
+        ASSERT_NE(single.find("gz += gridDim.z"), std::string::npos);
+        EXPECT_NE(batch.find("for (int64_t gz = zb; gz < gz_end; gz += z_blocks)"), std::string::npos);
+        EXPECT_EQ(batch.find("gridDim.z"), std::string::npos);
+        EXPECT_EQ(batch.find("blockIdx.z;"), std::string::npos);  // blockIdx.z only through image and zb
+        const bool fused = single.find("toroid_fused_1(") != std::string::npos;
+        EXPECT_EQ(fused, l == Layout::ChannelsLast);
+        if (!fused) {
+            EXPECT_EQ(batch.find("toroid_batch_fused_"), std::string::npos);
+            continue;
+        }
+        const auto fused_at = batch.find("toroid_batch_fused_1(const toroid_args* __restrict__ batch, const "
+                                          "toroid_tiles* __restrict__ batch_tiles, const int32_t z_blocks)");
+        ASSERT_NE(fused_at, std::string::npos) << batch;
+        EXPECT_NE(batch.find("const toroid_tiles& tiles = batch_tiles[image];", fused_at), std::string::npos);
+        // The tiles' struct comes before the kernels that read it.
+        EXPECT_LT(batch.find("struct toroid_tiles"), batch.find("toroid_batch_kernel_0("));
+        // The widest image sets the grid: a block past its image's tiles leaves at once.
+        const auto leave = batch.find("if (x0 >= ", fused_at);
+        ASSERT_NE(leave, std::string::npos);
+        EXPECT_LT(leave, batch.find("__syncthreads", fused_at));
+    }
+    // The argument layout the engine fills (8-byte words: buffers, then parameters; 48-byte tiles).
+    EXPECT_EQ(sizeof(schedule::FusedTilesArg), 48u);
 }
 
 TEST(CudaCodegen, NvrtcCompilesEveryConformanceSource) {

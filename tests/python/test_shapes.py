@@ -204,6 +204,14 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(y.device.type, "cuda")
         self.assertTrue(torch.equal(y.cpu(), p(x)))
 
+    @staticmethod
+    def eval_pipeline():
+        return toroid.Pipeline([
+            {"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 256},
+            {"op": "center_crop", "size": 224},
+            {"op": "convert", "dtype": "float32", "scale": True},
+            {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])
+
     def test_cuda_batch_stacks_on_the_device(self):
         p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 20},
                              {"op": "center_crop", "size": 16}])
@@ -212,6 +220,57 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(tuple(out.shape), (2, 3, 16, 16))
         self.assertEqual(out.device.type, "cuda")
         self.assertTrue(torch.equal(out[1].cpu(), p(xs[1].cpu())))
+
+    def test_cuda_batch_of_random_sizes_matches_each_image(self):
+        # One call: the images whose sizes share kernels run as one launch per kernel, the
+        # others in their own groups; each result equals the single-image call on CUDA bit for
+        # bit and the CPU's (uint8 bit for bit, float32 within 1e-4).
+        rng = np.random.default_rng(31)
+        # (A 1 x 1 image is contiguous in both layouts: its result would not stack with
+        # channels-last ones; tests/engine/cuda_batch_test.cpp runs it.)
+        sides = [(1, 2), (1, 300), (257, 2), (256, 256), (64, 64)] + \
+            [tuple(int(v) for v in rng.integers(1, 400, size=2)) for _ in range(20)]
+        pipelines = [
+            (self.eval_pipeline(), np.uint8),
+            (toroid.Pipeline([{"op": "resize", "mode": "bicubic", "antialias": True, "size": [64, 48]},
+                              {"op": "flip", "dims": [-1]}]), np.float32),
+            (toroid.Pipeline([{"op": "center_crop", "size": [100, 90]}]), np.uint8),
+        ]
+        for p, dtype in pipelines:
+            for layout in ("cf", "cl"):
+                cpu = [torch.from_numpy(image(h, w, h * 1000 + w, dtype)) for h, w in sides]
+                xs = [x.cuda() for x in cpu]
+                if layout == "cl":
+                    xs = [x[None].contiguous(memory_format=torch.channels_last)[0] for x in xs]
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):  # on the current stream: done once it is
+                    out = p(xs)
+                side.synchronize()
+                self.assertIsInstance(out, torch.Tensor)
+                self.assertEqual(out.device.type, "cuda")
+                self.assertEqual(out.shape[0], len(xs))
+                for i, x in enumerate(xs):
+                    one = p(x)
+                    self.assertTrue(torch.equal(out[i], one), (i, x.shape, layout))
+                    ref = p(cpu[i])
+                    tol = 0 if ref.dtype == torch.uint8 else 1e-4
+                    self.assertLessEqual(float((out[i].cpu().float() - ref.float()).abs().max()), tol, (i, layout))
+
+    def test_cuda_batch_of_several_result_shapes_and_a_bad_image(self):
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "scale_factor": 0.5},
+                             {"op": "normalize", "mean": [0.5, 0.4, 0.3], "std": [0.2, 0.25, 0.3]}])
+        xs = [torch.from_numpy(image(h, w, h, np.float32)).cuda() for h, w in [(40, 60), (2, 7), (33, 2), (90, 64)]]
+        xs.insert(2, torch.zeros((2, 30, 30), device="cuda"))  # 2 channels, 3 means
+        with self.assertRaises(toroid.Error) as ctx:
+            p(xs)
+        self.assertIn("image 2", str(ctx.exception))
+        results, failed = p.run_batch(xs, errors="skip")
+        self.assertEqual(sorted(failed), [2])
+        self.assertIsNone(results[2])
+        for i in (0, 1, 3, 4):
+            self.assertTrue(torch.equal(results[i], p(xs[i])), i)
+            self.assertLessEqual(float((results[i].cpu() - p(xs[i].cpu())).abs().max()), 1e-4)
 
 
 if __name__ == "__main__":
