@@ -96,6 +96,24 @@ class Batches(unittest.TestCase):
         for i, im in enumerate(imgs):
             np.testing.assert_array_equal(out[i], p(im))
 
+    def test_a_later_batch_of_seen_specs_reads_its_own_images(self):
+        # The second call finds every spec in the pipeline's batch cache: it must still take
+        # each image's own data (and a 4-D input and torch tensors stay what they are).
+        p = self.eval_transform()
+        sizes = [(50, 70), (90, 41), (33, 33)]
+        first = [image(h, w, s, np.uint8) for s, (h, w) in enumerate(sizes)]
+        second = [image(h, w, s + 10, np.uint8) for s, (h, w) in enumerate(sizes)]
+        a = p(first)
+        b = p(second)
+        self.assertFalse(np.array_equal(a, b))
+        for i, im in enumerate(second):
+            np.testing.assert_array_equal(b[i], p(im))
+        np.testing.assert_array_equal(p(first), a)
+        if torch is not None:
+            t = p([torch.from_numpy(im) for im in second])
+            self.assertIsInstance(t, torch.Tensor)
+            np.testing.assert_array_equal(t.numpy(), b)
+
     def test_different_result_shapes_come_back_as_a_list(self):
         p = toroid.Pipeline([{"op": "resize", "mode": "nearest", "scale_factor": 0.5}])
         imgs = [image(10, 12, 0), image(8, 6, 1)]
