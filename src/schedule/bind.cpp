@@ -62,7 +62,10 @@ void read_region(const Expr& e, int buf, VarRanges& r, const IndexedLoadBounds& 
         const auto saved = r.find(e->var) != r.end() ? std::optional<Interval>(r[e->var]) : std::nullopt;
         if (n) r[e->var] = Interval{0, n->hi - 1};
         else r.erase(e->var);  // an unknown tap count: its loads' indices are unknown
-        read_region(e->args[0], buf, r, tables, v, region, unknown, seen);
+        // The body's nodes are seen afresh under this tap range: a node shared with another
+        // sum (or with code outside it) may reach other indices there.
+        std::unordered_set<const Node*> body_seen;
+        read_region(e->args[0], buf, r, tables, v, region, unknown, body_seen);
         if (saved) r[e->var] = *saved;
         else r.erase(e->var);
         return;
