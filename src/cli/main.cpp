@@ -70,7 +70,8 @@ EngineOptions engine_options(const ApplyArgs& a, int threads, bool one_file) {
 // Folder mode: every image under IN_DIR through the pipeline into OUT_DIR (same relative
 // paths), files processed in parallel, each file's kernels on --threads threads (1).
 int run_apply_folder(const ApplyArgs& a) {
-    if (a.stats || a.explain) fail("--stats and --explain apply to a single file, not to folder mode");
+    if (a.stats || a.explain || a.prepare_only)
+        fail("--stats, --explain and --prepare-only apply to a single file, not to folder mode");
     if (a.jobs < 0) fail("--jobs must be at least 1 (got {})", a.jobs);
     if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
     if (a.quality < 1 || a.quality > 100) fail("--quality must be 1..100 (got {})", a.quality);
