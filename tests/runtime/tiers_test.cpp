@@ -314,6 +314,34 @@ TEST_F(TiersTest, ForkWaitsForTheBuildInFlight) {
     EXPECT_EQ(call(*m), 2);
 }
 
+// fork also waits for a load another thread has in flight: the child, which has not that
+// thread, finds the module loaded instead of waiting for it forever.
+TEST_F(TiersTest, ForkWaitsForALoadInAnotherThread) {
+    JitCompiler jit(config());
+    std::thread loader([&] { EXPECT_EQ(jit.load(kFull, "tier")->lookup<int (*)()>("tier")(), 2); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the full build's 1.5 s
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::alarm(20);  // a child waiting forever fails the test instead of hanging it
+        int code = 1;
+        try {
+            JitStats before = jit.stats();
+            code = jit.load(kFull, "tier")->lookup<int (*)()>("tier")() == 2 &&
+                           jit.stats().memory_hits == before.memory_hits + 1
+                       ? 0
+                       : 1;
+        } catch (...) {
+            code = 2;
+        }
+        ::_exit(code);
+    }
+    loader.join();
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
 TEST(JitQuickFlags, FromTheOptimizationFlags) {
     EXPECT_EQ(quick_flags_from({"-O3", "-march=native"}), (std::vector<std::string>{"-march=native", "-O1"}));
     EXPECT_EQ(quick_flags_from({}), (std::vector<std::string>{"-O1"}));
