@@ -235,6 +235,8 @@ private:
     // Runs the kernels. The result goes to *into when its strides suit the program (returns
     // true), else into a new tensor `out` (returns false).
     bool execute(const Tensor& in, const Tensor* into, Tensor& out) {
+        if (!host_target().cannot_run.empty())
+            fail("{}: its code is compiled (toroid apply --prepare-only) but not run here", host_target().cannot_run);
         if (into && dense_ok_ && !has_temps_ && in.spec() == spec_ && into->shape() == shape_ && strides_of(*into) == dense_) {
             run_dense(in.data(), into->data());
             return true;

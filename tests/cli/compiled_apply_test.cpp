@@ -130,6 +130,23 @@ TEST_F(CompiledApply, OneFileBuildsTheFullProgramOnly) {
     EXPECT_EQ(entry_tiers(dir_ / "cache"), (std::vector<std::string>{"full"}));
 }
 
+// TOROID_CPU_TARGET names another CPU: its code compiles (--prepare-only) but is not run on a
+// CPU that lacks its features (an illegal instruction before): one line, exit status 2.
+TEST_F(CompiledApply, CodeForAnotherCpuCompilesButDoesNotRunHere) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
+        GTEST_SKIP() << "this CPU runs avx512vbmi code";
+    const std::string env = "TOROID_CPU_TARGET=avx512vbmi TOROID_CXXFLAGS='-O3 -march=icelake-server' ";
+    const std::string p = quote(kFivePipeline), in = quote(kInput), out = quote((dir_ / "a.npy").string());
+    std::string err;
+    ASSERT_EQ(run("apply " + p + " " + in + " " + out + " --prepare-only", nullptr, &err, env), 0) << err;
+    EXPECT_EQ(run("apply " + p + " " + in + " " + out, nullptr, &err, env), 2) << err;
+    EXPECT_EQ(err.rfind("toroid: error: TOROID_CPU_TARGET=avx512vbmi generates code for a CPU with", 0), 0u) << err;
+    EXPECT_NE(err.find("avx512vbmi"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(dir_ / "a.npy"));
+}
+
 TEST_F(CompiledApply, FiveOpPipelineIsAtMostTwoKernelsAndMatchesReference) {
     for (const char* layout : {"contiguous", "channels_last"}) {
         const std::string p = quote(kFivePipeline), in = quote(kInput);
