@@ -94,6 +94,8 @@ def worker(args):
         # the images of each and of their difference.
         # (Not for the specialized engine: each new size is a compile there.)
         clock = time.perf_counter
+        # Both calls of a pair on the full build (the run above may have ended on the quick one).
+        toroid.wait_for_background_builds()
         sizes = {im.shape for im in images}
         pairs = [] if args.worker_engine != "specialized" else None
         fresh = []

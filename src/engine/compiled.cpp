@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -93,18 +94,29 @@ Tiers tiers_for(const EngineOptions& o) {
     return o.tiers;
 }
 
-// Whether one binding serves both programs: the same parameters and buffers (the scalar
-// schedule differs from the full one in its loop kinds only).
+// Whether one binding serves both programs: the same parameters, bound from the same
+// sources, and the same buffers, stored alike (the scalar schedule differs from the full one
+// in its loop kinds only; bind() works the values out from the full program).
 bool same_interface(const ir::Program& a, const ir::Program& b) {
     if (a.params.size() != b.params.size() || a.buffers.size() != b.buffers.size() || a.input != b.input ||
         a.output != b.output)
         return false;
-    for (std::size_t i = 0; i < a.params.size(); ++i)
-        if (a.params[i].name != b.params[i].name) return false;
-    for (std::size_t i = 0; i < a.buffers.size(); ++i)
-        if (a.buffers[i].name != b.buffers[i].name || a.buffers[i].role != b.buffers[i].role ||
-            a.buffers[i].type != b.buffers[i].type)
+    auto same_exprs = [](const std::vector<ir::Expr>& x, const std::vector<ir::Expr>& y) {
+        return std::equal(x.begin(), x.end(), y.begin(), y.end(), ir::structurally_equal);
+    };
+    for (std::size_t i = 0; i < a.params.size(); ++i) {
+        const ir::ProgramParam &p = a.params[i], &q = b.params[i];
+        if (p.name != q.name || p.kind != q.kind || p.source.kind != q.source.kind || p.source.index != q.source.index ||
+            p.source.buffer != q.source.buffer || p.source.dim != q.source.dim)
             return false;
+    }
+    for (std::size_t i = 0; i < a.buffers.size(); ++i) {
+        const ir::Buffer &x = a.buffers[i], &y = b.buffers[i];
+        if (x.name != y.name || x.role != y.role || x.type != y.type || x.tensor != y.tensor ||
+            x.memory_order != y.memory_order || !same_exprs(x.shape, y.shape) || !same_exprs(x.origin, y.origin) ||
+            !same_exprs(x.strides, y.strides))
+            return false;
+    }
     return true;
 }
 
@@ -126,6 +138,10 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
         qo.target = so.target.scalar();
         const ir::Program quick = schedule::schedule(graph, qo);
         if (same_interface(quick, art->program)) quick_source = codegen::generate_cpp(quick, qo.target.kernel_lanes());
+        // Tiered falls back to the full build alone; asked for the quick build, say so
+        // rather than run the full one under its name (the tests compare the two).
+        else if (tiers == Tiers::QuickOnly)
+            fail("internal: the quick program's parameters or buffers differ from the full program's");
     }
     if (!debug.empty()) {
         int i = 1;
@@ -219,6 +235,8 @@ private:
     // Runs the kernels. The result goes to *into when its strides suit the program (returns
     // true), else into a new tensor `out` (returns false).
     bool execute(const Tensor& in, const Tensor* into, Tensor& out) {
+        if (!host_target().cannot_run.empty())
+            fail("{}: its code is compiled (toroid apply --prepare-only) but not run here", host_target().cannot_run);
         if (into && dense_ok_ && !has_temps_ && in.spec() == spec_ && into->shape() == shape_ && strides_of(*into) == dense_) {
             run_dense(in.data(), into->data());
             return true;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 #include <string>
 #include <vector>
@@ -746,19 +747,55 @@ bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_b
 }
 
 std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data) {
+    const std::int64_t n = static_cast<std::int64_t>(data.size() / std::max<std::size_t>(type_bytes(t), 1));
+    return data_range(t, data, std::span<const std::int64_t>(&n, 1), {});
+}
+
+std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data, std::span<const std::int64_t> shape,
+                                   std::span<const Interval> box) {
     if (data.empty()) return std::nullopt;
-    auto scan = [&](auto tag) -> Interval {
+    if (shape.empty()) {  // a scalar: one element
+        const std::int64_t one = 1;
+        return data_range(t, data, std::span<const std::int64_t>(&one, 1), {});
+    }
+    auto scan = [&](auto tag) -> std::optional<Interval> {
         using T = decltype(tag);
-        const std::size_t n = data.size() / sizeof(T);
-        Interval iv{0, 0};
-        for (std::size_t i = 0; i < n; ++i) {
-            T v;
-            std::memcpy(&v, data.data() + i * sizeof(T), sizeof(T));
-            const auto x = static_cast<std::int64_t>(v);
-            iv.lo = i == 0 ? x : std::min(iv.lo, x);
-            iv.hi = i == 0 ? x : std::max(iv.hi, x);
+        const std::size_t rank = shape.size();
+        std::size_t numel = 1;
+        std::vector<std::int64_t> lo(rank), hi(rank);
+        for (std::size_t d = 0; d < rank; ++d) {
+            if (shape[d] <= 0) return std::nullopt;
+            numel *= static_cast<std::size_t>(shape[d]);
+            lo[d] = 0;
+            hi[d] = shape[d] - 1;
+            if (box.size() == rank) {
+                lo[d] = std::max(lo[d], box[d].lo);
+                hi[d] = std::min(hi[d], box[d].hi);
+            }
+            if (hi[d] < lo[d]) return std::nullopt;  // the box reads nothing there
         }
-        return iv;
+        if (numel * sizeof(T) != data.size()) return std::nullopt;
+        // Over the box in C order: the innermost dim's run is contiguous.
+        std::optional<Interval> r;
+        std::vector<std::int64_t> at = lo;
+        for (;;) {
+            std::size_t base = 0;
+            for (std::size_t d = 0; d + 1 < rank; ++d)
+                base = base * static_cast<std::size_t>(shape[d]) + static_cast<std::size_t>(at[d]);
+            base *= static_cast<std::size_t>(shape[rank - 1]);
+            for (std::int64_t x = lo[rank - 1]; x <= hi[rank - 1]; ++x) {
+                T v;
+                std::memcpy(&v, data.data() + (base + static_cast<std::size_t>(x)) * sizeof(T), sizeof(T));
+                const auto e = static_cast<std::int64_t>(v);
+                r = r ? Interval{std::min(r->lo, e), std::max(r->hi, e)} : Interval{e, e};
+            }
+            std::size_t d = rank - 1;  // the dims outside the innermost, inside out
+            for (; d > 0; --d) {
+                if (++at[d - 1] <= hi[d - 1]) break;
+                at[d - 1] = lo[d - 1];
+            }
+            if (d == 0) return r;
+        }
     };
     switch (t) {
         case Type::U8: return scan(std::uint8_t{});

@@ -67,5 +67,11 @@ bool fits_int32(const Expr& e, const VarRanges& ranges, const LoadBounds& load_b
 // The smallest interval holding every element of dense integer data of type `t`
 // (constant index tables); nullopt for float types and empty data.
 std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data);
+// The same over the elements of a box of indices of that data seen as a dense C-order
+// array of `shape` (each dim of `box` clamped to the array; a box of another rank: the whole
+// array). nullopt where the box holds no element, for float and Bool types, and where the
+// data is not `shape`'s size (no bound is better than one read past the data).
+std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data, std::span<const std::int64_t> shape,
+                                   std::span<const Interval> box);
 
 }  // namespace toroid::ir

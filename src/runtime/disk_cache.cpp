@@ -75,7 +75,13 @@ public:
     }
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;
-    ~FileLock() { ::close(fd_); }  // closing the last descriptor releases the lock
+    // Unlocked explicitly: a child forked meanwhile has a copy of the descriptor, and closing
+    // ours alone would leave the key locked until that child exits (every other builder of
+    // the key waiting on it).
+    ~FileLock() {
+        ::flock(fd_, LOCK_UN);
+        ::close(fd_);
+    }
 
 private:
     int fd_ = -1;

@@ -145,8 +145,10 @@ std::string describe(const std::optional<int>& status) {
 // `cxx --version`, memoized per process: it costs a process start and the answer only
 // changes when the compiler is reinstalled, which a running process need not notice.
 std::string compiler_identity(const std::string& cxx) {
-    static std::mutex mutex;
-    static std::map<std::string, std::string> known;
+    // Never destroyed: a background build may still ask while static objects go away at
+    // exit (before the exit hook below has waited for it, when these were made after it).
+    static std::mutex& mutex = *new std::mutex;
+    static std::map<std::string, std::string>& known = *new std::map<std::string, std::string>;
     std::lock_guard lock(mutex);
     if (auto it = known.find(cxx); it != known.end()) return it->second;
 
@@ -186,6 +188,114 @@ std::string first_error_line(const std::string& output) {
 }
 
 using ModuleFuture = std::shared_future<std::shared_ptr<CompiledModule>>;
+
+// The process's compiles in flight: background builds (from their start until they have
+// settled) and loads (from before a load looks for its module until it has it), counted so
+// that fork and exit can wait for them. A child has only the forking thread: a build in
+// flight would never settle there, a module another thread was building would be waited for
+// forever, and a lock or the compiler's --version another thread held would stay held. Never
+// destroyed (a build may still be finishing while static objects go away at exit).
+struct InFlight {
+    std::mutex mutex;
+    std::condition_variable settled;
+    int running = 0;
+    // Of `running`, what this thread counts itself (its loads, the build it runs): a wait
+    // from inside one (a fork or exit while it runs) waits for the others only.
+    static inline thread_local int mine = 0;
+
+    static InFlight& get() {
+        static InFlight* b = new InFlight;
+        return *b;
+    }
+
+    // fork waits for the compiles in flight: installed by the first JitCompiler.
+    static void install_fork_hook() {
+        static std::once_flag hook;
+        std::call_once(hook, [] { ::pthread_atfork(&before_fork, &after_fork, &after_fork); });
+    }
+    // exit waits for them too: installed by the first background build, after its compiler
+    // was made and after a key was computed (so OpenSSL, which frees its state in an atexit
+    // handler of its own registered when a key is first hashed, and the static compilers
+    // made before are still there while the build finishes: atexit handlers and static
+    // destructors run in the reverse order of their registration).
+    static void install_exit_hook() {
+        static std::once_flag hook;
+        std::call_once(hook, [] { std::atexit([] { get().wait_all(); }); });
+    }
+
+    void enter() {
+        std::lock_guard lock(mutex);
+        ++running;
+        ++mine;
+    }
+    void leave() {
+        std::lock_guard lock(mutex);
+        --running;
+        --mine;
+        settled.notify_all();
+    }
+
+    // Runs `work` on a thread of its own, or here when no thread can be started; counted
+    // from now until it is done.
+    void start(std::function<void()> work) {
+        install_exit_hook();
+        {
+            std::lock_guard lock(mutex);
+            ++running;
+        }
+        try {
+            std::thread([this, work = std::move(work)]() mutable {
+                mine = 1;  // this thread's own build
+                work();
+                work = nullptr;  // what it holds goes first: the process may exit right after
+                done();
+            }).detach();
+        } catch (const std::system_error&) {
+            ++mine;
+            work();
+            --mine;
+            done();
+        }
+    }
+
+    void done() {
+        std::lock_guard lock(mutex);
+        --running;
+        settled.notify_all();
+    }
+
+    void wait_all() {
+        std::unique_lock lock(mutex);
+        settled.wait(lock, [&] { return running == mine; });
+    }
+
+    // fork waits for the compiles in flight and holds the lock across it, so that none
+    // starts meanwhile.
+    static void before_fork() {
+        InFlight& b = get();
+        std::unique_lock lock(b.mutex);
+        b.settled.wait(lock, [&] { return b.running == mine; });
+        lock.release();
+    }
+    static void after_fork() { get().mutex.unlock(); }
+};
+
+// A load counted in flight for its scope.
+class LoadInFlight {
+public:
+    LoadInFlight() { InFlight::get().enter(); }
+    ~LoadInFlight() { InFlight::get().leave(); }
+    LoadInFlight(const LoadInFlight&) = delete;
+    LoadInFlight& operator=(const LoadInFlight&) = delete;
+};
+
+// The cores this process may run on (its affinity mask), at least 1.
+int usable_cores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 }  // namespace
 
@@ -387,13 +497,17 @@ JitCompiler::JitCompiler(CompilerConfig config) {
         s.command_lines[quick] = shell_join(command);
     }
     s.config = std::move(config);
+    InFlight::install_fork_hook();
 }
 
 JitCompiler::~JitCompiler() = default;
 JitCompiler::JitCompiler(JitCompiler&&) noexcept = default;
 JitCompiler& JitCompiler::operator=(JitCompiler&&) noexcept = default;
 
-std::string JitCompiler::key(const std::string& source, bool quick) { return state_->key(source, quick); }
+std::string JitCompiler::key(const std::string& source, bool quick) {
+    LoadInFlight in_flight;  // the compiler's --version may run
+    return state_->key(source, quick);
+}
 
 std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, const std::string& entry,
                                                   const LoadOptions& options) {
@@ -402,6 +516,7 @@ std::shared_ptr<CompiledModule> JitCompiler::load(const std::string& source, con
 
 std::shared_ptr<CompiledModule> JitCompiler::load_module(State& s, const std::string& source, const std::string& entry,
                                                          bool quick, const LoadOptions& options) {
+    LoadInFlight in_flight;
     const std::string k = s.key(source, quick);
 
     std::promise<std::shared_ptr<CompiledModule>> promise;
@@ -475,82 +590,7 @@ std::vector<std::string> JitCompiler::command(bool quick) const { return state_-
 
 std::string JitCompiler::command_line() const { return state_->command_lines[0]; }
 
-// ---------------------------------------------------------------------------------------
-// Background builds.
-
-namespace {
-
-// The process's background builds: a count the hooks below wait on. Never destroyed (a
-// build may still be finishing while static objects go away at exit).
-struct Background {
-    std::mutex mutex;
-    std::condition_variable settled;
-    int running = 0;
-
-    static Background& get() {
-        static Background* b = new Background;
-        return *b;
-    }
-
-    // Runs `work` on a thread of its own, or here when no thread can be started.
-    void start(std::function<void()> work) {
-        static std::once_flag hooks;
-        std::call_once(hooks, [] {
-            // Registered after the first JitCompiler was made (it runs the build), so at exit
-            // this runs before static compilers are destroyed.
-            std::atexit([] { get().wait_all(); });
-            ::pthread_atfork(&before_fork, &after_fork, &after_fork);
-        });
-        {
-            std::lock_guard lock(mutex);
-            ++running;
-        }
-        try {
-            std::thread([this, work = std::move(work)]() mutable {
-                work();
-                work = nullptr;  // what it holds goes first: the process may exit right after
-                done();
-            }).detach();
-        } catch (const std::system_error&) {
-            work();
-            done();
-        }
-    }
-
-    void done() {
-        std::lock_guard lock(mutex);
-        --running;
-        settled.notify_all();
-    }
-
-    void wait_all() {
-        std::unique_lock lock(mutex);
-        settled.wait(lock, [&] { return running == 0; });
-    }
-
-    // A child has only the forking thread: a build in flight would never settle there, and
-    // its lock could be held. So fork waits for the builds and holds the lock across it, so
-    // that none starts meanwhile.
-    static void before_fork() {
-        Background& b = get();
-        std::unique_lock lock(b.mutex);
-        b.settled.wait(lock, [&] { return b.running == 0; });
-        lock.release();
-    }
-    static void after_fork() { get().mutex.unlock(); }
-};
-
-// The cores this process may run on (its affinity mask), at least 1.
-int usable_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-
-}  // namespace
-
-void wait_for_background_builds() { Background::get().wait_all(); }
+void wait_for_background_builds() { InFlight::get().wait_all(); }
 
 struct TieredModule::State {
     mutable std::mutex mutex;
@@ -663,6 +703,8 @@ std::shared_ptr<CompiledModule> TieredModule::quick_module() const {
 
 std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_source, const std::string& quick_source,
                                                        const std::string& entry, const LoadOptions& options) {
+    // In flight until it returns: a fork waits until the full build has started (and for it).
+    LoadInFlight in_flight;
     const auto start = std::chrono::steady_clock::now();
     auto tiered = std::make_shared<TieredModule>();
 
@@ -712,7 +754,7 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     };
     const bool beside = usable_cores() > 2;
-    if (beside) Background::get().start(background);
+    if (beside) InFlight::get().start(background);
 
     LoadOptions quick_options;
     quick_options.quick = true;
@@ -723,7 +765,7 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
     } catch (const Error& e) {
         // The quick build is an optimization: without it, the call waits for the full
         // build and reports its error (the one a single build would have had).
-        if (!beside) Background::get().start(background);
+        if (!beside) InFlight::get().start(background);
         tiered->wait();
         std::fprintf(stderr, "toroid: warning: the quick build failed; the full build serves: %s\n",
                      one_line(e.what(), 2000).c_str());
@@ -731,7 +773,7 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
     }
     tiered->serve_quick(std::move(quick), entry);
     s.count([](JitStats& st) { ++st.quick_loads; }, options.stats);
-    if (!beside) Background::get().start(background);
+    if (!beside) InFlight::get().start(background);
     return tiered;
 }
 

@@ -143,9 +143,12 @@ private:
 };
 
 // Waits until every background build of this process has settled (the full builds of
-// load_tiered). A process also waits for them before it forks (a child has none of its
-// parent's threads; pthread_atfork) and when it exits (atexit), so that the disk cache gets
-// the full build and no compiler outlives the process that started it.
+// load_tiered), and every load another thread has in flight. A process also waits for them
+// before it forks (pthread_atfork: a child has none of its parent's threads, so a build or
+// load in flight there would never finish, and a module, lock or compiler --version another
+// thread held would stay held) and when it exits (atexit), so that the disk cache gets the
+// full build and no compiler outlives the process that started it. Each wait is bounded by
+// the compiles in flight (at most one per source and process).
 void wait_for_background_builds();
 
 struct LoadOptions {

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <unordered_set>
@@ -48,67 +47,6 @@ bool kernel_is_empty(const Kernel& k, const Values& v) {
     return false;
 }
 
-// The smallest and largest element of an integer table within a box of indices (clamped
-// to the table; an empty box: the whole table), as the table's data says.
-std::optional<Interval> table_range(const GraphTensor& t, const std::vector<std::int64_t>& shape,
-                                    std::span<const Interval> index) {
-    if (is_float(t.type) || t.data.empty()) return std::nullopt;
-    const std::size_t rank = shape.size();
-    std::vector<std::int64_t> lo(rank), hi(rank);
-    for (std::size_t d = 0; d < rank; ++d) {
-        lo[d] = 0;
-        hi[d] = shape[d] - 1;
-        if (index.size() == rank) {
-            lo[d] = std::max(lo[d], index[d].lo);
-            hi[d] = std::min(hi[d], index[d].hi);
-        }
-        if (hi[d] < lo[d]) return std::nullopt;  // reads nothing there: no bound from the data
-    }
-    auto element = [&](std::size_t i) -> std::int64_t {
-        switch (t.type) {
-            case Type::U8: return t.data[i];
-            case Type::I16: {
-                std::int16_t v;
-                std::memcpy(&v, t.data.data() + 2 * i, 2);
-                return v;
-            }
-            case Type::I32: {
-                std::int32_t v;
-                std::memcpy(&v, t.data.data() + 4 * i, 4);
-                return v;
-            }
-            default: {
-                std::int64_t v;
-                std::memcpy(&v, t.data.data() + 8 * i, 8);
-                return v;
-            }
-        }
-    };
-    // Over the box in dense C order: the innermost dim's run is contiguous.
-    Interval r{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
-    std::vector<std::int64_t> at = lo;
-    for (;;) {
-        std::size_t base = 0;
-        for (std::size_t d = 0; d + 1 < rank; ++d)
-            base = base * static_cast<std::size_t>(shape[d]) + static_cast<std::size_t>(at[d]);
-        base *= static_cast<std::size_t>(shape[rank - 1]);
-        for (std::int64_t x = lo[rank - 1]; x <= hi[rank - 1]; ++x) {
-            const std::int64_t e = element(base + static_cast<std::size_t>(x));
-            r.lo = std::min(r.lo, e);
-            r.hi = std::max(r.hi, e);
-        }
-        bool done = true;
-        for (std::size_t d = rank - 1; d-- > 0;) {
-            if (++at[d] <= hi[d]) {
-                done = false;
-                break;
-            }
-            at[d] = lo[d];
-        }
-        if (done) return r;
-    }
-}
-
 // The region of `buf` that the loads in `e` read, dim by dim, under `r` (the consumer's
 // loop ranges and the parameters), each Sum's reduction variable bound to its taps: the
 // hull of every load's index, with tables bounded by the entries the indices reach.
@@ -124,7 +62,10 @@ void read_region(const Expr& e, int buf, VarRanges& r, const IndexedLoadBounds& 
         const auto saved = r.find(e->var) != r.end() ? std::optional<Interval>(r[e->var]) : std::nullopt;
         if (n) r[e->var] = Interval{0, n->hi - 1};
         else r.erase(e->var);  // an unknown tap count: its loads' indices are unknown
-        read_region(e->args[0], buf, r, tables, v, region, unknown, seen);
+        // The body's nodes are seen afresh under this tap range: a node shared with another
+        // sum (or with code outside it) may reach other indices there.
+        std::unordered_set<const Node*> body_seen;
+        read_region(e->args[0], buf, r, tables, v, region, unknown, body_seen);
         if (saved) r[e->var] = *saved;
         else r.erase(e->var);
         return;
@@ -172,7 +113,8 @@ Binding bind(const Program& p, const Graph& g) {
         if (id < 0 || static_cast<std::size_t>(id) >= p.buffers.size()) return std::nullopt;
         const Buffer& buf = p.buffers[static_cast<std::size_t>(id)];
         if (buf.role != BufferRole::Constant) return std::nullopt;
-        return table_range(g.at(buf.tensor), b.shapes[static_cast<std::size_t>(id)], index);
+        const GraphTensor& t = g.at(buf.tensor);
+        return data_range(t.type, t.data, b.shapes[static_cast<std::size_t>(id)], index);
     };
     auto param_index = [](const Expr& e) -> std::optional<std::size_t> {
         if (e->op != Op::Var || !is_param_var(e->var)) return std::nullopt;

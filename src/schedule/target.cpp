@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 namespace toroid::schedule {
 
@@ -69,6 +70,20 @@ Target Target::host_cpu() {
         auto named = named_cpu_target(n);
         if (!named) fail("TOROID_CPU_TARGET='{}' is not one of host, avx2, avx512, avx512vbmi, zen4", printable(n));
         t = *named;
+        // The features its code may use; running it elsewhere is an illegal instruction.
+        std::vector<const char*> lacking;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_cpu_init();
+        if (!__builtin_cpu_supports("avx2")) lacking.push_back("avx2");
+        if (t.vector_bytes == 64 && !__builtin_cpu_supports("avx512f")) lacking.push_back("avx512f");
+        if (t.vector_bytes == 64 && !__builtin_cpu_supports("avx512bw")) lacking.push_back("avx512bw");
+        if (t.byte_permute && !__builtin_cpu_supports("avx512vbmi")) lacking.push_back("avx512vbmi");
+#else
+        lacking.push_back("x86-64");
+#endif
+        if (!lacking.empty())
+            t.cannot_run = fmt::format("TOROID_CPU_TARGET={} generates code for a CPU with {}, which this one lacks",
+                                       printable(n), fmt::join(lacking, ", "));
     } else {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_cpu_init();

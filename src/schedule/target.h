@@ -41,6 +41,9 @@ struct Target {
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key
+    // CPU named by $TOROID_CPU_TARGET: why this CPU cannot run its code (the features it
+    // lacks), else empty. Such code is compiled (`apply --prepare-only`) but not run.
+    std::string cannot_run;
 
     // Elements of type t in one vector loop iteration (CPU); 1 where there are no vector loops.
     int lanes(ir::Type t) const;

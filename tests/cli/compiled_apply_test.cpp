@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -45,8 +46,10 @@ protected:
     void TearDown() override { fs::remove_all(dir_); }
 
     // Runs the CLI with a private cache folder; returns the exit status, fills out/err.
-    int run(const std::string& args, std::string* out = nullptr, std::string* err = nullptr) const {
-        std::string cmd = "TOROID_CACHE_DIR=";
+    // env: assignments put before the command (e.g. "TOROID_TIERED=1 ").
+    int run(const std::string& args, std::string* out = nullptr, std::string* err = nullptr,
+            const std::string& env = "") const {
+        std::string cmd = env + "TOROID_CACHE_DIR=";
         cmd += quote((dir_ / "cache").string());
         cmd += ' ';
         cmd += quote(TOROID_BINARY);
@@ -82,6 +85,66 @@ TEST_F(CompiledApply, SecondProcessHitsTheDiskCache) {
     ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "b.npy").string()) + " --stats", nullptr, &err), 0) << err;
     EXPECT_NE(err.find("cache: compiled 0, disk hits 1, memory hits 0"), std::string::npos) << err;
     EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "b.npy"));
+}
+
+// The cache's installed entries by the tier their manifest names ("full", "quick").
+std::vector<std::string> entry_tiers(const fs::path& cache) {
+    std::vector<std::string> tiers;
+    for (const auto& e : fs::directory_iterator(cache)) {
+        const std::string manifest = slurp(e.path() / "manifest.json");
+        if (manifest.empty()) continue;
+        tiers.push_back(manifest.find("\"tier\": \"quick\"") != std::string::npos ? "quick"
+                        : manifest.find("\"tier\": \"full\"") != std::string::npos ? "full"
+                                                                                    : "?");
+    }
+    std::sort(tiers.begin(), tiers.end());
+    return tiers;
+}
+
+// One file runs the pipeline once and the process waits for a background build at exit, so
+// `apply` builds the full program alone; TOROID_TIERED=1 runs a quick build first, and the
+// exit still leaves the full build installed.
+TEST_F(CompiledApply, OneFileBuildsTheFullProgramOnly) {
+    const std::string p = quote(kFivePipeline), in = quote(kInput);
+    std::string err;
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "a.npy").string()) + " --stats", nullptr, &err), 0) << err;
+    EXPECT_NE(err.find("cache: compiled 1, disk hits 0"), std::string::npos) << err;
+    EXPECT_EQ(err.find("tiers:"), std::string::npos) << err;
+    EXPECT_EQ(entry_tiers(dir_ / "cache"), (std::vector<std::string>{"full"}));
+
+    fs::remove_all(dir_ / "cache");
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "b.npy").string()) + " --stats", nullptr, &err,
+                  "TOROID_TIERED=1 "),
+              0)
+        << err;
+    EXPECT_NE(err.find("tiers: the quick build ran; the full build was loaded"), std::string::npos) << err;
+    EXPECT_EQ(entry_tiers(dir_ / "cache"), (std::vector<std::string>{"full", "quick"}));
+    EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "b.npy"));
+
+    // --prepare-only compiles the full program and writes nothing.
+    fs::remove_all(dir_ / "cache");
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "c.npy").string()) + " --prepare-only", nullptr, &err),
+              0)
+        << err;
+    EXPECT_FALSE(fs::exists(dir_ / "c.npy"));
+    EXPECT_EQ(entry_tiers(dir_ / "cache"), (std::vector<std::string>{"full"}));
+}
+
+// TOROID_CPU_TARGET names another CPU: its code compiles (--prepare-only) but is not run on a
+// CPU that lacks its features (an illegal instruction before): one line, exit status 2.
+TEST_F(CompiledApply, CodeForAnotherCpuCompilesButDoesNotRunHere) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
+        GTEST_SKIP() << "this CPU runs avx512vbmi code";
+    const std::string env = "TOROID_CPU_TARGET=avx512vbmi TOROID_CXXFLAGS='-O3 -march=icelake-server' ";
+    const std::string p = quote(kFivePipeline), in = quote(kInput), out = quote((dir_ / "a.npy").string());
+    std::string err;
+    ASSERT_EQ(run("apply " + p + " " + in + " " + out + " --prepare-only", nullptr, &err, env), 0) << err;
+    EXPECT_EQ(run("apply " + p + " " + in + " " + out, nullptr, &err, env), 2) << err;
+    EXPECT_EQ(err.rfind("toroid: error: TOROID_CPU_TARGET=avx512vbmi generates code for a CPU with", 0), 0u) << err;
+    EXPECT_NE(err.find("avx512vbmi"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(dir_ / "a.npy"));
 }
 
 TEST_F(CompiledApply, FiveOpPipelineIsAtMostTwoKernelsAndMatchesReference) {

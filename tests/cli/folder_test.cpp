@@ -213,7 +213,8 @@ TEST_F(Folder, BadUsageExitsTwoAndWritesNothing) {
         {{"apply", kResize, in_.string(), out.string(), "--jobs", "-1"}, "--jobs must be at least 1"},
         {{"apply", "[{\"op\": \"spin\"}]", in_.string(), out.string()}, "spin"},
         {{"apply", kResize, in_.string(), (in_ / "top.jpg").string()}, "is not a folder"},
-        {{"apply", kResize, in_.string(), out.string(), "--stats"}, "--stats and --explain apply to a single file"},
+        {{"apply", kResize, in_.string(), out.string(), "--stats"}, "apply to a single file, not to folder mode"},
+        {{"apply", kResize, in_.string(), out.string(), "--prepare-only"}, "--prepare-only apply to a single file"},
         {{"apply", kResize, (in_ / "top.jpg").string(), out.string(), "--jobs", "2"}, "--jobs applies to folder mode"},
     };
     for (const Case& c : cases) {

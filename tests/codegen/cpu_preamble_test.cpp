@@ -86,29 +86,8 @@ TEST(CpuPreamble, GeneratedSourceEmbedsTheHeader) {
 // Kernels of different lane counts in one program: the vector part once per count, each
 // kernel printed in its count's namespace, and the source compiles.
 TEST(CpuPreamble, KernelsOfTwoLaneCountsShareASource) {
-    ir::Program p;
-    ir::Buffer in{};
-    in.id = 0;
-    in.name = "in";
-    in.role = ir::BufferRole::Input;
-    in.type = ir::Type::U8;
-    in.shape = {ir::iconst(1), ir::iconst(1), ir::iconst(4), ir::param(0)};
-    in.strides = {ir::param(1), ir::param(1), ir::param(0), ir::iconst(1)};
-    ir::Buffer out = in;
-    out.id = 1;
-    out.name = "out";
-    out.role = ir::BufferRole::Output;
-    p.buffers = {in, out};
-    p.input = 0;
-    p.output = 1;
-    p.params = {ir::ProgramParam{"w", ir::ParamKind::Size, {}}, ir::ProgramParam{"plane", ir::ParamKind::Stride, {}}};
-    ir::Kernel k;
-    k.name = "bytes";
-    k.output = 1;
-    k.loops = {{0, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel}, {1, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel},
-               {2, ir::iconst(0), ir::iconst(4), ir::LoopKind::Parallel}, {3, ir::iconst(0), ir::param(0), ir::LoopKind::Vector}};
-    k.vector_width = 64;
-    k.value = ir::load(0, ir::Type::U8, {ir::var(0), ir::var(1), ir::var(2), ir::sub(ir::sub(ir::param(0), ir::iconst(1)), ir::var(3))});
+    ir::Program p = reversing_program(64);
+    const ir::Kernel k = p.kernels[0];
     ir::Kernel k2 = k;
     k2.name = "words";
     k2.vector_width = 16;

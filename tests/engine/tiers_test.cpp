@@ -84,7 +84,23 @@ TEST(EngineTiers, QuickBuildThenFullBuildSameResults) {
         EXPECT_EQ(again->stats().compiled, 0);
         EXPECT_EQ(again->stats().disk_hits, 1);
 
-        // FullOnly never returns a quick build; QuickOnly runs one alone, the same bytes.
+        // FullOnly, and Tiered under TOROID_TIERED=0, return with the full build loaded and
+        // build no quick one; QuickOnly runs one alone, the same bytes.
+        for (const bool by_env : {false, true}) {
+            const fs::path cache_dir = root / (by_env ? "cache_tiered_0" : "cache_full_only");
+            ScopedEnv fresh("TOROID_CACHE_DIR", cache_dir.string());
+            ScopedEnv off("TOROID_TIERED", by_env ? "0" : "1");
+            EngineOptions f = o;
+            if (!by_env) f.tiers = Tiers::FullOnly;
+            auto full = make_engine("compiled", f)->prepare(p, in.spec());
+            EXPECT_FALSE(full->stats().quick) << by_env;
+            EXPECT_EQ(full->stats().compiled, 1) << by_env;
+            int entries = 0;
+            for (const auto& e : fs::directory_iterator(cache_dir)) entries += fs::exists(e.path() / "manifest.json");
+            EXPECT_EQ(entries, 1) << "a quick build was made (TOROID_TIERED=0: " << by_env << ")";
+            const Tensor y = full->run(in);
+            EXPECT_EQ(std::memcmp(y.data(), later.data(), later.nbytes()), 0);
+        }
         EngineOptions q = o;
         q.tiers = Tiers::QuickOnly;
         const Tensor quick = make_engine("compiled", q)->prepare(p, in.spec())->run(in);

@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace toroid::ir {
 namespace {
@@ -351,6 +354,62 @@ void check_random(bool big, std::uint64_t seed0, int cases) {
     }
     // The generator must exercise the simplifier, not only the builders.
     EXPECT_GT(rewritten, cases / 4);
+}
+
+// The bytes of `values` as a table of type T.
+template <typename T>
+std::vector<std::uint8_t> table_bytes(const std::vector<T>& values) {
+    std::vector<std::uint8_t> out(values.size() * sizeof(T));
+    std::memcpy(out.data(), values.data(), out.size());
+    return out;
+}
+
+TEST(SimplifyTables, DataRangeOverABoxOfIndices) {
+    // A 3x4 int16 table: row r holds 10 r + c, but -7 at (2, 3).
+    const auto data = table_bytes<std::int16_t>({0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, -7});
+    const std::vector<std::int64_t> shape = {3, 4};
+    const std::vector<Interval> rows12 = {{1, 2}, {0, 1}};
+    EXPECT_EQ(data_range(Type::I16, data), (Interval{-7, 22}));
+    EXPECT_EQ(data_range(Type::I16, data, shape, {}), (Interval{-7, 22}));  // no box: all of it
+    EXPECT_EQ(data_range(Type::I16, data, shape, rows12), (Interval{10, 21}));
+    const std::vector<Interval> corner = {{2, 5}, {3, 9}};  // clamped to the table: (2, 3)
+    EXPECT_EQ(data_range(Type::I16, data, shape, corner), (Interval{-7, -7}));
+    const std::vector<Interval> outside = {{3, 4}, {0, 3}};
+    EXPECT_EQ(data_range(Type::I16, data, shape, outside), std::nullopt);
+    // No bound rather than a read past the data: a size that is not the shape's, a type
+    // without integer elements.
+    const std::vector<std::int64_t> larger = {4, 4};
+    EXPECT_EQ(data_range(Type::I16, data, larger, {}), std::nullopt);
+    EXPECT_EQ(data_range(Type::Bool, data, shape, {}), std::nullopt);
+    EXPECT_EQ(data_range(Type::F32, data, {}, {}), std::nullopt);
+    // A scalar table.
+    EXPECT_EQ(data_range(Type::I32, table_bytes<std::int32_t>({42}), {}, {}), (Interval{42, 42}));
+}
+
+TEST(SimplifyTables, BoundsIndexedReadsTheEntriesReached) {
+    // start[v0] + v1 over v0 in [1, 2], v1 in [0, 3]: the table's entries 1..2 only.
+    const auto data = table_bytes<std::int32_t>({100, 5, 9, -50});
+    const std::vector<std::int64_t> shape = {4};
+    std::vector<std::vector<Interval>> asked;
+    const IndexedLoadBounds tables = [&](int buffer, std::span<const Interval> index) -> std::optional<Interval> {
+        asked.emplace_back(index.begin(), index.end());
+        if (buffer != 7) return std::nullopt;
+        return data_range(Type::I32, data, shape, index);
+    };
+    const Expr e = add(load(7, Type::I32, {var(0)}), cast(Type::I32, var(1)));
+    const VarRanges r = {{0, {1, 2}}, {1, {0, 3}}};
+    EXPECT_EQ(bounds_indexed(e, r, tables), (Interval{5, 12}));
+    ASSERT_FALSE(asked.empty());
+    EXPECT_EQ(asked.back(), (std::vector<Interval>{{1, 2}}));
+    // An index of unknown range asks for the whole table.
+    EXPECT_EQ(bounds_indexed(load(7, Type::I32, {var(3)}), r, tables), (Interval{-50, 100}));
+    EXPECT_TRUE(asked.back().empty());
+    // Parameters from the value vector, where known.
+    const std::vector<std::int64_t> params = {6, 8};
+    const std::vector<bool> known = {true, false};
+    EXPECT_EQ(bounds_indexed(add(param(0), var(1)), r, tables, params, &known), (Interval{6, 9}));
+    EXPECT_EQ(bounds_indexed(param(1), r, tables, params, &known), std::nullopt);
+    EXPECT_EQ(bounds_indexed(param(1), r, tables, params), (Interval{8, 8}));
 }
 
 TEST(SimplifyRandom, KeepsValuesSmallRanges) { check_random(false, 1000, 4000); }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -155,6 +156,40 @@ TEST_F(DiskCacheTest, RejectedFreshBuildGoesToFailed) {
     }
     EXPECT_TRUE(fs::exists(cache.failed("k") / "data.bin"));
     EXPECT_FALSE(fs::exists(cache.entry("k")));
+}
+
+// A child forked while a build holds its key's lock inherits the lock's descriptor; the
+// lock is still given up when the build ends, so the next builder of the key (here, after a
+// failed build) does not wait for the child to exit.
+TEST_F(DiskCacheTest, AForkedChildDoesNotKeepTheLock) {
+    DiskCache cache(root_);
+    DiskCache::Recipe failing = recipe("forked", "x", 600);
+    failing.build = [inner = failing.build](const fs::path& dir) -> nlohmann::json {
+        inner(dir);
+        throw BuildFailure{[](const fs::path&) { return std::string("refused"); }};
+    };
+    int release[2];
+    ASSERT_EQ(::pipe(release), 0);
+    std::thread builder([&] { EXPECT_THROW(cache.get(failing), Error); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // inside the build: the lock held
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {  // keeps the inherited descriptors until told to go
+        char c = 0;
+        (void)!::read(release[0], &c, 1);
+        ::_exit(0);
+    }
+    builder.join();
+    auto next = std::async(std::launch::async, [&] { return cache.get(recipe("forked", "y")); });
+    EXPECT_EQ(next.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+        << "the key stayed locked while the forked child lived";
+    const char c = 1;
+    (void)!::write(release[1], &c, 1);
+    EXPECT_TRUE(next.get().built);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ::close(release[0]);
+    ::close(release[1]);
 }
 
 TEST_F(DiskCacheTest, KeyIsStableAndSeparatesParts) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -127,6 +129,44 @@ TEST_F(TiersTest, QuickServesThenFullSwapsIn) {
     EXPECT_EQ(other.stats().disk_hits, 1);
     EXPECT_EQ(other.stats().compiled, 0);
     EXPECT_EQ(other.stats().quick_loads, 0);
+}
+
+// Threads calling the entry point while the full build swaps in get one build's answer
+// or the other's, never a torn one (run under TSan: the swap is the atomic entry pointer).
+TEST_F(TiersTest, CallsDuringTheSwapRunOneBuildOrTheOther) {
+    JitCompiler jit(config());
+    auto m = jit.load_tiered(kFull, kQuick, "tier");
+    std::atomic<int> bad{0}, quick_calls{0}, full_calls{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 3; ++t)
+        callers.emplace_back([&] {
+            for (;;) {
+                const bool settled = m->settled();
+                const int v = call(*m);
+                if (v == 1) ++quick_calls;
+                else if (v == 2) ++full_calls;
+                else ++bad;
+                if (settled) break;  // at least one call after the swap
+            }
+        });
+    m->wait();
+    for (auto& c : callers) c.join();
+    EXPECT_EQ(bad.load(), 0);
+    EXPECT_GT(quick_calls.load(), 0);
+    EXPECT_GE(full_calls.load(), 3);
+    EXPECT_EQ(call(*m), 2);
+}
+
+// wait_for_background_builds() (toroid_wait_for_background_builds in C) returns once every
+// full build in flight is loaded.
+TEST_F(TiersTest, WaitingForBackgroundBuildsSettlesThem) {
+    JitCompiler jit(config());
+    auto m = jit.load_tiered(kFull, kQuick, "tier");
+    EXPECT_FALSE(m->settled());
+    wait_for_background_builds();
+    EXPECT_TRUE(m->settled());
+    EXPECT_TRUE(m->full());
+    EXPECT_EQ(call(*m), 2);
 }
 
 TEST_F(TiersTest, ForegroundCountsLeaveTheBackgroundOut) {
@@ -272,6 +312,34 @@ TEST_F(TiersTest, ForkWaitsForTheBuildInFlight) {
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
     EXPECT_EQ(call(*m), 2);
+}
+
+// fork also waits for a load another thread has in flight: the child, which has not that
+// thread, finds the module loaded instead of waiting for it forever.
+TEST_F(TiersTest, ForkWaitsForALoadInAnotherThread) {
+    JitCompiler jit(config());
+    std::thread loader([&] { EXPECT_EQ(jit.load(kFull, "tier")->lookup<int (*)()>("tier")(), 2); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the full build's 1.5 s
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::alarm(20);  // a child waiting forever fails the test instead of hanging it
+        int code = 1;
+        try {
+            JitStats before = jit.stats();
+            code = jit.load(kFull, "tier")->lookup<int (*)()>("tier")() == 2 &&
+                           jit.stats().memory_hits == before.memory_hits + 1
+                       ? 0
+                       : 1;
+        } catch (...) {
+            code = 2;
+        }
+        ::_exit(code);
+    }
+    loader.join();
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 TEST(JitQuickFlags, FromTheOptimizationFlags) {

@@ -183,8 +183,9 @@ TEST(Bind, CropAfterResizeReadsOnlyTheRowsTheCropNeeds) {
 }
 
 TEST(Bind, RegionsCoverEveryReadOnCpuAndGpuPrograms) {
-    // Crops at the corners and past the edges (padding), flips, upscales, 1-pixel outputs,
-    // float passes in either order, nearest and 2-D interpolation tables, warps.
+    // Crops at the corners and past the edges (padding), flips, upscales, 1-pixel outputs
+    // and inputs, one-row and one-column images, float passes in either order, nearest and
+    // 2-D interpolation tables, warps.
     const std::vector<std::string> pipelines = {
         R"([{"op": "resize", "mode": "bilinear", "antialias": true, "smaller_edge": 24}, {"op": "center_crop", "size": 20}])",
         R"([{"op": "resize", "mode": "bicubic", "antialias": true, "size": [13, 17]},
@@ -212,7 +213,7 @@ TEST(Bind, RegionsCoverEveryReadOnCpuAndGpuPrograms) {
         R"([{"op": "convert", "dtype": "float32"}, {"op": "affine", "theta": [[0.9, 0.1, 0.05], [-0.2, 1.1, 0.0]]},
             {"op": "resize", "mode": "bilinear", "antialias": true, "size": [8, 8]}, {"op": "center_crop", "size": 5}])",
     };
-    const std::vector<Dims> sizes = {{1, 3, 31, 40}, {1, 3, 40, 31}, {2, 1, 9, 13}, {1, 3, 1, 7}};
+    const std::vector<Dims> sizes = {{1, 3, 31, 40}, {1, 3, 40, 31}, {2, 1, 9, 13}, {1, 3, 1, 7}, {1, 3, 7, 1}, {1, 2, 1, 1}};
     const schedule::Target targets[] = {schedule::Target::host_cpu(), schedule::Target::cuda("sm_90")};
     std::int64_t checked = 0;
     for (const std::string& json : pipelines)
