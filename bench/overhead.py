@@ -153,6 +153,7 @@ def main():
         cases.append(("torch.flip (PyTorch eager), torch", lambda: torch.flip(t, [-1])))
     for _, f in cases:  # warm: compile, fill the caches
         f()
+    toroid.wait_for_background_builds()  # time the full build a long run uses
     times = {name: [] for name, _ in cases}
     for _ in range(args.rounds):
         for name, f in cases:

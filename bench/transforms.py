@@ -7,7 +7,7 @@ seed per image, so both draw the same random parameters. Engines alternate image
 the table gives each one's time per image after its first call (toroid's first call
 compiles, and random choices that change the program's structure, such as flipping or not,
 compile their variant when first drawn), then the same over a second pass over the images
-(every variant compiled: a long epoch's steady state), toroid's speed-ups, the compiles, and
+(every variant compiled and its full build loaded: a long epoch's steady state), toroid's speed-ups, the compiles, and
 the largest difference between the two results.
 Needs torchvision >= 0.15 (transforms.v2).
 
@@ -79,6 +79,8 @@ def main():
         compiles_before = toroid.cache_stats()["compiles"]
         passes = []
         for rnd in range(2):
+            if rnd == 1:
+                toroid.wait_for_background_builds()  # the steady state: every full build loaded
             times = {e: [] for e in engines}
             for i, x in enumerate(xs):
                 results = {}
