@@ -1,6 +1,7 @@
 // Runs every case of tests/data/conformance (made by PyTorch 2.11) through each engine,
 // with the input placed in the layout the case names, and checks the tolerance of the
 // case's README: uint8 equal in every element, float32 within 1e-4.
+#include "../engine/engine_test_support.h"
 #include "core/error.h"
 #include "engine/engine.h"
 #include "runtime/cuda/cuda.h"
@@ -60,20 +61,8 @@ std::vector<Case> load_cases() {
 // Test logs name the case instead of dumping its bytes.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.engine << " " << c.name << c.label; }
 
-// Whether a CUDA device can be opened here, and if not why (asked once).
-std::string& cuda_error() {
-    static std::string e = [] {
-        try {
-            cuda::Device::get(0);
-            return std::string();
-        } catch (const Error& err) {
-            return std::string(err.what());
-        }
-    }();
-    return e;
-}
-bool cuda_usable() { return cuda_error().empty(); }
-std::string cuda_unusable_reason() { return "no CUDA device: " + cuda_error(); }
+bool cuda_usable() { return test::cuda_unavailable().empty(); }
+std::string cuda_unusable_reason() { return "no CUDA device: " + test::cuda_unavailable(); }
 
 class EngineConformance : public ::testing::TestWithParam<Case> {};
 

@@ -26,35 +26,6 @@
 namespace toroid {
 namespace {
 
-std::string cuda_unavailable() {
-    static const std::string why = [] {
-        try {
-            cuda::Device::get(0);
-            return std::string();
-        } catch (const Error& e) {
-            return std::string(e.what());
-        }
-    }();
-    return why;
-}
-
-bool identical(const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
-    const Dims& s = a.shape();
-    for (std::int64_t n = 0; n < s[0]; ++n)
-        for (std::int64_t c = 0; c < s[1]; ++c)
-            for (std::int64_t h = 0; h < s[2]; ++h)
-                for (std::int64_t w = 0; w < s[3]; ++w) {
-                    if (a.dtype() == DType::UInt8) {
-                        if (a.at<std::uint8_t>(n, c, h, w) != b.at<std::uint8_t>(n, c, h, w)) return false;
-                    } else {
-                        const float x = a.at<float>(n, c, h, w), y = b.at<float>(n, c, h, w);
-                        if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-                    }
-                }
-    return true;
-}
-
 std::int64_t span_elements(const Dims& shape, const Dims& strides) {
     std::int64_t span = 1;
     for (std::size_t d = 0; d < 4; ++d) {
@@ -148,7 +119,7 @@ void check_batch(const std::string& json, const std::vector<Image>& images, std:
         single->run_device(items[i].input, reinterpret_cast<void*>(dout.pointer()), one.strides(), stream.handle());
         stream.synchronize();
         if (one.nbytes() > 0) dout.copy_to_host(one.data(), one.nbytes());
-        EXPECT_TRUE(identical(got, one)) << "the batch and the single-image launch differ";
+        EXPECT_TRUE(test::identical(got, one)) << "the batch and the single-image launch differ";
     }
 }
 
@@ -167,7 +138,7 @@ Dims random_shape(std::mt19937& rng, std::int64_t max_side, std::int64_t channel
 // smaller edge below or above 256 (up- or downscale) and a square image of 256 (no
 // resize) fall into different groups.
 TEST(CudaBatch, EvalTransformOfRandomSizesMatchesEachImage) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     const std::string json =
         R"([{"op": "resize", "mode": "bilinear", "antialias": true, "smaller_edge": 256},
             {"op": "center_crop", "size": 224}, {"op": "convert", "dtype": "float32", "scale": true},
@@ -185,7 +156,7 @@ TEST(CudaBatch, EvalTransformOfRandomSizesMatchesEachImage) {
 // Fixed-size resizes of float32 and uint8 images, some of which keep an axis (a group of
 // their own), bicubic and bilinear, plus a flip.
 TEST(CudaBatch, ResizesOfRandomSizesMatchEachImage) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     std::mt19937 rng(77);
     const char* jsons[] = {
         R"([{"op": "resize", "mode": "bicubic", "antialias": true, "size": [37, 53]}])",
@@ -212,7 +183,7 @@ TEST(CudaBatch, ResizesOfRandomSizesMatchEachImage) {
 // A center crop larger than some images (those read zero padding: another structure), and
 // crops that read none.
 TEST(CudaBatch, CropsThatReadPaddingFormTheirOwnGroup) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     std::mt19937 rng(5);
     std::vector<Image> images;
     for (int i = 0; i < 16; ++i)
@@ -224,7 +195,7 @@ TEST(CudaBatch, CropsThatReadPaddingFormTheirOwnGroup) {
 // Bad images are reported and skipped, the others finish: a channel count the normalize
 // does not take, an output of the wrong shape.
 TEST(CudaBatch, BadImagesAreReportedAndTheRestFinish) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     const std::string json =
         R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [40, 50]},
             {"op": "normalize", "mean": [0.5, 0.4, 0.3], "std": [0.2, 0.25, 0.3]}])";

@@ -21,18 +21,6 @@
 namespace toroid {
 namespace {
 
-std::string cuda_unavailable() {
-    static const std::string why = [] {
-        try {
-            cuda::Device::get(0);
-            return std::string();
-        } catch (const Error& e) {
-            return std::string(e.what());
-        }
-    }();
-    return why;
-}
-
 std::string resize_json(const char* mode, bool antialias, std::int64_t h, std::int64_t w) {
     return fmt::format(R"({{"op": "resize", "mode": "{}", "antialias": {}, "size": [{}, {}]}})", mode,
                        antialias ? "true" : "false", h, w);
@@ -54,23 +42,6 @@ std::pair<Tensor, std::string> run_cuda(const Case& c, const Tensor& in, bool un
     return {prepared->run(in), prepared->explain()};
 }
 
-bool identical(const Tensor& a, const Tensor& b) {
-    if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
-    const Dims& s = a.shape();
-    for (std::int64_t n = 0; n < s[0]; ++n)
-        for (std::int64_t ch = 0; ch < s[1]; ++ch)
-            for (std::int64_t h = 0; h < s[2]; ++h)
-                for (std::int64_t w = 0; w < s[3]; ++w) {
-                    if (a.dtype() == DType::UInt8) {
-                        if (a.at<std::uint8_t>(n, ch, h, w) != b.at<std::uint8_t>(n, ch, h, w)) return false;
-                    } else {
-                        const float x = a.at<float>(n, ch, h, w), y = b.at<float>(n, ch, h, w);
-                        if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-                    }
-                }
-    return true;
-}
-
 // Checks `c`; whether the engine ran it fused.
 bool check(const Case& c, std::uint32_t seed) {
     SCOPED_TRACE(fmt::format("{} {} ({}, {}, {}, {}) {}", c.json, dtype_name(c.dtype), c.shape[0], c.shape[1], c.shape[2],
@@ -81,7 +52,7 @@ bool check(const Case& c, std::uint32_t seed) {
     const double tolerance = want.dtype() == DType::UInt8 ? 0.0 : 1e-4;
     EXPECT_LE(test::max_difference(fused, want), tolerance);
     const auto [apart, how_apart] = run_cuda(c, in, true);
-    EXPECT_TRUE(identical(fused, apart)) << "fused and unfused results differ\n" << how;
+    EXPECT_TRUE(test::identical(fused, apart)) << "fused and unfused results differ\n" << how;
     if (how.find(" and kernel_") != std::string::npos) {
         EXPECT_NE(how_apart.find("run apart"), std::string::npos) << how_apart;
     }
@@ -89,7 +60,7 @@ bool check(const Case& c, std::uint32_t seed) {
 }
 
 TEST(CudaFusion, MatchesTheReferenceAndTheTwoKernels) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     std::mt19937 rng(20261124);
     auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
     const Dims fixed_shapes[] = {{1, 3, 1, 1}, {1, 1, 1, 600}, {2, 3, 700, 1}, {1, 4, 2, 333}, {3, 3, 301, 3}};
@@ -127,7 +98,7 @@ TEST(CudaFusion, MatchesTheReferenceAndTheTwoKernels) {
 
 // A 4K frame to a thumbnail and a large upscale: tiles with long tap runs and many blocks.
 TEST(CudaFusion, LargeImages) {
-    if (const std::string why = cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     const Case cases[] = {
         {"[" + resize_json("bilinear", true, 90, 160) + "]", DType::UInt8, {1, 3, 2160, 3840}, Layout::ChannelsLast},
         {"[" + resize_json("bilinear", true, 90, 160) + "]", DType::Float32, {1, 3, 2160, 3840}, Layout::Contiguous},

@@ -1,15 +1,19 @@
-// Helpers the engine tests share: seeded random images and the largest difference between
-// two results.
+// Helpers the engine tests share: seeded random images, the largest difference between
+// two results, bit-for-bit equality, and why no CUDA device is usable here.
 #pragma once
 
+#include "core/error.h"
 #include "core/tensor.h"
+#include "runtime/cuda/cuda.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
+#include <string>
 
 namespace toroid::test {
 
@@ -44,6 +48,37 @@ inline double max_difference(const Tensor& a, const Tensor& b) {
             for (std::int64_t h = 0; h < s[2]; ++h)
                 for (std::int64_t w = 0; w < s[3]; ++w) worst = std::max(worst, std::fabs(at(a, n, c, h, w) - at(b, n, c, h, w)));
     return worst;
+}
+
+// Whether a and b hold the same bits (uint8 or float32; a float NaN equals the same NaN).
+inline bool identical(const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+    const Dims& s = a.shape();
+    for (std::int64_t n = 0; n < s[0]; ++n)
+        for (std::int64_t c = 0; c < s[1]; ++c)
+            for (std::int64_t h = 0; h < s[2]; ++h)
+                for (std::int64_t w = 0; w < s[3]; ++w) {
+                    if (a.dtype() == DType::UInt8) {
+                        if (a.at<std::uint8_t>(n, c, h, w) != b.at<std::uint8_t>(n, c, h, w)) return false;
+                    } else {
+                        const float x = a.at<float>(n, c, h, w), y = b.at<float>(n, c, h, w);
+                        if (std::memcmp(&x, &y, sizeof x) != 0) return false;
+                    }
+                }
+    return true;
+}
+
+// Why the cuda engine cannot run here ("" where device 0 opens); asked once per process.
+inline const std::string& cuda_unavailable() {
+    static const std::string why = [] {
+        try {
+            cuda::Device::get(0);
+            return std::string();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+    }();
+    return why;
 }
 
 }  // namespace toroid::test

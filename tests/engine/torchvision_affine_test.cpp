@@ -2,6 +2,8 @@
 // reference bit for bit (uint8 and float32, both grid sums, fills, layouts, output sizes),
 // properties that follow from torchvision's definition (an integer shift moves pixels, a
 // warp that leaves the image gives the fill), and the JSON fields with their errors.
+#include "engine_test_support.h"
+
 #include "core/error.h"
 #include "engine/engine.h"
 #include "ops/grid_math.h"
@@ -37,19 +39,6 @@ double value(const Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, st
 }
 
 Pipeline parse(const std::string& json) { return parse_pipeline(json, "."); }
-
-// Why the cuda engine cannot run here ("" where a device opens); asked once.
-const std::string& cuda_error() {
-    static const std::string e = [] {
-        try {
-            cuda::Device::get(0);
-            return std::string();
-        } catch (const Error& err) {
-            return std::string(err.what());
-        }
-    }();
-    return e;
-}
 
 Tensor run(const std::string& engine, const Pipeline& p, const Tensor& in) {
     auto e = make_engine(engine, EngineOptions{});
@@ -96,7 +85,7 @@ AffineOp rotation(double deg, double s, double tx, double ty, GridMode mode) {
 class TorchvisionAffine : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
-        if (GetParam() == "cuda" && !cuda_error().empty()) GTEST_SKIP() << "no CUDA device: " << cuda_error();
+        if (GetParam() == "cuda" && !test::cuda_unavailable().empty()) GTEST_SKIP() << "no CUDA device: " << test::cuda_unavailable();
     }
     // The CPU engines agree with the reference bit for bit; CUDA float32 within rounding.
     double float_tol() const { return GetParam() == "cuda" ? 1e-4 : -1; }
