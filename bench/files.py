@@ -18,19 +18,13 @@ import subprocess
 import sys
 import time
 
-# Debian's NumPy and Pillow live in the system interpreter; when this one (a pyenv or venv
-# python3 first on PATH) lacks them, run again under /usr/bin/python3.
-try:
-    import numpy as np
-    from PIL import Image
-except ImportError:  # pragma: no cover - depends on the machine
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("TOROID_FILES_REEXEC"):
-        os.environ["TOROID_FILES_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("files: error: numpy and Pillow are required (apt-get install python3-numpy python3-pil)")
+import benchenv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+benchenv.system_python("files", ["numpy", "PIL"], "python3-numpy python3-pil")
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+ROOT = benchenv.ROOT
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 PIPELINE = [

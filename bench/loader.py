@@ -15,18 +15,12 @@ import sys
 import tempfile
 import time
 
-# Debian's NumPy lives in the system interpreter; when this one lacks it, run again there.
-try:
-    import numpy as np
-except ImportError:  # pragma: no cover - depends on the machine
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("TOROID_LOADER_REEXEC"):
-        os.environ["TOROID_LOADER_REEXEC"] = "1"
-        print("loader: numpy is missing in %s; running under /usr/bin/python3" % sys.executable, file=sys.stderr)
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("loader: error: numpy is required (apt-get install python3-numpy)")
+import benchenv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+benchenv.system_python("loader", ["numpy"], "python3-numpy")
+import numpy as np  # noqa: E402
+
+ROOT = benchenv.ROOT
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 TOLERANCE = 1e-4

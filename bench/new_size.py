@@ -13,53 +13,26 @@ median and mean per image of each and their difference, the new size's extra cos
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-try:
-    import numpy as np
-except ImportError:  # pragma: no cover - depends on the machine
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("TOROID_NEW_SIZE_REEXEC"):
-        os.environ["TOROID_NEW_SIZE_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("new_size: error: numpy is required (apt-get install python3-numpy)")
+import benchenv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+benchenv.system_python("new_size", ["numpy"], "python3-numpy")
+import numpy as np  # noqa: E402
+
+ROOT = benchenv.ROOT
 OPS = [{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 256},
        {"op": "center_crop", "size": 224},
        {"op": "convert", "dtype": "float32", "scale": True},
        {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}]
 
 
-def find_library(build):
-    if os.environ.get("TOROID_LIBRARY") and not build:
-        return os.environ["TOROID_LIBRARY"]
-    folders = [build] if build else ["build", "build-test"]
-    for f in folders:
-        path = os.path.join(f if os.path.isabs(f) else os.path.join(ROOT, f), "libtoroid_c.so")
-        if os.path.exists(path):
-            return path
-    sys.exit("new_size: error: no libtoroid_c.so in %s (build the toroid_c target)" % ", ".join(folders))
-
-
 def run_c(library, images, seed):
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not cxx:
-        return None
-    if os.path.isdir(library):
-        library = os.path.join(library, "libtoroid_c.so")
-    libdir = os.path.dirname(library)
-    out = os.path.join(tempfile.mkdtemp(prefix="toroid-new-size-"), "new_size_c")
-    cmd = [cxx, "-O2", "-std=c++20", "-I", os.path.join(ROOT, "include"), os.path.join(ROOT, "bench", "new_size_c.cpp"),
-           "-o", out, "-L", libdir, "-ltoroid_c", "-Wl,-rpath," + libdir]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        print("new_size: the C++ case did not build:\n" + r.stderr, file=sys.stderr)
+    out = benchenv.build_c_case("new_size", "new_size_c.cpp", library)
+    if out is None:
         return None
     r = subprocess.run([out, str(images), str(seed)], capture_output=True, text=True)
     if r.returncode != 0:
@@ -75,7 +48,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--build", default=None, help="build folder holding libtoroid_c.so (default: build, build-test)")
     args = ap.parse_args()
-    library = find_library(args.build)
+    library = benchenv.find_library("new_size", args.build, use_env=True)
     os.environ["TOROID_LIBRARY"] = library
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import toroid

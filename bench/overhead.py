@@ -14,26 +14,19 @@ kernel launched by PyTorch (torch.cuda._sleep(0)).
     /usr/bin/python3 bench/overhead.py [--rounds 31] [--calls 20000] [--build build] [--device cuda]"""
 
 import argparse
-import ctypes
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-# Debian's NumPy lives in the system interpreter; when this one lacks it, run again there.
-try:
-    import numpy as np
-except ImportError:  # pragma: no cover - depends on the machine
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("TOROID_OVERHEAD_REEXEC"):
-        os.environ["TOROID_OVERHEAD_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("overhead: error: numpy is required (apt-get install python3-numpy)")
+import benchenv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+benchenv.system_python("overhead", ["numpy"], "python3-numpy")
+import numpy as np  # noqa: E402
+
+ROOT = benchenv.ROOT
 
 
 def parse_args():
@@ -43,31 +36,6 @@ def parse_args():
     ap.add_argument("--build", default=None, help="build folder holding libtoroid_c.so (default: build, build-test)")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the image lives (default cpu)")
     return ap.parse_args()
-
-
-def find_library(build):
-    folders = [build] if build else ["build", "build-test"]
-    for f in folders:
-        path = os.path.join(f if os.path.isabs(f) else os.path.join(ROOT, f), "libtoroid_c.so")
-        if os.path.exists(path):
-            return path
-    sys.exit("overhead: error: no libtoroid_c.so in %s (build the toroid_c target)" % ", ".join(folders))
-
-
-def build_c_bench(library):
-    """Compiles bench/overhead_c.cpp against `library`; None when no compiler is found."""
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not cxx:
-        return None
-    out = os.path.join(tempfile.mkdtemp(prefix="toroid-overhead-"), "overhead_c")
-    libdir = os.path.dirname(library)
-    cmd = [cxx, "-O2", "-std=c++20", "-I", os.path.join(ROOT, "include"), os.path.join(ROOT, "bench", "overhead_c.cpp"),
-           "-o", out, "-L", libdir, "-ltoroid_c", "-Wl,-rpath," + libdir]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        print("overhead: the C++ case did not build:\n" + r.stderr, file=sys.stderr)
-        return None
-    return out
 
 
 def per_call_us(f, calls):
@@ -119,7 +87,7 @@ def cuda_main(args, toroid, _capi, _core, torch):
 
 def main():
     args = parse_args()
-    library = find_library(args.build)
+    library = benchenv.find_library("overhead", args.build)
     os.environ["TOROID_LIBRARY"] = library
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import toroid
@@ -159,7 +127,7 @@ def main():
         for name, f in cases:
             times[name].append(per_call_us(f, args.calls))
 
-    c_bench = build_c_bench(library)
+    c_bench = benchenv.build_c_case("overhead", "overhead_c.cpp", library)
     c_rows = []
     if c_bench:
         r = subprocess.run([c_bench, str(args.rounds), str(args.calls)], capture_output=True, text=True)

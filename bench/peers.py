@@ -14,19 +14,12 @@ import subprocess
 import sys
 import time
 
-# Debian's NumPy, PyTorch, OpenCV and Pillow live in the system interpreter; when this one
-# (a pyenv or venv python3 first on PATH) lacks them, run again under /usr/bin/python3.
-try:
-    import numpy as np
-except ImportError:  # pragma: no cover - depends on the machine
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("TOROID_PEERS_REEXEC"):
-        os.environ["TOROID_PEERS_REEXEC"] = "1"
-        print("peers: numpy is missing in %s; running under /usr/bin/python3" % sys.executable, file=sys.stderr)
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("peers: error: numpy is required (apt-get install python3-numpy)")
+import benchenv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+benchenv.system_python("peers", ["numpy"], "python3-numpy")
+import numpy as np  # noqa: E402
+
+ROOT = benchenv.ROOT
 NOTES = []  # printed once at the top: what was skipped and why
 
 

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -39,6 +40,10 @@ def empty_input(case):
 
 
 def load_peers():
+    # As when run as a script: its own folder on the path (bench/benchenv.py).
+    bench = os.path.join(ROOT, "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
     spec = importlib.util.spec_from_file_location("peers", os.path.join(ROOT, "bench", "peers.py"))
     peers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peers)
