@@ -604,8 +604,8 @@ class PipelineHandle:
         # fast_key -> runner (see _fast_runner). Read without the lock (a dict lookup is atomic);
         # filled by the general path; cleared when it grows past _MAX_FAST.
         self.fast = {}
-        # run_batch's per-spec cache: fast_key -> (kind, device, device_index, input desc,
-        # output desc), so that an image of a spec seen before costs a dict lookup and its
+        # run_batch's per-spec cache: fast_key -> (kind, device, device_index, dtype, shape,
+        # strides, input desc, output desc), so that an image of a spec seen before costs a dict lookup and its
         # data pointer, not an adapt, two descs and a toroid_output_desc call (a batch of a
         # hundred images spent milliseconds there). Filled when adapt made no copy.
         self.batch_specs = {}
@@ -695,7 +695,7 @@ class PipelineHandle:
             hit = specs.get(key) if key is not None else None
             if hit is not None:
                 a = Arg()
-                a.kind, a.device, a.device_index, a.cdesc, d = hit
+                a.kind, a.device, a.device_index, a.dtype, a.shape, a.strides, a.cdesc, d = hit
                 a.obj = x
                 a.ptr = _numpy_pointer(x) if a.kind == "numpy" else x.data_ptr()
                 args.append(a)
@@ -709,7 +709,7 @@ class PipelineHandle:
                 if key is not None and a.obj is x and a.keep is None and a.kind in ("numpy", "torch"):
                     if len(specs) >= _MAX_FAST:
                         specs.clear()
-                    specs[key] = (a.kind, a.device, a.device_index, a.desc(), d)
+                    specs[key] = (a.kind, a.device, a.device_index, a.dtype, a.shape, a.strides, a.desc(), d)
             except Error as e:
                 message = str(e) if str(e).startswith("image %d" % i) else "image %d: %s" % (i, e)
                 if errors != "skip":
@@ -720,7 +720,9 @@ class PipelineHandle:
             descs.append(d)
         good = [i for i in range(len(xs)) if args[i] is not None]
         cuda = [i for i in good if args[i].device == _capi.CUDA]
-        if cuda and not _capi.has_run_batch_on_stream:  # an older library: one image at a time
+        # One batched call runs on one stream of one device: images on several GPUs, or an
+        # older library, go one image at a time, each on its own device's stream.
+        if cuda and (not _capi.has_run_batch_on_stream or len({args[i].device_index for i in cuda}) > 1):
             return self._run_batch_cuda(args, descs, failed, engine, threads, errors)
         outs = [None] * len(xs)
         # The results' kind, device and desc up to its strides (dtype, device, index, ndim and
@@ -781,8 +783,9 @@ class PipelineHandle:
         return (result, failed) if errors == "skip" else result
 
     def _run_batch_cuda(self, args, descs, failed, engine, threads, errors):
-        # A library without toroid_run_batch_on_stream: CUDA images run one launch sequence
-        # each on the current stream; results of one shape are stacked on the device.
+        # A library without toroid_run_batch_on_stream, or images on several GPUs: each image
+        # runs one launch sequence on its device's current stream; results of one shape on one
+        # device are stacked there.
         t = _torch_module()
         outs = [None] * len(args)
         for i, a in enumerate(args):
@@ -796,7 +799,7 @@ class PipelineHandle:
                 failed[i] = "image %d: %s" % (i, e)
         done = [o for o in outs if o is not None]
         result = outs
-        if done and not failed and len({(tuple(o.shape), o.dtype) for o in done}) == 1:
+        if done and not failed and len({(tuple(o.shape), o.dtype, str(o.device)) for o in done}) == 1:
             result = t.stack(done) if done[0].dim() < 4 else t.cat(done)
         return (result, failed) if errors == "skip" else result
 

@@ -184,6 +184,24 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(y.device.type, "cpu")
         self.assertTrue(torch.equal(y, ref))
 
+    def test_a_batch_one_image_at_a_time_reads_specs_seen_before(self):
+        # The path for images on several GPUs (and for a library without the batched call):
+        # a second batch of the same specs comes from the per-spec cache and must still carry
+        # each image's dtype, shape and strides.
+        from toroid import _capi
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "size": [20, 24]}])
+        xs = [torch.from_numpy(image(h, w, s, np.uint8)) for s, (h, w) in enumerate([(50, 70), (33, 90)])]
+        want = torch.stack([p(x) for x in xs])
+        saved = _capi.has_run_batch_on_stream
+        _capi.has_run_batch_on_stream = False
+        try:
+            for _ in range(2):
+                got = p([x.cuda() for x in xs])
+                self.assertEqual(got.device.type, "cuda")
+                self.assertTrue(torch.equal(got.cpu(), want))
+        finally:
+            _capi.has_run_batch_on_stream = saved
+
     def test_runs_on_several_streams_at_once_keep_their_intermediates_apart(self):
         # Two separable passes: the vertical pass reads an intermediate. Runs enqueued on
         # two streams at once must not share it.
