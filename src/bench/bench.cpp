@@ -121,9 +121,11 @@ std::string format_prepare_summary(const std::vector<std::string>& engines, cons
         for (const Record* r : records) {
             if (r->engine != e || r->prepare_cache.empty()) continue;
             times.push_back(r->prepare_s);
-            firsts.push_back(r->first_result_s);
-            fulls.push_back(r->full_s);
-            quick += r->quick;
+            if (r->quick) {  // the quick line summarizes the cases that ran a quick build only
+                firsts.push_back(r->first_result_s);
+                fulls.push_back(r->full_s);
+                ++quick;
+            }
             compiled += r->prepare_cache == "compiled";
             disk += r->prepare_cache == "disk";
             memory += r->prepare_cache == "memory";

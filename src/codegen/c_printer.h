@@ -126,15 +126,16 @@ protected:
         if (peel_padding_taps() != kPeelSplit) return true;
         return structurally_equal(wa->lo, wb->lo) && structurally_equal(wa->hi, wb->hi);
     }
-    // A peeled window's first tap and end, clamped to the loop's [0, n): two temporaries.
+    // A peeled window's first tap and end, clamped to the loop's [0, n) in 64 bits (the
+    // bounds may be of a 64-bit program) and then narrowed: two temporaries.
     std::pair<std::string, std::string> window_taps(const PaddingWindow& w, const std::string& n) {
-        const std::string t = ctype(Type::I32);
+        const std::string t = ctype(Type::I32), wide = ctype(Type::I64);
         const std::string lo = emit(w.lo), hi = emit(w.hi);
         const std::string first = fmt::format("t{}", next_temp_++), end = fmt::format("t{}", next_temp_++);
-        line(fmt::format("const {0} {1} = static_cast<{0}>({2}) > 0 ? static_cast<{0}>({2}) : 0;", t, first, lo));
-        line(fmt::format("const {0} {1} = static_cast<{0}>({2}) < static_cast<{0}>({3}) ? static_cast<{0}>({2}) : "
+        line(fmt::format("const {0} {1} = static_cast<{2}>({3}) > 0 ? static_cast<{0}>({3}) : 0;", t, first, wide, lo));
+        line(fmt::format("const {0} {1} = static_cast<{4}>({2}) < static_cast<{4}>({3}) ? static_cast<{0}>({2}) : "
                          "static_cast<{0}>({3});",
-                         t, end, hi, n));
+                         t, end, hi, n, wide));
         return {first, end};
     }
     // The head of a tap loop over r < n: from 0, or over a padding window's own taps.

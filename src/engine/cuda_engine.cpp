@@ -222,7 +222,7 @@ public:
             fail("internal: output strides do not fit the compiled program");
         const auto s = static_cast<cuda::CUstream>(stream);
         RunMemory memory(ws_, dev_, inst_->workspace_bytes, s);
-        std::vector<std::uint64_t> args = inst_->args;
+        std::vector<std::uint64_t> args(inst_->args.size());  // fill_args copies the bound block in
         fill_args(args.data(), in, out, out_strides, memory.base);
         void* blob = args.data();
         void* kernel_args[] = {blob};

@@ -243,16 +243,27 @@ struct InFlight {
             std::lock_guard lock(mutex);
             ++running;
         }
+        // Shared with the thread, so that it is still here to run when no thread starts.
+        auto task = std::make_shared<std::function<void()>>(std::move(work));
         try {
-            std::thread([this, work = std::move(work)]() mutable {
+            std::thread([this, task]() mutable {
                 mine = 1;  // this thread's own build
-                work();
-                work = nullptr;  // what it holds goes first: the process may exit right after
+                try {
+                    (*task)();
+                } catch (...) {  // the work reports its own failures; nothing may end the process
+                }
+                task.reset();  // what it holds goes first: the process may exit right after
                 done();
             }).detach();
         } catch (const std::system_error&) {
             ++mine;
-            work();
+            try {
+                (*task)();
+            } catch (...) {
+                --mine;
+                done();
+                throw;
+            }
             --mine;
             done();
         }

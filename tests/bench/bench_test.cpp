@@ -61,6 +61,20 @@ TEST(BenchCompileLatency, TablesSumUpFirstPrepares) {
     EXPECT_NE(text.find("  500 ms | "), std::string::npos) << text;
 }
 
+TEST(BenchCompileLatency, QuickBuildLineSummarizesOnlyTheCasesThatRanOne) {
+    std::vector<Record> records = {record("compiled", "(1, 3, 8, 8)", 0.100, "compiled", 0.09),
+                                   record("compiled", "(1, 3, 9, 9)", 0.005, "disk", 0)};
+    records[0].quick = true;
+    records[0].first_result_s = 0.120;
+    records[0].full_s = 0.900;
+    records[1].first_result_s = records[1].full_s = 0.005;  // a disk hit: no quick build
+    const std::string text = format_tables(records);
+    EXPECT_NE(text.find("1 quick build first: first result median 120 ms, max 120 ms; full build loaded after "
+                        "median 900 ms, max 900 ms"),
+              std::string::npos)
+        << text;
+}
+
 TEST(BenchCompileLatency, EnginesThatCompileNothingGetNoPrepareColumn) {
     const std::string text = format_tables({record("reference", "(1, 3, 8, 8)", 0.001, "", 0)});
     EXPECT_EQ(text.find("prepare"), std::string::npos) << text;
