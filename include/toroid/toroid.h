@@ -211,6 +211,9 @@ typedef struct toroid_cache_counts {
     int64_t disk_hits;     /* modules loaded from the on-disk cache */
     int64_t memory_hits;   /* prepares answered from memory: a bound instance or a loaded program */
     int64_t binds;         /* instances bound (a pipeline and input spec bound to its program) */
+    int64_t prebuilt_hits; /* programs loaded from a prebuilt folder (`toroid prebuild`, the
+                              catalogue): built ahead of time, no compile (set when struct_size
+                              covers it) */
 } toroid_cache_counts;
 
 TOROID_API toroid_status toroid_cache_stats(toroid_cache_counts* out);

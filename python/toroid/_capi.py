@@ -49,7 +49,8 @@ class Options(ctypes.Structure):
 class CacheCounts(ctypes.Structure):
     """toroid_cache_counts: what the compiling engines' caches did since the process started."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("prepares", ctypes.c_int64), ("compiles", ctypes.c_int64),
-                ("disk_hits", ctypes.c_int64), ("memory_hits", ctypes.c_int64), ("binds", ctypes.c_int64)]
+                ("disk_hits", ctypes.c_int64), ("memory_hits", ctypes.c_int64), ("binds", ctypes.c_int64),
+                ("prebuilt_hits", ctypes.c_int64)]
 
 
 class FileOptions(ctypes.Structure):

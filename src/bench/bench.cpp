@@ -273,6 +273,7 @@ void set_prepare_source(Record& r, const PrepareStats& st) {
     r.compile_s = st.compile_seconds;
     if (st.compiled > 0) r.prepare_cache = "compiled";
     else if (st.disk_hits > 0) r.prepare_cache = "disk";
+    else if (st.prebuilt_hits > 0) r.prepare_cache = "prebuilt";
     else if (st.memory_hits > 0) r.prepare_cache = "memory";
 }
 

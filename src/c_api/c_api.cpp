@@ -622,6 +622,7 @@ toroid_status toroid_cache_stats(toroid_cache_counts* out) {
         out->disk_hits = c.disk_hits;
         out->memory_hits = c.memory_hits;
         out->binds = c.binds;
+        if (size >= offsetof(toroid_cache_counts, prebuilt_hits) + sizeof(std::int64_t)) out->prebuilt_hits = c.prebuilt_hits;
     });
 }
 

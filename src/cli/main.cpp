@@ -3,6 +3,7 @@
 // side by side. Every user error ends with exit code 2 and one line `toroid: error: ...`
 // on stderr; in folder mode a file that fails is reported and skipped (exit code 1).
 #include "bench/bench.h"
+#include "cli/prebuild.h"
 #include "cli/progress.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -111,8 +112,8 @@ int run_apply_folder(const ApplyArgs& a) {
 // says when it was loaded (seconds since `start`, before prepare).
 void print_prepare_stats(const PreparedPipeline& prepared, double run_s, std::chrono::steady_clock::time_point start) {
     const PrepareStats st = prepared.stats();
-    std::fprintf(stderr, "cache: compiled %d, disk hits %d, memory hits %d\n", st.compiled, st.disk_hits,
-                 st.memory_hits);
+    std::fprintf(stderr, "cache: compiled %d, disk hits %d, memory hits %d, prebuilt %d\n", st.compiled,
+                 st.disk_hits, st.memory_hits, st.prebuilt_hits);
     std::fprintf(stderr, "prepare: %.3f ms (compiler %.3f ms)", st.prepare_seconds * 1e3, st.compile_seconds * 1e3);
     if (run_s >= 0) std::fprintf(stderr, ", run: %.3f ms", run_s * 1e3);
     std::fprintf(stderr, "\n");
@@ -235,6 +236,24 @@ int main(int argc, char** argv) {
     compare_cmd->add_option("A", cmp_a, "baseline results (.json)")->required();
     compare_cmd->add_option("B", cmp_b, "new results (.json)")->required();
 
+    cli::PrebuildArgs prebuild;
+    auto* prebuild_cmd = app.add_subcommand(
+        "prebuild",
+        "Build pipelines' programs ahead of time into a folder of prebuilt modules, for every image size of "
+        "the input classes given (found there by any later process: $TOROID_PREBUILT)");
+    // PIPELINE...: the arguments left after the options (an option of a list would split an
+    // inline JSON pipeline "[a, b]" at its commas).
+    prebuild_cmd->allow_extras();
+    prebuild_cmd->positionals_at_end(false);
+    prebuild_cmd->footer("PIPELINE...: pipeline JSON files, or inline JSON starting with '['");
+    prebuild_cmd->add_option("--into", prebuild.into, "the folder of prebuilt modules (made when missing)")->required();
+    prebuild_cmd->add_option("--input", prebuild.inputs,
+                             "input class dtype:channels:layout, repeatable (default: uint8:3:channels_last and "
+                             "uint8:3:contiguous)");
+    prebuild_cmd->add_option("--sizes", prebuild.sizes, "probe sides, every H x W pair (default 24,200,720,2400)")
+        ->delimiter(',');
+    prebuild_cmd->add_option("--batch", prebuild.batches, "probe batch sizes (default 1)")->delimiter(',');
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -249,6 +268,13 @@ int main(int argc, char** argv) {
 
     try {
         if (*apply_cmd) return run_apply(apply);
+        if (*prebuild_cmd) {
+            prebuild.pipelines = prebuild_cmd->remaining();
+            for (const auto& arg : prebuild.pipelines)
+                if (arg.size() > 1 && arg[0] == '-') fail("prebuild: unknown option '{}'", printable(arg, 80));
+            if (prebuild.pipelines.empty()) fail("prebuild: no PIPELINE given");
+            return cli::run_prebuild(prebuild, std::cout);
+        }
         if (*compare_cmd) return compare_bench(cmp_a, cmp_b, std::cout);
         if (*bench_cmd && bench_list) {
             std::vector<std::string> suites = bench_suite->count() ? std::vector<std::string>{bench_opts.suite}

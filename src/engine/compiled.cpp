@@ -86,7 +86,8 @@ using driver::spec_key;
 using driver::write_text;
 
 Tiers tiers_for(const EngineOptions& o) {
-    if (!o.debug_dir.empty()) return Tiers::FullOnly;  // the dumps describe the code that runs
+    // The dumps describe the code that runs; a prebuild makes full builds only.
+    if (!o.debug_dir.empty() || !o.prebuild_into.empty()) return Tiers::FullOnly;
     // $TOROID_TIERED: 0 builds the full program only, "quick" the quick one only (to measure it).
     const char* env = std::getenv("TOROID_TIERED");
     if (o.tiers == Tiers::Tiered && env != nullptr && std::string_view(env) == "0") return Tiers::FullOnly;
@@ -163,7 +164,11 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
     LoadOptions lo;
     lo.debug_dir = debug;
     lo.stats = &own_work;
-    if (quick_source.empty()) {
+    if (!options.prebuild_into.empty()) {
+        art->module = TieredModule::of(
+            j.prebuild(source, codegen::kEntryPoint, options.prebuild_into, so.target.isa_level(), lo),
+            codegen::kEntryPoint);
+    } else if (quick_source.empty()) {
         art->module = TieredModule::of(j.load(source, codegen::kEntryPoint, lo), codegen::kEntryPoint);
     } else if (tiers == Tiers::QuickOnly) {
         lo.quick = true;
@@ -174,6 +179,7 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
     stats.compiled += own_work.compiled;
     stats.disk_hits += own_work.disk_hits;
     stats.memory_hits += own_work.memory_hits;
+    stats.prebuilt_hits += own_work.prebuilt_hits;
     stats.compile_seconds += own_work.compile_seconds;
     return art;
 }
@@ -327,9 +333,12 @@ public:
         const auto start = std::chrono::steady_clock::now();
         infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
         PrepareStats stats;
-        // Quick-only programs are kept apart: nothing else may run them.
+        // Quick-only programs, and the programs of a prebuild (built into their own folder),
+        // are kept apart: nothing else may run them.
         const Tiers tiers = tiers_for(options_);
-        const std::string tier = tiers == Tiers::QuickOnly ? "quick\n" : "";
+        const std::string tier = tiers == Tiers::QuickOnly             ? "quick\n"
+                                 : !options_.prebuild_into.empty() ? "prebuild " + options_.prebuild_into + "\n"
+                                                                   : "";
         const std::string key = tier + (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
         const bool debug = !options_.debug_dir.empty();
         const bool fresh = debug || options_.cold_prepare;
@@ -352,6 +361,7 @@ public:
             counted.compiles = stats.compiled;
             counted.disk_hits = stats.disk_hits;
             counted.memory_hits = stats.memory_hits;
+            counted.prebuilt_hits = stats.prebuilt_hits;
             inst = made;
             cache().add(key, structure, made->art, inst);
             if (debug) {

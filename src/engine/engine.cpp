@@ -19,7 +19,7 @@ namespace {
 
 // The counters of cache_stats(): relaxed atomics, added to once per prepare.
 struct CacheCounters {
-    std::atomic<std::int64_t> prepares{0}, compiles{0}, disk_hits{0}, memory_hits{0}, binds{0};
+    std::atomic<std::int64_t> prepares{0}, compiles{0}, disk_hits{0}, memory_hits{0}, binds{0}, prebuilt_hits{0};
 };
 
 CacheCounters& counters() {
@@ -69,6 +69,7 @@ CacheStats cache_stats() {
     s.disk_hits = c.disk_hits.load(std::memory_order_relaxed);
     s.memory_hits = c.memory_hits.load(std::memory_order_relaxed);
     s.binds = c.binds.load(std::memory_order_relaxed);
+    s.prebuilt_hits = c.prebuilt_hits.load(std::memory_order_relaxed);
     return s;
 }
 
@@ -79,6 +80,7 @@ void count_cache(const CacheStats& d) {
     c.disk_hits.fetch_add(d.disk_hits, std::memory_order_relaxed);
     c.memory_hits.fetch_add(d.memory_hits, std::memory_order_relaxed);
     c.binds.fetch_add(d.binds, std::memory_order_relaxed);
+    c.prebuilt_hits.fetch_add(d.prebuilt_hits, std::memory_order_relaxed);
 }
 
 namespace {

@@ -41,11 +41,16 @@ struct EngineOptions {
     bool cold_prepare = false;
     // Compiled engine: the builds prepare() waits for (with debug_dir: FullOnly).
     Tiers tiers = Tiers::Tiered;
+    // Compiled engine, `toroid prebuild`: programs are built ahead of time into this folder
+    // (runtime/prebuilt.h) for the target's instruction-set level, not into the JIT cache;
+    // no quick build.
+    std::string prebuild_into;
 };
 
 // What preparing cost, for `--stats`.
 struct PrepareStats {
     int compiled = 0, disk_hits = 0, memory_hits = 0;
+    int prebuilt_hits = 0;  // programs loaded from a prebuilt folder (runtime/prebuilt.h)
     double prepare_seconds = 0;
     double compile_seconds = 0;  // of prepare_seconds, the time spent in the C++ compiler
     // The prepared pipeline runs a quick build; the full build compiles in the background
@@ -63,6 +68,7 @@ struct CacheStats {
     std::int64_t disk_hits = 0;    // modules loaded from the on-disk cache
     std::int64_t memory_hits = 0;  // prepares answered from memory: a bound instance or a program
     std::int64_t binds = 0;        // instances bound: a graph decomposed and bound to its program
+    std::int64_t prebuilt_hits = 0;  // programs loaded from a prebuilt folder (built ahead of time)
 };
 CacheStats cache_stats();
 // Adds `delta` to the process-wide counters (the engines call it once per prepare).

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "runtime/disk_cache.h"
+#include "runtime/prebuilt.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -316,8 +317,12 @@ CompilerConfig CompilerConfig::from_environment() {
     CompilerConfig config;
     config.cxx = env_nonempty("TOROID_CXX").value_or(env_nonempty("CXX").value_or("c++"));
     // Set but empty is honoured: it is how a user asks for the compiler's own defaults.
-    if (auto flags = env_value("TOROID_CXXFLAGS")) config.optimization_flags = split_whitespace(*flags);
-    else config.optimization_flags = {"-O3", "-march=native"};
+    if (auto flags = env_value("TOROID_CXXFLAGS")) {
+        config.optimization_flags = split_whitespace(*flags);
+    } else {
+        config.optimization_flags = {"-O3", "-march=native"};
+        config.prebuilt_dirs = prebuilt_dirs_from_environment();
+    }
     if (auto flags = env_nonempty("TOROID_QUICK_CXXFLAGS")) config.quick_optimization_flags = split_whitespace(*flags);
     config.cache_dir = default_cache_dir();
     return config;
@@ -373,6 +378,10 @@ struct JitCompiler::State {
     // building it and others wait for that result instead of compiling again.
     std::unordered_map<std::string, ModuleFuture> modules;
 
+    // The prebuilt folders, and the instruction-set levels of this CPU, best first.
+    std::vector<DiskCache> prebuilt;
+    std::vector<const IsaLevel*> levels;
+
     explicit State(const fs::path& root) : cache(root) {}
 
     // Counts into this compiler's stats and, when set, the caller's own (LoadOptions::stats).
@@ -389,11 +398,26 @@ struct JitCompiler::State {
         return cache_key("toroid-jit-key-v1", parts);
     }
 
-    // Compiles kernel.cpp into kernel.so inside the cache's private folder `dir`.
+    // The compiler argv of a prebuilt module of `level` (run in the entry's folder).
+    std::vector<std::string> level_command(const IsaLevel& level) const {
+        std::vector<std::string> command = {config.cxx};
+        for (const auto& f : required_compiler_flags()) command.push_back(f);
+        command.emplace_back("-O3");
+        for (const auto& f : level.flags) command.push_back(f);
+        for (const auto& f : config.extra_flags) command.push_back(f);
+        for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) command.emplace_back(f);
+        return command;
+    }
+
     nlohmann::json build(const fs::path& dir, const std::string& source, bool quick) const {
-        const std::vector<std::string>& command = commands[quick];
+        return build_with(dir, source, commands[quick], quick ? "quick" : "full");
+    }
+
+    // Compiles kernel.cpp into kernel.so inside the cache's private folder `dir`.
+    nlohmann::json build_with(const fs::path& dir, const std::string& source, const std::vector<std::string>& command,
+                              const std::string& tier) const {
         write_file_bytes(dir / "kernel.cpp", source);
-        write_file_bytes(dir / "command.txt", command_lines[quick] + "\n");
+        write_file_bytes(dir / "command.txt", shell_join(command) + "\n");
         const fs::path output = dir / "compiler_output.txt";
         Spawned child = spawn(command, dir, output, -1);
         std::string problem;
@@ -416,9 +440,7 @@ struct JitCompiler::State {
             }};
         }
         const std::string identity = compiler_identity(config.cxx);
-        return {{"command", command},
-                {"compiler", identity.substr(0, identity.find('\n'))},
-                {"tier", quick ? "quick" : "full"}};
+        return {{"command", command}, {"compiler", identity.substr(0, identity.find('\n'))}, {"tier", tier}};
     }
 
     DiskCache::Recipe recipe(const std::string& key, const std::string& source, bool quick,
@@ -444,8 +466,34 @@ struct JitCompiler::State {
         return module;
     }
 
+    // The prebuilt module of `source` at the best level this CPU has, loaded, or null.
+    std::shared_ptr<CompiledModule> find_prebuilt(const std::string& source, JitStats* also) {
+        for (const IsaLevel* level : levels) {
+            const std::string key = prebuilt_key(source, *level, config.extra_flags);
+            for (const DiskCache& dir : prebuilt) {
+                std::shared_ptr<CompiledModule> module;
+                DiskCache::Recipe r;
+                r.key = key;
+                r.checked_files = {"kernel.so"};
+                r.open = [&](const fs::path& d) {
+                    module = std::make_shared<CompiledModule>(d / "kernel.so", CompiledModule::Info{key, d, level_command(*level)});
+                };
+                try {
+                    if (!dir.find(r)) continue;
+                } catch (const std::exception&) {
+                    continue;  // unreadable or broken: not ours to mend; the JIT builds instead
+                }
+                count([](JitStats& st) { ++st.prebuilt_hits; }, also);
+                return module;
+            }
+        }
+        return nullptr;
+    }
+
     std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source, bool quick,
                                             JitStats* also) {
+        if (!quick && !prebuilt.empty())
+            if (auto module = find_prebuilt(source, also)) return module;
         std::shared_ptr<CompiledModule> module;
         const DiskCache::Recipe recipe = this->recipe(key, source, quick, module);
         DiskCache::Result result;
@@ -507,6 +555,9 @@ JitCompiler::JitCompiler(CompilerConfig config) {
         for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) command.emplace_back(f);
         s.command_lines[quick] = shell_join(command);
     }
+    for (const auto& dir : config.prebuilt_dirs) s.prebuilt.emplace_back(dir);
+    for (const IsaLevel& level : isa_levels())
+        if (isa_supported(level.name)) s.levels.push_back(&level);
     s.config = std::move(config);
     InFlight::install_fork_hook();
 }
@@ -586,6 +637,42 @@ std::shared_ptr<CompiledModule> JitCompiler::load_module(State& s, const std::st
             fail("cannot write JIT debug files to {}: {}", one_line(options.debug_dir.string()), one_line(e.what()));
         }
     }
+    module->symbol(entry);
+    return module;
+}
+
+std::shared_ptr<CompiledModule> JitCompiler::prebuild(const std::string& source, const std::string& entry,
+                                                      const fs::path& into, const std::string& level_name,
+                                                      const LoadOptions& options) {
+    LoadInFlight in_flight;  // the compiler runs
+    State& s = *state_;
+    const IsaLevel& level = isa_level(level_name);
+    const DiskCache cache(into);
+    const std::vector<std::string> command = s.level_command(level);
+    const std::string key = prebuilt_key(source, level, s.config.extra_flags);
+    std::shared_ptr<CompiledModule> module;
+    DiskCache::Recipe r;
+    r.key = key;
+    r.checked_files = {"kernel.so"};
+    r.build = [&](const fs::path& dir) { return s.build_with(dir, source, command, "prebuilt " + level.name); };
+    r.open = [&](const fs::path& dir) {
+        module = std::make_shared<CompiledModule>(dir / "kernel.so", CompiledModule::Info{key, dir, command});
+    };
+    DiskCache::Result result;
+    try {
+        result = cache.get(r);
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& e) {
+        fail("prebuilt folder {}: {}", one_line(into.string()), one_line(e.what()));
+    }
+    s.count(
+        [&](JitStats& st) {
+            st.compile_seconds += result.build_seconds;
+            if (result.built) ++st.compiled;
+            else ++st.prebuilt_hits;
+        },
+        options.stats);
     module->symbol(entry);
     return module;
 }
@@ -734,7 +821,8 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
     }
     if (!full) {
         try {
-            full = s.find(full_key, full_source, false, options.stats);
+            if (!s.prebuilt.empty()) full = s.find_prebuilt(full_source, options.stats);
+            if (!full) full = s.find(full_key, full_source, false, options.stats);
         } catch (const std::exception&) {
             full = nullptr;  // unusable: the build below goes through get(), which says why
         }

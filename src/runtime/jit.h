@@ -25,11 +25,16 @@ struct CompilerConfig {
     // optimization flags with their -O level replaced by -O1.
     std::vector<std::string> quick_optimization_flags;
     std::filesystem::path cache_dir;
+    // Folders of prebuilt modules (runtime/prebuilt.h) looked in before a full build
+    // compiles; read only.
+    std::vector<std::filesystem::path> prebuilt_dirs;
 
     // cxx: $TOROID_CXX, else $CXX, else "c++". optimization_flags: $TOROID_CXXFLAGS, else
     // "-O3 -march=native". quick_optimization_flags: $TOROID_QUICK_CXXFLAGS (unset or empty:
     // derived as above). cache_dir: $TOROID_CACHE_DIR, else $XDG_CACHE_HOME/toroid, else
-    // $HOME/.cache/toroid (throws toroid::Error when none of these is set).
+    // $HOME/.cache/toroid (throws toroid::Error when none of these is set). prebuilt_dirs:
+    // prebuilt_dirs_from_environment(), none when $TOROID_CXXFLAGS is set (the user chose
+    // the flags their code is built with).
     static CompilerConfig from_environment();
 };
 
@@ -51,6 +56,7 @@ struct JitStats {
     int corrupt_entries = 0;  // broken on-disk entries found, removed and rebuilt
     double compile_seconds = 0;  // wall time spent in the compiler (background builds included)
     int quick_loads = 0;      // load_tiered() calls answered by a quick build (the full one in the background)
+    int prebuilt_hits = 0;    // full builds loaded from a prebuilt folder (CompilerConfig::prebuilt_dirs)
 };
 
 // One loaded shared object. Owns the dlopen handle: the code stays mapped while any
@@ -165,6 +171,10 @@ struct LoadOptions {
 // Compiles and loads generated translation units. load() may be called from several
 // threads; concurrent loads of one source compile it once.
 //
+// A full build is looked for in memory, then in the prebuilt folders (config().prebuilt_dirs,
+// at each instruction-set level this CPU has, best first), then on disk; last, the compiler
+// builds it.
+//
 // Disk layout under cache_dir (runtime/disk_cache.h, shared with the CUDA toolchain):
 //   <key>/kernel.cpp, kernel.so, command.txt, compiler_output.txt, manifest.json   an entry
 //   <key>.lock                                                          builders' lock
@@ -202,6 +212,14 @@ public:
     // (and throws its error if it fails too). options: stats only.
     std::shared_ptr<TieredModule> load_tiered(const std::string& full_source, const std::string& quick_source,
                                               const std::string& entry, const LoadOptions& options = {});
+
+    // Ahead of time (`toroid prebuild`): the full build of `source` for the instruction-set
+    // level named `level` (runtime/prebuilt.h) in the folder `into` (the disk cache's layout),
+    // compiled unless it is there, and loaded (a module of a level this CPU lacks loads but
+    // must not run). Counted as compiled or as a prebuilt hit. options: stats only.
+    std::shared_ptr<CompiledModule> prebuild(const std::string& source, const std::string& entry,
+                                             const std::filesystem::path& into, const std::string& level,
+                                             const LoadOptions& options = {});
 
     // The cache key of `source` under this configuration (32 hex digits); quick: as the
     // quick build of load_tiered(). Runs the compiler's --version once per process and

@@ -26,6 +26,12 @@ std::string Target::name() const {
                        word_gather ? ", word gather" : "");
 }
 
+std::string Target::isa_level() const {
+    if (kind != TargetKind::Cpu) fail("internal: isa_level() of a {} target", name());
+    if (vector_bytes == 64) return byte_permute ? "x86-64-v4-vbmi-vnni" : "x86-64-v4";
+    return "x86-64-v3";
+}
+
 Target Target::scalar() const {
     Target t = *this;
     t.explicit_vectors = false;

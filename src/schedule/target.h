@@ -51,6 +51,10 @@ struct Target {
     int kernel_lanes() const { return kind == TargetKind::Cpu ? vector_bytes / 4 : 1; }
 
     std::string name() const;  // e.g. "cpu (64-byte vectors)"
+    // CPU: the instruction-set level (runtime/prebuilt.h) its code needs, to build it ahead of
+    // time: x86-64-v3 for 32-byte vectors, x86-64-v4 for 64, x86-64-v4-vbmi-vnni with byte
+    // permutes (the VNNI tap sums come with them).
+    std::string isa_level() const;
 
     // This CPU target without explicit vectors or the forms that need them (explicit_vectors).
     Target scalar() const;

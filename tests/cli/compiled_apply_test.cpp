@@ -18,6 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The CPU runs x86-64-v3 code (AVX2, FMA): the lowest level prebuilt modules are built for.
+bool toroid_isa_v3() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("x86-64-v3");
+}
+
 std::string quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
@@ -201,5 +207,71 @@ TEST_F(CompiledApply, CompilerFailureNamesWhereTheSourceWasSaved) {
     EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
     EXPECT_FALSE(fs::exists(dir_ / "x.npy"));
 }
+
+// `toroid prebuild` builds a pipeline's programs ahead of time; another process (a fresh
+// cache) that finds the folder through TOROID_PREBUILT compiles nothing, on an input size the
+// probes did not have, and its result is the one a JIT build gives.
+TEST_F(CompiledApply, PrebuiltProgramsServeAnotherProcessWithoutCompiling) {
+    if (!toroid_isa_v3()) GTEST_SKIP() << "this CPU has no x86-64-v3 level";
+    const std::string p = quote(kFivePipeline), in = quote(kInput), pre = quote((dir_ / "pre").string());
+    std::string out, err;
+    // (1, 3, 19, 25) -> 20 x 18: up in H, down in W, as probes 16 x 40 are.
+    ASSERT_EQ(run("prebuild " + p + " --into " + pre + " --input uint8:3:contiguous --sizes 16,40", &out, &err), 0)
+        << err;
+    EXPECT_NE(out.find("program"), std::string::npos) << out;
+    EXPECT_EQ(out.find(" 0 programs compiled"), std::string::npos) << out;
+    ASSERT_EQ(run("prebuild " + p + " --into " + pre + " --input uint8:3:contiguous --sizes 16,40", &out, &err), 0)
+        << err;
+    EXPECT_NE(out.find("toroid prebuild: 0 programs compiled"), std::string::npos) << out;
+
+    fs::remove_all(dir_ / "cache");
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "a.npy").string()) + " --stats", nullptr, &err,
+                  "TOROID_PREBUILT=" + pre + " "),
+              0)
+        << err;
+    EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir_ / "cache") && !fs::is_empty(dir_ / "cache") &&
+                 !entry_tiers(dir_ / "cache").empty());  // nothing compiled into the user's cache
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "b.npy").string()) + " --stats", nullptr, &err,
+                  "TOROID_PREBUILT=none "),
+              0)
+        << err;
+    EXPECT_NE(err.find("cache: compiled 1"), std::string::npos) << err;
+    EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "b.npy"));
+
+    // Bad arguments: one line, exit status 2.
+    EXPECT_EQ(run("prebuild " + p + " --into " + pre + " --input uint8:three:contiguous", &out, &err), 2);
+    EXPECT_NE(err.find("toroid: error: --input 'uint8:three:contiguous': channels 'three' is not a number"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(run("prebuild " + p + " --into " + pre + " --sizes 0", &out, &err), 2);
+    EXPECT_NE(err.find("toroid: error: --sizes: 0 is not 1..65536"), std::string::npos) << err;
+}
+
+#ifdef TOROID_CATALOGUE
+// The build's catalogue (presets/) is found beside the CLI of the build tree without any
+// setting: the classification preset's first call compiles nothing, with other sizes and
+// constants than the preset file's.
+TEST_F(CompiledApply, TheBuildsCatalogueServesThePresetFamily) {
+    if (!toroid_isa_v3()) GTEST_SKIP() << "this CPU has no x86-64-v3 level";
+    const std::string pipeline = quote(R"([
+      {"op": "resize", "mode": "bilinear", "antialias": true, "smaller_edge": 160},
+      {"op": "center_crop", "size": 128},
+      {"op": "convert", "dtype": "float32", "scale": true},
+      {"op": "normalize", "mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25]}])");
+    const std::string jpeg = quote(std::string(TOROID_TEST_DATA) + "/jpeg/rgb_pillow.jpg");
+    for (const char* layout : {"channels_last", "contiguous"}) {
+        std::string err;
+        fs::remove_all(dir_ / "cache");
+        ASSERT_EQ(run("apply " + pipeline + " " + jpeg + " " + quote((dir_ / "a.npy").string()) + " --stats --layout " +
+                          layout,
+                      nullptr, &err, "env -u TOROID_PREBUILT "),
+                  0)
+            << err;
+        EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos)
+            << layout << ": " << err;
+    }
+}
+#endif
 
 }  // namespace

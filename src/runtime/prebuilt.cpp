@@ -1,0 +1,101 @@
+// Instruction-set levels and the folders of prebuilt modules (runtime/prebuilt.h).
+#include "runtime/prebuilt.h"
+
+#include "core/error.h"
+#include "runtime/disk_cache.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include <dlfcn.h>
+
+namespace toroid {
+
+namespace fs = std::filesystem;
+
+const std::vector<IsaLevel>& isa_levels() {
+    static const std::vector<IsaLevel> levels = {
+        {"x86-64-v4-vbmi-vnni", {"-march=x86-64-v4", "-mavx512vbmi", "-mavx512vnni", "-mtune=generic"}},
+        {"x86-64-v4", {"-march=x86-64-v4", "-mtune=generic"}},
+        {"x86-64-v3", {"-march=x86-64-v3", "-mtune=generic"}},
+    };
+    return levels;
+}
+
+const IsaLevel& isa_level(std::string_view name) {
+    std::string known;
+    for (const IsaLevel& l : isa_levels()) {
+        if (l.name == name) return l;
+        known += (known.empty() ? "" : ", ") + l.name;
+    }
+    fail("unknown instruction-set level '{}' (known: {})", printable(std::string(name)), known);
+}
+
+bool isa_supported(std::string_view name) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    const bool v3 = __builtin_cpu_supports("x86-64-v3");
+    const bool v4 = __builtin_cpu_supports("x86-64-v4");
+    if (name == "x86-64-v3") return v3;
+    if (name == "x86-64-v4") return v4;
+    if (name == "x86-64-v4-vbmi-vnni")
+        return v4 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni");
+#else
+    (void)name;
+#endif
+    return false;
+}
+
+std::string prebuilt_key(const std::string& source, const IsaLevel& level, const std::vector<std::string>& extra_flags) {
+    std::vector<std::string> parts = {source, level.name};
+    for (const auto& f : level.flags) parts.push_back(f);
+    for (const auto& f : extra_flags) parts.push_back(f);
+    return cache_key("toroid-prebuilt-key-v1", parts);
+}
+
+namespace {
+
+// The folder of the executable or shared library this code was linked into.
+fs::path own_dir() {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&prebuilt_dirs_from_environment), &info) == 0 || info.dli_fname == nullptr)
+        return {};
+    std::error_code ec;
+    fs::path p = fs::canonical(info.dli_fname, ec);
+    return ec ? fs::path{} : p.parent_path();
+}
+
+}  // namespace
+
+std::vector<fs::path> prebuilt_dirs_from_environment() {
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("TOROID_PREBUILT"); env != nullptr) {
+        if (std::string_view(env) == "none") return {};
+        std::istringstream in{std::string(env)};
+        for (std::string item; std::getline(in, item, ':');)
+            if (!item.empty()) candidates.emplace_back(item);
+    } else {
+        if (fs::path dir = own_dir(); !dir.empty()) {
+            candidates.push_back(dir / "prebuilt");
+            candidates.push_back(dir / ".." / "share" / "toroid" / "prebuilt");
+        }
+#ifdef TOROID_INSTALL_PREFIX
+        candidates.push_back(fs::path(TOROID_INSTALL_PREFIX) / "share" / "toroid" / "prebuilt");
+#endif
+    }
+    std::vector<fs::path> out;
+    for (const fs::path& c : candidates) {
+        std::error_code ec;
+        if (!fs::is_directory(c, ec)) continue;
+        fs::path abs = fs::weakly_canonical(c, ec);
+        if (ec) abs = c;
+        bool seen = false;
+        for (const fs::path& o : out) seen = seen || o == abs;
+        if (!seen) out.push_back(abs);
+    }
+    return out;
+}
+
+}  // namespace toroid

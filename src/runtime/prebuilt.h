@@ -1,0 +1,42 @@
+// Ahead-of-time builds: full builds of generated C++ made before any process needs them
+// (`toroid prebuild`, and the catalogue the build makes for common pipelines), for named
+// instruction-set levels rather than for the machine that built them. They live in folders of
+// the disk cache's layout (runtime/disk_cache.h), read-only to the processes that use them,
+// and are found by the source and the level alone: any compiler made them, any machine whose
+// CPU has the level's features runs them. The JIT looks there before it compiles
+// (runtime/jit.h).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace toroid {
+
+// An instruction-set level a prebuilt module is compiled for.
+struct IsaLevel {
+    std::string name;                // e.g. "x86-64-v4"
+    std::vector<std::string> flags;  // the compiler flags that select it, e.g. -march=x86-64-v4
+};
+
+// The levels, best first: x86-64-v4+vbmi+vnni (AVX-512 with byte permutes and VNNI: Ice Lake
+// and later Xeons, Zen 4), x86-64-v4 (AVX-512 F/BW/CD/DQ/VL), x86-64-v3 (AVX2, FMA, BMI2).
+// Compiled with -mtune=generic: the code runs on every CPU of its level.
+const std::vector<IsaLevel>& isa_levels();
+// The level named `name`; throws toroid::Error naming the known ones when there is none.
+const IsaLevel& isa_level(std::string_view name);
+// Whether this CPU runs code of the level named `name` (false for unknown names).
+bool isa_supported(std::string_view name);
+
+// The key of a prebuilt module: the source, the level and the flags every build of the
+// runtime's caller gets (e.g. -fopenmp -ffp-contract=off); not the compiler's identity.
+std::string prebuilt_key(const std::string& source, const IsaLevel& level, const std::vector<std::string>& extra_flags);
+
+// The folders searched for prebuilt modules, existing ones only: $TOROID_PREBUILT (a
+// ':'-separated list; set but empty, or "none": no folder), else beside the library that
+// holds this code: <dir>/prebuilt (a build tree), <dir>/../share/toroid/prebuilt and the
+// install prefix's share/toroid/prebuilt (an installed copy).
+std::vector<std::filesystem::path> prebuilt_dirs_from_environment();
+
+}  // namespace toroid
