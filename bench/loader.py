@@ -3,7 +3,9 @@
 with antialias -> CenterCrop(224) -> float32 scaled -> Normalize) over N decoded-JPEG-like
 images of random sizes, as a data loader sees them. Times toroid's engines (compiles
 included, from a fresh kernel cache) one image per call and in list batches, and
-torchvision.transforms.v2 where it is importable; checks every result against an oracle."""
+torchvision.transforms.v2 where it is importable; checks every result against an oracle.
+The prebuilt catalogue (presets/, built with toroid) serves this transform's programs where
+the library finds it; --no-prebuilt leaves it out (every program compiled on first use)."""
 
 import argparse
 import json
@@ -114,8 +116,10 @@ def worker(args):
         out = np.concatenate(parts)
         total = time.perf_counter() - t0
     compiles = len(count_entries(cache_dir) - before)
+    prebuilt = toroid.cache_stats().get("prebuilt_hits", 0)
     np.save(args.worker_out, out)
-    print(json.dumps({"seconds": total, "first_call_seconds": first, "compiles": compiles, "pairs": pairs}))
+    print(json.dumps({"seconds": total, "first_call_seconds": first, "compiles": compiles, "prebuilt": prebuilt,
+                      "pairs": pairs}))
 
 
 def run_worker(args, engine, mode, out_path):
@@ -124,6 +128,8 @@ def run_worker(args, engine, mode, out_path):
         cache_dir = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                                  "toroid")
     env = dict(os.environ, TOROID_CACHE_DIR=cache_dir)
+    if args.no_prebuilt:
+        env["TOROID_PREBUILT"] = "none"
     cmd = [sys.executable, os.path.abspath(__file__), "--n", str(args.n), "--seed", str(args.seed),
            "--threads", str(args.threads), "--batch", str(args.batch),
            "--worker-engine", engine, "--worker-mode", mode, "--worker-out", out_path]
@@ -181,6 +187,8 @@ def main():
                     help="also run the specialized engine in batches (by default: one image per call only)")
     ap.add_argument("--warm-cache", action="store_true",
                     help="use $TOROID_CACHE_DIR (or ~/.cache/toroid) as it is instead of a fresh one per run")
+    ap.add_argument("--no-prebuilt", action="store_true",
+                    help="leave the prebuilt catalogue out (TOROID_PREBUILT=none): every program compiles on first use")
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--worker-engine", help=argparse.SUPPRESS)
     ap.add_argument("--worker-mode", help=argparse.SUPPRESS)
@@ -230,7 +238,7 @@ def main():
                     diff = float(np.max(np.abs(out.astype(np.float64) - oracle.astype(np.float64))))
                 row = {"impl": "toroid " + engine, "mode": mode if mode == "one" else "batch %d" % args.batch,
                        "seconds": r["seconds"], "first_call_seconds": r["first_call_seconds"],
-                       "compiles": r["compiles"], "max_abs_diff": diff}
+                       "compiles": r["compiles"], "prebuilt": r.get("prebuilt"), "max_abs_diff": diff}
                 if r.get("pairs"):
                     med = lambda xs: sorted(xs)[len(xs) // 2] * 1e3
                     row["new_size_ms"] = med([p[0] for p in r["pairs"]])
@@ -243,15 +251,18 @@ def main():
     for r in rows:
         r["images_per_s"] = args.n / r["seconds"]
 
-    print("loader: %d images, %d distinct sizes (180-900 px per side, seed %d), %d thread(s), %s cache" %
-          (args.n, len(sizes), args.seed, args.threads, "warm" if args.warm_cache else "fresh"))
+    print("loader: %d images, %d distinct sizes (180-900 px per side, seed %d), %d thread(s), %s cache, "
+          "prebuilt catalogue %s" % (args.n, len(sizes), args.seed, args.threads,
+                                     "warm" if args.warm_cache else "fresh",
+                                     "left out" if args.no_prebuilt else "where found"))
     print("transform: Resize(256, bilinear, antialias) -> CenterCrop(224) -> float32 scaled -> Normalize")
-    print("total s: every call, compiles included; first call s: the first call (one image or one batch)")
+    print("total s: every call, compiles included; first call s: the first call (one image or one batch); "
+          "prebuilt: programs loaded from the prebuilt catalogue")
     for n in notes:
         print("note: " + n)
     print()
-    head = "%-22s %-9s %9s %9s %12s %9s %s" % ("implementation", "calls", "total s", "images/s", "first call s",
-                                              "compiles", "max |diff| vs " + oracle_name)
+    head = "%-22s %-9s %9s %9s %12s %9s %9s %s" % ("implementation", "calls", "total s", "images/s", "first call s",
+                                                  "compiles", "prebuilt", "max |diff| vs " + oracle_name)
     print(head)
     print("-" * len(head))
     ok = True
@@ -264,9 +275,10 @@ def main():
             ok &= good
             d = "%.3g %s" % (diff, "ok" if good else "FAIL (> %g)" % TOLERANCE)
         first = r.get("first_call_seconds")
-        print("%-22s %-9s %9.2f %9.1f %12s %9s %s" % (r["impl"], r["mode"], r["seconds"], r["images_per_s"],
-                                                    "-" if first is None else "%.2f" % first,
-                                                    "-" if r["compiles"] is None else r["compiles"], d))
+        print("%-22s %-9s %9.2f %9.1f %12s %9s %9s %s" % (r["impl"], r["mode"], r["seconds"], r["images_per_s"],
+                                                        "-" if first is None else "%.2f" % first,
+                                                        "-" if r["compiles"] is None else r["compiles"],
+                                                        "-" if r.get("prebuilt") is None else r["prebuilt"], d))
     per_image = [r for r in rows if "new_size_ms" in r]
     if per_image:
         print()
@@ -280,6 +292,7 @@ def main():
     if args.json:
         doc = {"benchmark": "loader", "n": args.n, "seed": args.seed, "threads": args.threads,
                "batch": args.batch, "distinct_sizes": len(sizes), "warm_cache": args.warm_cache,
+               "prebuilt": not args.no_prebuilt,
                "machine": {"platform": platform.platform(), "processor": platform.processor(),
                            "cpus": os.cpu_count(), "python": platform.python_version()},
                "oracle": oracle_name, "tolerance": TOLERANCE, "notes": notes, "all_equal": ok, "rows": rows}
