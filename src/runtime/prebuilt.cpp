@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include <dlfcn.h>
+#include <cstdint>
+
+#include <link.h>
 
 namespace toroid {
 
@@ -57,13 +59,38 @@ std::string prebuilt_key(const std::string& source, const IsaLevel& level, const
 
 namespace {
 
+// The file of the loaded object (executable or shared library) whose segments hold `address`:
+// the main program's has no name in the loader's list (dladdr would answer argv[0], a bare
+// name when run through PATH), so it is /proc/self/exe.
+struct Lookup {
+    std::uintptr_t address = 0;
+    bool found = false;
+    std::string name;
+};
+
+int find_object(dl_phdr_info* info, std::size_t, void* data) {
+    auto* q = static_cast<Lookup*>(data);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD) continue;
+        const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+        if (q->address >= start && q->address < start + ph.p_memsz) {
+            q->found = true;
+            q->name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+            return 1;
+        }
+    }
+    return 0;
+}
+
 // The folder of the executable or shared library this code was linked into.
 fs::path own_dir() {
-    Dl_info info{};
-    if (::dladdr(reinterpret_cast<void*>(&prebuilt_dirs_from_environment), &info) == 0 || info.dli_fname == nullptr)
-        return {};
+    Lookup q;
+    q.address = reinterpret_cast<std::uintptr_t>(&prebuilt_dirs_from_environment);
+    ::dl_iterate_phdr(&find_object, &q);
+    if (!q.found) return {};
     std::error_code ec;
-    fs::path p = fs::canonical(info.dli_fname, ec);
+    const fs::path p = fs::canonical(q.name.empty() ? fs::path("/proc/self/exe") : fs::path(q.name), ec);
     return ec ? fs::path{} : p.parent_path();
 }
 

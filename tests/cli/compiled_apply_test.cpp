@@ -271,6 +271,16 @@ TEST_F(CompiledApply, TheBuildsCatalogueServesThePresetFamily) {
         EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos)
             << layout << ": " << err;
     }
+    // Run through PATH by its bare name (the folder is found from the executable's file,
+    // not from argv[0]), from another working directory.
+    fs::remove_all(dir_ / "cache");
+    const std::string cmd = "cd " + quote(dir_.string()) + " && env -u TOROID_PREBUILT PATH=" +
+                            quote(fs::path(TOROID_BINARY).parent_path().string()) + ":\"$PATH\" TOROID_CACHE_DIR=" +
+                            quote((dir_ / "cache").string()) + " toroid apply " + pipeline + " " + jpeg +
+                            " b.npy --stats 2>" + quote((dir_ / "err.txt").string());
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const std::string err = slurp(dir_ / "err.txt");
+    EXPECT_NE(err.find("prebuilt 1"), std::string::npos) << err;
 }
 #endif
 
