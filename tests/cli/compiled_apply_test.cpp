@@ -224,9 +224,10 @@ TEST_F(CompiledApply, PrebuiltProgramsServeAnotherProcessWithoutCompiling) {
         << err;
     EXPECT_NE(out.find("toroid prebuild: 0 programs compiled"), std::string::npos) << out;
 
+    // (Without TOROID_CXXFLAGS, which the sanitizer run sets: the user's own flags rule.)
     fs::remove_all(dir_ / "cache");
     ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "a.npy").string()) + " --stats", nullptr, &err,
-                  "TOROID_PREBUILT=" + pre + " "),
+                  "env -u TOROID_CXXFLAGS TOROID_PREBUILT=" + pre + " "),
               0)
         << err;
     EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos) << err;
@@ -238,6 +239,14 @@ TEST_F(CompiledApply, PrebuiltProgramsServeAnotherProcessWithoutCompiling) {
         << err;
     EXPECT_NE(err.find("cache: compiled 1"), std::string::npos) << err;
     EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "b.npy"));
+    // Flags of the user's own choosing: their build, not the prebuilt one.
+    fs::remove_all(dir_ / "cache");
+    ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "c.npy").string()) + " --stats", nullptr, &err,
+                  "TOROID_CXXFLAGS='-O1' TOROID_PREBUILT=" + pre + " "),
+              0)
+        << err;
+    EXPECT_NE(err.find("cache: compiled 1, disk hits 0, memory hits 0, prebuilt 0"), std::string::npos) << err;
+    EXPECT_EQ(slurp(dir_ / "a.npy"), slurp(dir_ / "c.npy"));
 
     // Bad arguments: one line, exit status 2.
     EXPECT_EQ(run("prebuild " + p + " --into " + pre + " --input uint8:three:contiguous", &out, &err), 2);
@@ -265,7 +274,7 @@ TEST_F(CompiledApply, TheBuildsCatalogueServesThePresetFamily) {
         fs::remove_all(dir_ / "cache");
         ASSERT_EQ(run("apply " + pipeline + " " + jpeg + " " + quote((dir_ / "a.npy").string()) + " --stats --layout " +
                           layout,
-                      nullptr, &err, "env -u TOROID_PREBUILT "),
+                      nullptr, &err, "env -u TOROID_PREBUILT -u TOROID_CXXFLAGS "),
                   0)
             << err;
         EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos)
@@ -274,7 +283,7 @@ TEST_F(CompiledApply, TheBuildsCatalogueServesThePresetFamily) {
     // Run through PATH by its bare name (the folder is found from the executable's file,
     // not from argv[0]), from another working directory.
     fs::remove_all(dir_ / "cache");
-    const std::string cmd = "cd " + quote(dir_.string()) + " && env -u TOROID_PREBUILT PATH=" +
+    const std::string cmd = "cd " + quote(dir_.string()) + " && env -u TOROID_PREBUILT -u TOROID_CXXFLAGS PATH=" +
                             quote(fs::path(TOROID_BINARY).parent_path().string()) + ":\"$PATH\" TOROID_CACHE_DIR=" +
                             quote((dir_ / "cache").string()) + " toroid apply " + pipeline + " " + jpeg +
                             " b.npy --stats 2>" + quote((dir_ / "err.txt").string());
