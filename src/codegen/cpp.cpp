@@ -137,6 +137,9 @@ public:
             // through the closure, every byte store could alias them and they would be
             // reloaded in the inner loops (and the pointers would lose __restrict).
             for (const std::string& d : decls) line(d);
+            // The parallel loops' extents too (the odometer reads them every row).
+            for (int i = 1; i < parallel; ++i)
+                line(fmt::format("const std::int64_t rn{0} = n{0};", k_.loops[static_cast<std::size_t>(i)].var));
             scopes_.emplace_back();  // the row function's: inner bounds, windows
             inner_bounds();
             line("std::int64_t rest = lo;");
@@ -144,14 +147,33 @@ public:
                 const Loop& l = k_.loops[static_cast<std::size_t>(i)];
                 const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
                 if (i > 0) {
-                    line(fmt::format("{0} v{1} = static_cast<{0}>({2} + rest % n{1});", var_type(l), l.var, b));
-                    line(fmt::format("rest /= n{};", l.var));
+                    line(fmt::format("{0} v{1} = static_cast<{0}>({2} + rest % rn{1});", var_type(l), l.var, b));
+                    line(fmt::format("rest /= rn{};", l.var));
                 } else {
                     line(fmt::format("{0} v{1} = static_cast<{0}>({2} + rest);", var_type(l), l.var, b));
                 }
             }
-            line("for (std::int64_t it = lo; it < hi; ++it) {");
+            // The rows run in runs along the innermost parallel loop: a counted loop over
+            // its variable up to its end or the range's, the outer ones stepped between
+            // runs. Inside a run the outer variables are invariant and the inner one is a
+            // plain induction variable, so the compiler steps each row's offsets by their
+            // strides instead of multiplying them out again every row (on a short row of
+            // bytes that costs as much as the row's loads and stores).
+            line("for (std::int64_t it = lo; it < hi;) {");
             ++indent_;
+            {
+                const Loop& l = k_.loops[static_cast<std::size_t>(parallel - 1)];
+                const std::string& b = bounds_text[static_cast<std::size_t>(parallel - 1)].first;
+                if (parallel > 1)
+                    line(fmt::format("const std::int64_t run = std::int64_t({1}) + rn{0} - v{0} < hi - it ? "
+                                     "std::int64_t({1}) + rn{0} - v{0} : hi - it;", l.var, b));
+                else
+                    line("const std::int64_t run = hi - it;");
+                line("it += run;");
+                line(fmt::format("for (const {0} runEnd = static_cast<{0}>(v{1} + run); v{1} < runEnd; ++v{1}) {{",
+                                 var_type(l), l.var));
+                ++indent_;
+            }
         }
         std::size_t depth = static_cast<std::size_t>(parallel);
         const Loop* vector_loop = nullptr;
@@ -203,18 +225,49 @@ public:
             // least kLanes iterations (it recomputes a few outputs, which write the same
             // values: results never alias their inputs), else the outputs are computed one
             // at a time (a scalar tail of gathers and tap loops costs as much as many
-            // vectors). One copy of the body serves both: the block counter picks the
-            // windows (the last vector's are the table's last entry).
+            // vectors). The block counter picks the windows (the last vector's are the
+            // table's last entry).
             line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
             ++indent_;
-            line(fmt::format("for (std::int64_t blk{0} = 0; v{0} < {1}; v{0} += kLanes, ++blk{0}) {{", l.var, end));
-            ++indent_;
-            line(fmt::format("if (v{0} + kLanes > {1}) v{0} = {1} - kLanes;", l.var, end));
-            vector_var_ = l.var;
-            emit_body(depth + 1, out);
-            vector_var_ = -1;
-            --indent_;
-            line("}");
+            if (split_last_vector()) {
+                // A cheap body (no tap loop, few operations: flips, crops, copies, nearest
+                // resizes, conversions): the loop runs over the vectors before the last one,
+                // a plain counted loop whose addresses the compiler steps by kLanes, and the
+                // last vector is a second copy of the body after it. Clamping the variable
+                // inside the loop (below) puts a compare and a conditional move on the loop's
+                // dependency chain and keeps the addresses from being stepped: on a short row
+                // of bytes (a 224-wide uint8 flip: 7 vectors of 32) that costs about as much
+                // as the loads and stores themselves.
+                line(fmt::format("std::int64_t blk{} = 0;", l.var));
+                line(fmt::format("for (; v{0} < {1} - kLanes; v{0} += kLanes, ++blk{0}) {{", l.var, end));
+                ++indent_;
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+                // blk now counts the vectors before the last: the table's last entry.
+                line(fmt::format("v{0} = {1} - kLanes;", l.var, end));
+                line(fmt::format("(void)blk{};", l.var));
+                line("{");
+                ++indent_;
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+            } else {
+                // One copy of the body serves both (a second copy of a large body, such as a
+                // resize pass's tap loops, doubled the compile time of the largest kernels).
+                line(fmt::format("for (std::int64_t blk{0} = 0; v{0} < {1}; v{0} += kLanes, ++blk{0}) {{", l.var, end));
+                ++indent_;
+                line(fmt::format("if (v{0} + kLanes > {1}) v{0} = {1} - kLanes;", l.var, end));
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+                line("}");
+            }
             --indent_;
             line("} else {");
             ++indent_;
@@ -239,20 +292,27 @@ public:
             line("}");
         }
         if (parallel > 0) {
-            // Next row: the innermost parallel variable steps, carrying into the outer ones.
-            std::string step;
-            for (int i = parallel - 1; i >= 0; --i) {
-                const Loop& l = k_.loops[static_cast<std::size_t>(i)];
-                const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
-                if (i == 0) {
-                    step += fmt::format("++v{};", l.var);
-                } else {
-                    step += fmt::format("if (++v{0} == static_cast<{1}>({2} + n{0})) {{ v{0} = static_cast<{1}>({2}); ", l.var,
-                                        var_type(l), b);
+            --indent_;
+            line("}");  // the run
+            // Next run: where the innermost parallel variable reached its end, it starts
+            // again and the outer ones step, carrying like an odometer.
+            if (parallel > 1) {
+                std::string step;
+                for (int i = parallel - 1; i >= 1; --i) {
+                    const Loop& l = k_.loops[static_cast<std::size_t>(i)];
+                    const std::string& b = bounds_text[static_cast<std::size_t>(i)].first;
+                    if (i == parallel - 1) {
+                        step += fmt::format("if (v{0} == static_cast<{1}>({2} + rn{0})) {{ v{0} = static_cast<{1}>({2}); ", l.var,
+                                            var_type(l), b);
+                    } else {
+                        step += fmt::format("if (++v{0} == static_cast<{1}>({2} + rn{0})) {{ v{0} = static_cast<{1}>({2}); ",
+                                            l.var, var_type(l), b);
+                    }
                 }
+                step += fmt::format("++v{};", k_.loops[0].var);
+                for (int i = 1; i < parallel; ++i) step += " }";
+                line(step);
             }
-            for (int i = 1; i < parallel; ++i) step += " }";
-            line(step);
             --indent_;
             line("}");
             scopes_.pop_back();
@@ -274,6 +334,16 @@ public:
     }
 
 private:
+    // Whether the vector loop prints its last vector as a second copy of the body (see
+    // write()): a body without tap loops (sums) and of at most kSplitLastNodes distinct
+    // nodes, so that the copy costs little compile time.
+    static constexpr std::size_t kSplitLastNodes = 48;
+    bool split_last_vector() const {
+        bool sum = false;
+        visit(k_.value, [&](const Expr& e) { sum = sum || e->op == Op::Sum; });
+        return !sum && node_count(k_.value) <= kSplitLastNodes;
+    }
+
     // Taps in lanes (schedule/tap_pairs.h, TapLanes), the kernel's part: for each pixel i
     // of the vector loop's range, and 3 more that repeat the last one (a step's missing
     // pixels), tlO holds the x part of its taps' offset and tlW, per 8 taps, the 32 int16
