@@ -133,17 +133,20 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
     art->output_layout = graph.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
     const std::string source = codegen::generate_cpp(art->program, so.target.kernel_lanes());
     const Tiers tiers = tiers_for(options);
-    std::string quick_source;  // the quick tier: the same program with scalar loops
-    if (tiers != Tiers::FullOnly) {
+    // The quick tier: the same program with scalar loops, scheduled and printed only when a
+    // quick build is needed (not when the full build is found); empty where one binding
+    // would not serve both programs.
+    auto make_quick = [&]() -> std::string {
         schedule::Options qo = so;
         qo.target = so.target.scalar();
         const ir::Program quick = schedule::schedule(graph, qo);
-        if (same_interface(quick, art->program)) quick_source = codegen::generate_cpp(quick, qo.target.kernel_lanes());
+        if (same_interface(quick, art->program)) return codegen::generate_cpp(quick, qo.target.kernel_lanes());
         // Tiered falls back to the full build alone; asked for the quick build, say so
         // rather than run the full one under its name (the tests compare the two).
-        else if (tiers == Tiers::QuickOnly)
+        if (tiers == Tiers::QuickOnly)
             fail("internal: the quick program's parameters or buffers differ from the full program's");
-    }
+        return {};
+    };
     if (!debug.empty()) {
         int i = 1;
         for (const auto& d : dumps) write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
@@ -168,13 +171,13 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
         art->module = TieredModule::of(
             j.prebuild(source, codegen::kEntryPoint, options.prebuild_into, so.target.isa_level(), lo),
             codegen::kEntryPoint);
-    } else if (quick_source.empty()) {
+    } else if (tiers == Tiers::FullOnly) {
         art->module = TieredModule::of(j.load(source, codegen::kEntryPoint, lo), codegen::kEntryPoint);
     } else if (tiers == Tiers::QuickOnly) {
         lo.quick = true;
-        art->module = TieredModule::of(j.load(quick_source, codegen::kEntryPoint, lo), codegen::kEntryPoint);
+        art->module = TieredModule::of(j.load(make_quick(), codegen::kEntryPoint, lo), codegen::kEntryPoint);
     } else {
-        art->module = j.load_tiered(source, quick_source, codegen::kEntryPoint, lo);
+        art->module = j.load_tiered(source, make_quick, codegen::kEntryPoint, lo);
     }
     stats.compiled += own_work.compiled;
     stats.disk_hits += own_work.disk_hits;

@@ -801,6 +801,12 @@ std::shared_ptr<CompiledModule> TieredModule::quick_module() const {
 
 std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_source, const std::string& quick_source,
                                                        const std::string& entry, const LoadOptions& options) {
+    return load_tiered(full_source, [&quick_source] { return quick_source; }, entry, options);
+}
+
+std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_source,
+                                                       const std::function<std::string()>& make_quick,
+                                                       const std::string& entry, const LoadOptions& options) {
     // In flight until it returns: a fork waits until the full build has started (and for it).
     LoadInFlight in_flight;
     const auto start = std::chrono::steady_clock::now();
@@ -836,6 +842,13 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
     if (full) {
         tiered->settle(std::move(full), nullptr, entry, 0);
         return tiered;
+    }
+
+    const std::string quick_source = make_quick();
+    if (quick_source.empty()) {  // no quick program: the full build alone
+        LoadOptions full_options;
+        full_options.stats = options.stats;
+        return TieredModule::of(load_module(s, full_source, entry, false, full_options), entry);
     }
 
     // With cores to spare, the full build starts first and runs beside the quick one; with

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <exception>
 #include <memory>
 #include <string>
@@ -211,6 +212,12 @@ public:
     // be destroyed meanwhile. When the quick build fails, the call waits for the full one
     // (and throws its error if it fails too). options: stats only.
     std::shared_ptr<TieredModule> load_tiered(const std::string& full_source, const std::string& quick_source,
+                                              const std::string& entry, const LoadOptions& options = {});
+    // The same, with the quick source made only when a quick build is needed (not when the
+    // full build is found): `make_quick` runs at most once, before this returns; an empty
+    // string means there is no quick program (the full build is then compiled and waited for).
+    std::shared_ptr<TieredModule> load_tiered(const std::string& full_source,
+                                              const std::function<std::string()>& make_quick,
                                               const std::string& entry, const LoadOptions& options = {});
 
     // Ahead of time (`toroid prebuild`): the full build of `source` for the instruction-set

@@ -180,10 +180,46 @@ print(json.dumps({k: after[k] - before[k] for k in after}))
 """
 
 
+# The classification eval preset with other sizes and constants than presets/ holds, both
+# layouts: the build's prebuilt catalogue serves it (no compile) when the library finds it.
+_CATALOGUE_CHILD = r"""
+import json
+import numpy as np
+import toroid
+ops = [{"op": "resize", "mode": "bicubic", "antialias": True, "smaller_edge": 300},
+       {"op": "center_crop", "size": 256},
+       {"op": "convert", "dtype": "float32", "scale": True},
+       {"op": "normalize", "mean": [0.5, 0.4, 0.3], "std": [0.2, 0.2, 0.2]}]
+p = toroid.Pipeline(ops, threads=1)
+x = np.random.default_rng(0).integers(0, 256, size=(333, 517, 3), dtype=np.uint8)
+a = p(x.transpose(2, 0, 1))                      # channels-last memory
+b = p(np.ascontiguousarray(x.transpose(2, 0, 1)))  # contiguous
+assert a.shape == b.shape == (3, 256, 256) and np.array_equal(a, b)
+print(json.dumps(toroid.cache_stats()))
+"""
+
+
 class CacheStatsTest(unittest.TestCase):
+    def test_the_builds_catalogue_serves_the_eval_preset(self):
+        folder = os.path.join(os.path.dirname(os.path.realpath(_capi.library_path)), "prebuilt")
+        if not os.path.isdir(folder):
+            self.skipTest("no prebuilt catalogue beside %s (built without it)" % _capi.library_path)
+        with tempfile.TemporaryDirectory() as cache_dir:
+            env = dict(os.environ, TOROID_CACHE_DIR=cache_dir)
+            env.pop("TOROID_PREBUILT", None)
+            env.pop("TOROID_CXXFLAGS", None)
+            r = subprocess.run([sys.executable, "-c", _CATALOGUE_CHILD], env=env, capture_output=True, text=True,
+                               timeout=600)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            s = json.loads(r.stdout.strip().splitlines()[-1])
+            self.assertEqual(s["compiles"], 0, s)
+            self.assertEqual(s["prebuilt_hits"], 2, s)
+            self.assertEqual(os.listdir(cache_dir), [])  # nothing compiled into the user's cache
+
+
     def test_counters_are_a_dict_of_counts(self):
         s = toroid.cache_stats()
-        self.assertEqual(set(s), {"prepares", "compiles", "disk_hits", "memory_hits", "binds"})
+        self.assertEqual(set(s), {"prepares", "compiles", "disk_hits", "memory_hits", "binds", "prebuilt_hits"})
         for v in s.values():
             self.assertIsInstance(v, int)
             self.assertGreaterEqual(v, 0)
