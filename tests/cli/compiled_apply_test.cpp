@@ -280,6 +280,24 @@ TEST_F(CompiledApply, TheBuildsCatalogueServesThePresetFamily) {
         EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos)
             << layout << ": " << err;
     }
+    // The uint8 resize family and a training sample's transform (a crop past the image's
+    // edge, its flip outcome): other sizes, modes and offsets than the preset files'.
+    for (const char* other : {R"([{"op": "resize", "mode": "bicubic", "antialias": true, "size": [100, 333]}])",
+                              R"([{"op": "crop", "top": -8, "left": 30, "height": 200, "width": 250},
+                                  {"op": "resize", "mode": "bilinear", "antialias": true, "size": [160, 160]},
+                                  {"op": "flip", "dims": [-1]},
+                                  {"op": "convert", "dtype": "float32", "scale": true},
+                                  {"op": "normalize", "mean": [0.5], "std": [0.5]}])"}) {
+        std::string err;
+        fs::remove_all(dir_ / "cache");
+        ASSERT_EQ(run("apply " + quote(other) + " " + jpeg + " " + quote((dir_ / "c.npy").string()) +
+                          " --stats --layout channels_last",
+                      nullptr, &err, "env -u TOROID_PREBUILT -u TOROID_CXXFLAGS "),
+                  0)
+            << err;
+        EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos)
+            << other << ": " << err;
+    }
     // Run through PATH by its bare name (the folder is found from the executable's file,
     // not from argv[0]), from another working directory.
     fs::remove_all(dir_ / "cache");
