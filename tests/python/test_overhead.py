@@ -199,8 +199,26 @@ print(json.dumps(toroid.cache_stats()))
 """
 
 
+# A training transform written with toroid.transforms: both outcomes of its random flip (the
+# other one built beside the first call) come from the catalogue's training preset.
+_TRAIN_CHILD = r"""
+import json
+import torch
+import toroid
+from toroid import transforms as T
+tf = T.Compose([T.RandomCrop(300, pad_if_needed=True), T.Resize((224, 224), antialias=True),
+                T.RandomHorizontalFlip(), T.ToDtype(torch.float32, scale=True),
+                T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+x = torch.randint(0, 256, (3, 400, 500), dtype=torch.uint8)
+for _ in range(6):
+    assert tf(x).shape == (3, 224, 224)
+toroid.wait_for_background_builds()
+print(json.dumps(toroid.cache_stats()))
+"""
+
+
 class CacheStatsTest(unittest.TestCase):
-    def test_the_builds_catalogue_serves_the_eval_preset(self):
+    def run_catalogue_child(self, code):
         folder = os.path.join(os.path.dirname(os.path.realpath(_capi.library_path)), "prebuilt")
         if not os.path.isdir(folder):
             self.skipTest("no prebuilt catalogue beside %s (built without it)" % _capi.library_path)
@@ -208,13 +226,24 @@ class CacheStatsTest(unittest.TestCase):
             env = dict(os.environ, TOROID_CACHE_DIR=cache_dir)
             env.pop("TOROID_PREBUILT", None)
             env.pop("TOROID_CXXFLAGS", None)
-            r = subprocess.run([sys.executable, "-c", _CATALOGUE_CHILD], env=env, capture_output=True, text=True,
-                               timeout=600)
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
             self.assertEqual(r.returncode, 0, r.stderr)
-            s = json.loads(r.stdout.strip().splitlines()[-1])
-            self.assertEqual(s["compiles"], 0, s)
-            self.assertEqual(s["prebuilt_hits"], 2, s)
             self.assertEqual(os.listdir(cache_dir), [])  # nothing compiled into the user's cache
+            return json.loads(r.stdout.strip().splitlines()[-1])
+
+    def test_the_builds_catalogue_serves_a_training_transform(self):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("PyTorch is not importable")
+        s = self.run_catalogue_child(_TRAIN_CHILD)
+        self.assertEqual(s["compiles"], 0, s)
+        self.assertEqual(s["prebuilt_hits"], 2, s)
+
+    def test_the_builds_catalogue_serves_the_eval_preset(self):
+        s = self.run_catalogue_child(_CATALOGUE_CHILD)
+        self.assertEqual(s["compiles"], 0, s)
+        self.assertEqual(s["prebuilt_hits"], 2, s)
 
 
     def test_counters_are_a_dict_of_counts(self):
