@@ -704,6 +704,13 @@ private:
                 }
             }
             if (std::find(keys.begin(), keys.end(), key) != keys.end()) return;
+            // The lanes' part of an in-bounds offset: int32 in int32 programs, as the offset
+            // is (a range worked out from run-time sizes alone would make it int64, and the
+            // window's offsets twice as wide to build).
+            if (prog_.index_width == IndexWidth::I32)
+                visit(lanes, [&](const Expr& x) {
+                    if (x->type == Type::I64 && offset_nodes_.insert(x.get()).second) pinned_.push_back(x);
+                });
             keys.push_back(key);
             window_lanes.push_back(lanes);
             window_bytes.push_back(e_bytes);
