@@ -229,6 +229,14 @@ public:
             // table's last entry).
             line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
             ++indent_;
+            // One vector's body, one level in.
+            const auto vector_body = [&] {
+                ++indent_;
+                vector_var_ = l.var;
+                emit_body(depth + 1, out);
+                vector_var_ = -1;
+                --indent_;
+            };
             if (split_last_vector()) {
                 // A cheap body (no tap loop, few operations: flips, crops, copies, nearest
                 // resizes, conversions): the loop runs over the vectors before the last one,
@@ -247,21 +255,13 @@ public:
                 // ran slower so).
                 if (table_windows_) line("#pragma GCC unroll 4");
                 line(fmt::format("for (; v{0} < {1} - kLanes; v{0} += kLanes, ++blk{0}) {{", l.var, end));
-                ++indent_;
-                vector_var_ = l.var;
-                emit_body(depth + 1, out);
-                vector_var_ = -1;
-                --indent_;
+                vector_body();
                 line("}");
                 // blk now counts the vectors before the last: the table's last entry.
                 line(fmt::format("v{0} = {1} - kLanes;", l.var, end));
                 line(fmt::format("(void)blk{};", l.var));
                 line("{");
-                ++indent_;
-                vector_var_ = l.var;
-                emit_body(depth + 1, out);
-                vector_var_ = -1;
-                --indent_;
+                vector_body();
                 line("}");
             } else {
                 // One copy of the body serves both (a second copy of a large body, such as a
