@@ -8,9 +8,11 @@
 //
 //   g++ -O2 -o kernel_alone bench/kernel_alone.cpp -ldl
 //   OFFO=64 ./kernel_alone flip 224 224 generic/kernel.so specialized/kernel.so
+//   ./kernel_alone flip_cl 224 224 generic/kernel.so specialized/kernel.so   (channels-last)
 //   ./kernel_alone nearest 500 400 256 256 generic/kernel.so specialized/kernel.so
 //
 // flip: params of the flip kernels (n, h, w, input strides n c h, output strides h c n);
+// flip_cl: the same on channels-last memory (n, h, w, input strides n h, output strides h n);
 // nearest: resize nearest to OH x OW (index tables floor(i * in / out); params n, h, w,
 // input strides n c h, out_h, out_w, output strides h c n).
 #include <dlfcn.h>
@@ -28,13 +30,13 @@ using Entry = void (*)(void* const*, const std::int64_t*, int);
 
 int main(int argc, char** argv) {
     if (argc < 5) {
-        std::fprintf(stderr, "usage: kernel_alone flip H W SO... | nearest H W OH OW SO...\n");
+        std::fprintf(stderr, "usage: kernel_alone flip|flip_cl H W SO... | nearest H W OH OW SO...\n");
         return 2;
     }
     const std::string mode = argv[1];
-    const bool nearest = mode == "nearest";
-    if (!nearest && mode != "flip") {
-        std::fprintf(stderr, "kernel_alone: mode is flip or nearest\n");
+    const bool nearest = mode == "nearest", cl = mode == "flip_cl";
+    if (!nearest && !cl && mode != "flip") {
+        std::fprintf(stderr, "kernel_alone: mode is flip, flip_cl or nearest\n");
         return 2;
     }
     const long H = std::atol(argv[2]), W = std::atol(argv[3]);
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
         outs.push_back(static_cast<std::uint8_t*>(std::aligned_alloc(4096, (on + offo + 8191) / 4096 * 4096)) + offo);
     std::vector<std::int64_t> params;
     if (nearest) params = {1, H, W, 3 * H * W, H * W, W, OH, OW, OW, OH * OW, 3 * OH * OW};
+    else if (cl) params = {1, H, W, 3 * H * W, 3 * W, 3 * W, 3 * H * W};
     else params = {1, H, W, 3 * H * W, H * W, W, W, H * W, 3 * H * W};
     std::vector<std::vector<double>> t(fns.size());
     const int reps = 100;
