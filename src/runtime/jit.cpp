@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "runtime/disk_cache.h"
 #include "runtime/prebuilt.h"
+#include "runtime/sha256.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -468,8 +469,10 @@ struct JitCompiler::State {
 
     // The prebuilt module of `source` at the best level this CPU has, loaded, or null.
     std::shared_ptr<CompiledModule> find_prebuilt(const std::string& source, JitStats* also) {
+        if (levels.empty()) return nullptr;
+        const std::string digest = sha256_hex(source);  // once for every level
         for (const IsaLevel* level : levels) {
-            const std::string key = prebuilt_key(source, *level, config.extra_flags);
+            const std::string key = prebuilt_key_of_digest(digest, *level, config.extra_flags);
             for (const DiskCache& dir : prebuilt) {
                 std::shared_ptr<CompiledModule> module;
                 DiskCache::Recipe r;

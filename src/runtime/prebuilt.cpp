@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "runtime/disk_cache.h"
+#include "runtime/sha256.h"
 
 #include <fmt/format.h>
 
@@ -50,11 +51,16 @@ bool isa_supported(std::string_view name) {
     return false;
 }
 
-std::string prebuilt_key(const std::string& source, const IsaLevel& level, const std::vector<std::string>& extra_flags) {
-    std::vector<std::string> parts = {source, level.name};
+std::string prebuilt_key_of_digest(const std::string& source_sha256, const IsaLevel& level,
+                                   const std::vector<std::string>& extra_flags) {
+    std::vector<std::string> parts = {source_sha256, level.name};
     for (const auto& f : level.flags) parts.push_back(f);
     for (const auto& f : extra_flags) parts.push_back(f);
-    return cache_key("toroid-prebuilt-key-v1", parts);
+    return cache_key("toroid-prebuilt-key-v2", parts);
+}
+
+std::string prebuilt_key(const std::string& source, const IsaLevel& level, const std::vector<std::string>& extra_flags) {
+    return prebuilt_key_of_digest(sha256_hex(source), level, extra_flags);
 }
 
 namespace {

@@ -32,6 +32,9 @@ bool isa_supported(std::string_view name);
 // The key of a prebuilt module: the source, the level and the flags every build of the
 // runtime's caller gets (e.g. -fopenmp -ffp-contract=off); not the compiler's identity.
 std::string prebuilt_key(const std::string& source, const IsaLevel& level, const std::vector<std::string>& extra_flags);
+// The same from the source's SHA-256 (hex): a lookup at several levels hashes the source once.
+std::string prebuilt_key_of_digest(const std::string& source_sha256, const IsaLevel& level,
+                                   const std::vector<std::string>& extra_flags);
 
 // The folders searched for prebuilt modules, existing ones only: $TOROID_PREBUILT (a
 // ':'-separated list; set but empty, or "none": no folder), else beside the library that
