@@ -666,16 +666,18 @@ public:
         std::int64_t span = 1;
         for (std::size_t d = 0; d < 4; ++d) span += (in.shape()[d] - 1) * in.strides()[d];
         const std::size_t in_bytes = static_cast<std::size_t>(span) * dtype_size(in.dtype());
+        // Every copy is ordered on the run's stream with the kernels that read and write the
+        // buffers: the upload before the first launch, the download after the last.
+        cuda::Stream stream(dev);
         cuda::DeviceBuffer din(dev, std::max<std::size_t>(in_bytes, 1));
-        if (in.numel() > 0) din.copy_from_host(in.data(), in_bytes);
+        if (in.numel() > 0) din.copy_from_host_async(in.data(), in_bytes, stream);
         const ShapeInfo o = p_->output();
         Tensor out = Tensor::empty(o.dtype, o.shape, p_->output_layout());
         cuda::DeviceBuffer dout(dev, std::max<std::size_t>(out.nbytes(), 1));
-        cuda::Stream stream(dev);
         p_->run_device(reinterpret_cast<const void*>(din.pointer()), reinterpret_cast<void*>(dout.pointer()),
                        out.strides(), stream.handle());
+        if (out.nbytes() > 0) dout.copy_to_host_async(out.data(), out.nbytes(), stream);
         stream.synchronize();
-        if (out.nbytes() > 0) dout.copy_to_host(out.data(), out.nbytes());
         return out;
     }
     std::string explain() const override { return p_->explain(); }

@@ -61,6 +61,14 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
 
 void Device::make_current() const { check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
 
+CUstream Device::transfer_stream() const {
+    std::call_once(transfer_once_, [&] {
+        make_current();
+        check(driver().cuStreamCreate(&transfer_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    });
+    return transfer_;
+}
+
 std::string Device::arch() const { return fmt::format("sm_{}{}", major_, minor_); }
 
 std::string nvrtc_version() {
@@ -181,11 +189,16 @@ void DeviceBuffer::check_size(std::size_t bytes, const char* what) const {
 
 void DeviceBuffer::copy_from_host(const void* source, std::size_t bytes) {
     check_size(bytes, "copy to the device");
-    if (bytes > 0) check(driver().cuMemcpyHtoD(pointer_, source, bytes), "cuMemcpyHtoD");
+    if (bytes == 0) return;
+    const CUstream s = device_->transfer_stream();
+    check(driver().cuMemcpyHtoDAsync(pointer_, source, bytes, s), "cuMemcpyHtoDAsync");
+    check(driver().cuStreamSynchronize(s), "cuStreamSynchronize");
 }
 
 void DeviceBuffer::copy_to_host(void* destination, std::size_t bytes) const {
     check_size(bytes, "copy from the device");
+    // The driver's synchronous device-to-host copy is complete when it returns, and ordered
+    // after the legacy stream's work.
     if (bytes > 0) check(driver().cuMemcpyDtoH(destination, pointer_, bytes), "cuMemcpyDtoH");
 }
 
@@ -201,7 +214,10 @@ void DeviceBuffer::copy_to_host_async(void* destination, std::size_t bytes, cons
 
 void DeviceBuffer::memset(unsigned char value) {
     check_size(0, "memset");
-    if (size_ > 0) check(driver().cuMemsetD8(pointer_, value, size_), "cuMemsetD8");
+    if (size_ == 0) return;
+    const CUstream s = device_->transfer_stream();
+    check(driver().cuMemsetD8Async(pointer_, value, size_, s), "cuMemsetD8Async");
+    check(driver().cuStreamSynchronize(s), "cuStreamSynchronize");
 }
 
 void DeviceBuffer::memset_async(unsigned char value, const Stream& stream) {

@@ -41,6 +41,10 @@ public:
     int warp_size() const { return warp_size_; }
     std::size_t total_memory() const { return total_memory_; }
 
+    // A non-blocking stream of this device's own for the synchronous copies and memsets of
+    // DeviceBuffer (made on first use; see DeviceBuffer::copy_from_host).
+    CUstream transfer_stream() const;
+
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
 
@@ -54,6 +58,8 @@ private:
     int major_ = 0, minor_ = 0, multiprocessors_ = 0, l2_bytes_ = 0, max_shared_optin_ = 0;
     int max_threads_per_block_ = 0, warp_size_ = 0;
     std::size_t total_memory_ = 0;
+    mutable std::once_flag transfer_once_;
+    mutable CUstream transfer_ = nullptr;
 };
 
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MiB L2, 79 GiB), driver CUDA 13.0, NVRTC 13.0":
@@ -129,7 +135,15 @@ public:
     // &pointer, for a kernel parameter list.
     void* arg() { return &pointer_; }
 
-    // Copies of `bytes` bytes (at most size()); the synchronous ones return when done.
+    // Copies of `bytes` bytes (at most size()); the async ones are ordered in `stream`.
+    // copy_from_host and memset return when the bytes are on the device: they run on the
+    // device's transfer stream and wait for it, ordered after nothing else. (The driver's
+    // synchronous cuMemcpyHtoD from pageable memory returns once the bytes are staged, before
+    // its DMA lands, and on the legacy stream, which kernels on non-blocking streams do not
+    // wait for: a kernel launched right after it could read the old bytes, and did whenever
+    // other processes kept the copy engines busy.) copy_to_host is the driver's synchronous
+    // copy: complete when it returns, ordered after the legacy stream's work only, so
+    // synchronize the stream that wrote the buffer first.
     void copy_from_host(const void* source, std::size_t bytes);
     void copy_to_host(void* destination, std::size_t bytes) const;
     void copy_from_host_async(const void* source, std::size_t bytes, const Stream& stream);
