@@ -55,12 +55,13 @@ if python3 -c 'import torchvision.transforms.v2' 2>/dev/null; then
   rm -f "$log.tv"
 fi
 # Under load: the conformance cases through the CLI, 8 processes at a time on this GPU, three
-# rounds (each run uploads, launches and copies back while the others do); then the Python API
+# rounds (each run uploads, launches and copies back while the others do, and two processes
+# keep the copy engines busy with large uploads); then the Python API
 # on CUDA tensors from several processes and threads, checked against the CPU.
 stress_status=0
 toroid_cli=$(command -v toroid || echo "$root/build/toroid")
-if python3 "$root/tests/stress/cuda_cli.py" --toroid "$toroid_cli" --procs 8 --rounds 3 >"$log.cli" 2>&1; then
-  echo "under load, CLI (conformance, 8 processes x 3 rounds): $(tail -n 1 "$log.cli")"
+if python3 "$root/tests/stress/cuda_cli.py" --toroid "$toroid_cli" --procs 8 --rounds 3 --copy-load 2 >"$log.cli" 2>&1; then
+  echo "under load, CLI (conformance, 8 processes x 3 rounds, copy load): $(tail -n 1 "$log.cli")"
 else
   stress_status=1; echo "under load, CLI: FAILED"; tail -n 30 "$log.cli"
 fi

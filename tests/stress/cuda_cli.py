@@ -7,7 +7,9 @@ tolerance of tests/data/conformance/README.md). Run on a machine with a GPU:
 
 Exit 0 when every result of every round is right; the last line is `N passed, M failed`.
 Each process is a fresh CLI run: it uploads its input and tables, compiles or loads its
-kernels from the shared disk cache, launches, and copies back, while the others do the same."""
+kernels from the shared disk cache, launches, and copies back, while the others do the same.
+--copy-load N adds N processes (PyTorch) that keep the GPU's copy engines busy with large
+host-to-device copies the whole time, as a training job beside a loader does."""
 import argparse
 import concurrent.futures as cf
 import json
@@ -54,13 +56,26 @@ def run_case(toroid, data, case, layout, tmp, rnd):
         os.remove(out)
 
 
+COPY_LOAD = r"""
+import sys, time, torch
+x = torch.empty(256 << 20, dtype=torch.uint8).fill_(1)  # pageable, 256 MiB
+y = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    y.copy_(x, non_blocking=True)
+    torch.cuda.synchronize()
+"""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--toroid", default=shutil.which("toroid") or os.path.join(ROOT, "build", "toroid"))
     ap.add_argument("--data", default=os.environ.get("TOROID_TEST_DATA", os.path.join(ROOT, "tests", "data")))
     ap.add_argument("--procs", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--copy-load", type=int, default=0, metavar="N")
     a = ap.parse_args()
+    loads = [subprocess.Popen([sys.executable, "-c", COPY_LOAD, "3600"]) for _ in range(a.copy_load)]
     data = os.path.join(a.data, "conformance")
     with open(os.path.join(data, "cases.json")) as f:
         cases = [(c["name"], c["input_layout"]) for c in json.load(f)["cases"]]
@@ -82,6 +97,9 @@ def main():
             sys.stdout.flush()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        for p in loads:
+            p.kill()
+            p.wait()
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 
