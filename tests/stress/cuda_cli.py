@@ -8,6 +8,10 @@ tolerance of tests/data/conformance/README.md). Run on a machine with a GPU:
 Exit 0 when every result of every round is right; the last line is `N passed, M failed`.
 Each process is a fresh CLI run: it uploads its input and tables, compiles or loads its
 kernels from the shared disk cache, launches, and copies back, while the others do the same.
+--generated N adds N cases of large random images (720p to 4K, uint8 and float32, both
+layouts, resizes, flips, crops, affines) whose expected results come from the CPU engine
+(`toroid apply --device cpu`, exact against PyTorch on the conformance cases): large uploads
+leave the widest window between a copy and the kernel that reads it.
 --copy-load N adds N processes (PyTorch) that keep the GPU's copy engines busy with large
 host-to-device copies the whole time, as a training job beside a loader does."""
 import argparse
@@ -67,6 +71,53 @@ while time.time() < end:
 """
 
 
+GENERATED_OPS = [
+    [{"op": "resize", "mode": "bilinear", "antialias": True, "size": [224, 224]}],
+    [{"op": "resize", "mode": "bicubic", "antialias": True, "smaller_edge": 256}, {"op": "center_crop", "size": 224}],
+    [{"op": "resize", "mode": "nearest-exact", "scale_factor": [2.0, 2.0]}],
+    [{"op": "flip", "dims": [-1]}],
+    [{"op": "flip", "dims": [-2]}],
+    [{"op": "crop", "top": 17, "left": 33, "height": 600, "width": 700},
+     {"op": "resize", "mode": "bilinear", "size": [300, 350]}],
+    [{"op": "resize", "mode": "bilinear", "size": [480, 640]}, {"op": "convert", "dtype": "float32", "scale": True},
+     {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}],
+]
+AFFINE = [{"op": "affine", "theta": [[0.9, 0.2, 0.05], [-0.15, 1.1, -0.1]], "mode": "bilinear",
+           "padding_mode": "border"}]
+
+
+def generate(toroid, root, n, seed=7):
+    """n cases under root/ (the conformance layout), expected results from the CPU engine."""
+    rng = np.random.default_rng(seed)
+    cases, jobs = [], []
+    for i in range(n):
+        name = "gen%03d" % i
+        d = os.path.join(root, name)
+        os.makedirs(d)
+        h, w = [(720, 1280), (1080, 1920), (1536, 2048), (2160, 3840)][i % 4]
+        ops = GENERATED_OPS[i % len(GENERATED_OPS)]
+        dtype = "uint8" if (i // 2) % 2 == 0 else "float32"
+        if i % 9 == 8:
+            ops, dtype = AFFINE, "float32"
+        if ops[-1]["op"] == "normalize" and dtype == "float32":
+            ops = ops[:1] + ops[2:]
+        x = rng.integers(0, 256, (1, 3, h, w), dtype=np.uint8)
+        if dtype == "float32":
+            x = x.astype(np.float32) + rng.random(x.shape, dtype=np.float32)
+        layout = "channels_last" if i % 2 else "contiguous"
+        np.save(os.path.join(d, "input.npy"), x)
+        with open(os.path.join(d, "pipeline.json"), "w") as f:
+            json.dump(ops, f)
+        jobs.append([toroid, "apply", os.path.join(d, "pipeline.json"), os.path.join(d, "input.npy"),
+                     os.path.join(d, "expected.npy"), "--layout", layout])
+        cases.append((name, layout))
+    with cf.ThreadPoolExecutor(os.cpu_count() or 4) as pool:
+        for cmd, p in zip(jobs, pool.map(lambda c: subprocess.run(c, capture_output=True, text=True), jobs)):
+            if p.returncode != 0:
+                raise SystemExit("cannot make %s: %s" % (cmd[2], p.stderr.strip()))
+    return cases
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--toroid", default=shutil.which("toroid") or os.path.join(ROOT, "build", "toroid"))
@@ -74,14 +125,19 @@ def main():
     ap.add_argument("--procs", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--copy-load", type=int, default=0, metavar="N")
+    ap.add_argument("--generated", type=int, default=0, metavar="N")
+    ap.add_argument("--no-conformance", action="store_true", help="only the generated cases")
     a = ap.parse_args()
     loads = [subprocess.Popen([sys.executable, "-c", COPY_LOAD, "3600"]) for _ in range(a.copy_load)]
     data = os.path.join(a.data, "conformance")
     with open(os.path.join(data, "cases.json")) as f:
-        cases = [(c["name"], c["input_layout"]) for c in json.load(f)["cases"]]
+        cases = [] if a.no_conformance else [(c["name"], c["input_layout"]) for c in json.load(f)["cases"]]
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="toroid-cuda-cli-")
     try:
+        if a.generated:
+            gen = os.path.join(tmp, "generated")
+            cases += [(os.path.join(gen, name), layout) for name, layout in generate(a.toroid, gen, a.generated)]
         for rnd in range(a.rounds):
             bad = []
             with cf.ThreadPoolExecutor(a.procs) as pool:
