@@ -54,19 +54,20 @@ if python3 -c 'import torchvision.transforms.v2' 2>/dev/null; then
   else echo "python (torchvision.transforms.v2): FAILED"; tail -n 40 "$log.tv"; py_status=1; fi
   rm -f "$log.tv"
 fi
-# Under load: the conformance cases through the CLI, 8 processes at a time on this GPU, three
+# Under load: the conformance cases and 48 large generated ones (checked against the CPU
+# engine) through the CLI, 8 processes at a time on this GPU, three
 # rounds (each run uploads, launches and copies back while the others do, and two processes
 # keep the copy engines busy with large uploads); then the Python API
 # on CUDA tensors from several processes and threads, checked against the CPU.
 stress_status=0
 toroid_cli=$(command -v toroid || echo "$root/build/toroid")
-if python3 "$root/tests/stress/cuda_cli.py" --toroid "$toroid_cli" --procs 8 --rounds 3 --copy-load 2 >"$log.cli" 2>&1; then
-  echo "under load, CLI (conformance, 8 processes x 3 rounds, copy load): $(tail -n 1 "$log.cli")"
+if python3 "$root/tests/stress/cuda_cli.py" --toroid "$toroid_cli" --procs 8 --rounds 3 --copy-load 2 --generated 48 >"$log.cli" 2>&1; then
+  echo "under load, CLI (conformance + 48 large cases, 8 processes x 3 rounds, copy load): $(tail -n 1 "$log.cli")"
 else
   stress_status=1; echo "under load, CLI: FAILED"; tail -n 30 "$log.cli"
 fi
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  if PYTHONPATH=${PYTHONPATH:-$root/python} python3 "$root/tests/stress/cuda_python.py" >"$log.pys" 2>&1; then
+  if PYTHONPATH=${PYTHONPATH:-$root/python} python3 "$root/tests/stress/cuda_python.py" --procs 4 --threads 3 --iters 40 >"$log.pys" 2>&1; then
     echo "under load, Python (CUDA vs CPU): $(tail -n 2 "$log.pys" | tr '\n' ' ')"
   else
     stress_status=1; echo "under load, Python: FAILED"; tail -n 30 "$log.pys"
