@@ -147,16 +147,7 @@ std::shared_ptr<const Artifact> compile(const ir::Graph& graph, ir::IndexWidth w
             fail("internal: the quick program's parameters or buffers differ from the full program's");
         return {};
     };
-    if (!debug.empty()) {
-        int i = 1;
-        for (const auto& d : dumps) write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
-        std::string decisions;
-        for (const ir::Kernel& k : art->program.kernels) {
-            decisions += k.name + ":\n";
-            for (const auto& d : k.decisions) decisions += "  " + d + "\n";
-        }
-        write_text(debug / "decisions.txt", decisions);
-    }
+    if (!debug.empty()) driver::write_schedule_dumps(debug, dumps, art->program);
     // A cold prepare loads through a JIT of its own, whose memory cache is empty: the
     // module comes from the disk cache or the compiler, as in a new process.
     std::optional<JitCompiler> own;

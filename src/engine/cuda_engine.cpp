@@ -23,6 +23,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 namespace toroid {
@@ -310,13 +311,17 @@ std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWi
     art->output_layout = g.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
     art->source = codegen::generate_cuda(art->program, target.block_threads);
     if (!debug.empty()) {
-        int i = 1;
-        for (const auto& d : dumps) driver::write_text(debug / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
+        driver::write_schedule_dumps(debug, dumps, art->program);
         driver::write_text(debug / "kernel.cu", art->source);
     }
-    const cuda::CompilerStats before = nvrtc_compiler().stats();
-    art->module = nvrtc_compiler().load(dev, art->source);
-    const cuda::CompilerStats after = nvrtc_compiler().stats();
+    // A cold prepare loads through a compiler of its own, whose memory cache is empty: the
+    // module comes from the disk cache or NVRTC, as in a new process.
+    std::optional<cuda::Compiler> own;
+    if (options.cold_prepare) own.emplace();
+    cuda::Compiler& compiler = own ? *own : nvrtc_compiler();
+    const cuda::CompilerStats before = compiler.stats();
+    art->module = compiler.load(dev, art->source);
+    const cuda::CompilerStats after = compiler.stats();
     stats.compiled += after.compiled - before.compiled;
     stats.disk_hits += after.disk_hits - before.disk_hits;
     stats.memory_hits += after.memory_hits - before.memory_hits;
@@ -556,7 +561,9 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     const std::string key = fmt::format("cuda {}\n{}{}{}", device, options.specialize ? "specialized\n" : "",
                                         unfused ? "unfused\n" : "", driver::pipeline_key(p, in));
     const bool debug = !options.debug_dir.empty();
-    std::shared_ptr<const CudaInstance> inst = debug ? nullptr : cuda_cache().find_instance(key);
+    // Debug dumps and cold prepares (EngineOptions::cold_prepare) look in no in-memory cache.
+    const bool fresh = debug || options.cold_prepare;
+    std::shared_ptr<const CudaInstance> inst = fresh ? nullptr : cuda_cache().find_instance(key);
     CacheStats counted;
     counted.prepares = 1;
     if (inst) {
@@ -567,7 +574,7 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         const schedule::Target target = target_for(dev);
         driver::Decomposed d = driver::decompose_for(p, in, options.specialize, target.name(), options.debug_dir);
         made->graph = std::move(d.graph);
-        made->art = debug ? nullptr : cuda_cache().find_artifact(d.structure);
+        made->art = fresh ? nullptr : cuda_cache().find_artifact(d.structure);
         if (made->art) stats.memory_hits = 1;
         else made->art = compile_cuda(made->graph, d.width, dev, options, stats);
         made->binding = schedule::bind(made->art->program, made->graph);
@@ -623,6 +630,9 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         }
         inst = made;
         cuda_cache().add(key, d.structure, made->art, inst);
+        if (debug)
+            driver::write_text(std::filesystem::path(options.debug_dir) / "explain.txt",
+                               CudaPrepared(inst, in, device, stats).explain());
     }
     count_cache(counted);
     stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -56,4 +56,16 @@ std::vector<std::vector<std::uint8_t>> take_tables(ir::Graph& g) {
     return tables;
 }
 
+void write_schedule_dumps(const std::filesystem::path& debug_dir, const std::vector<schedule::PassDump>& dumps,
+                          const ir::Program& program) {
+    int i = 1;
+    for (const auto& d : dumps) write_text(debug_dir / fmt::format("{}_loop_ir_after_{}.txt", i++, d.pass), d.text);
+    std::string decisions;
+    for (const ir::Kernel& k : program.kernels) {
+        decisions += k.name + ":\n";
+        for (const auto& d : k.decisions) decisions += "  " + d + "\n";
+    }
+    write_text(debug_dir / "decisions.txt", decisions);
+}
+
 }  // namespace toroid::driver

@@ -6,7 +6,9 @@
 
 #include "core/tensor.h"
 #include "ir/graph.h"
+#include "ir/loop.h"
 #include "ops/ops.h"
+#include "schedule/schedule.h"
 
 #include <filesystem>
 #include <list>
@@ -22,6 +24,13 @@ std::string spec_key(const TensorSpec& s);
 // The pipeline (canonical JSON, grid data) and the input spec: one bound instance.
 std::string pipeline_key(const Pipeline& p, const TensorSpec& in);
 void write_text(const std::filesystem::path& path, const std::string& text);
+
+// A compile's debug dumps, as every back end writes them into debug_dir: the loop IR after
+// each scheduling pass (N_loop_ir_after_PASS.txt) and each kernel's decisions
+// (decisions.txt). The back end adds its source and compiler files; the engine adds
+// explain.txt once the program is bound.
+void write_schedule_dumps(const std::filesystem::path& debug_dir, const std::vector<schedule::PassDump>& dumps,
+                          const ir::Program& program);
 
 struct Decomposed {
     ir::Graph graph;

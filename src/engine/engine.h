@@ -27,17 +27,17 @@ enum class Tiers : std::uint8_t {
 
 struct EngineOptions {
     int threads = 1;
-    // Compiled engine: when set, each compile writes its primitive graph, the loop IR
-    // after every scheduling pass, the decisions, the generated C++ and the compiler
-    // command and output into this folder.
+    // Compiled and CUDA engines: when set, each compile writes its primitive graph, the loop
+    // IR after every scheduling pass, the decisions (decisions.txt), the generated C++ and the
+    // compiler command and output (CPU) or kernel.cu (CUDA), and explain.txt into this folder.
     std::string debug_dir;
     // Compiled engine: bake every size and parameter into the code (one compile per input
     // size; the `specialized` engine) instead of sharing one program across sizes.
     bool specialize = false;
-    // Compiled engine: prepare() looks in none of the process's in-memory caches (bound
-    // instances, programs, loaded modules), so that it costs what a new process's first
-    // prepare does: a compile, or a load from the disk cache. Benchmarks set it to report
-    // compile latency.
+    // Compiled and CUDA engines: prepare() looks in none of the process's in-memory caches
+    // (bound instances, programs, loaded modules), so that it costs what a new process's
+    // first prepare does: a compile, or a load from the disk cache. Benchmarks set it to
+    // report compile latency.
     bool cold_prepare = false;
     // Compiled engine: the builds prepare() waits for (with debug_dir: FullOnly).
     Tiers tiers = Tiers::Tiered;
