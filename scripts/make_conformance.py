@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Makes toroid's conformance cases with PyTorch and torchvision (the versions results are
+matched against: PyTorch 2.11, torchvision 0.26; CPU, one thread), and checks existing ones.
+
+    python3 scripts/make_conformance.py --check [DIR]      # recompute DIR's expected results
+    python3 scripts/make_conformance.py --out DIR [--table NAME ...] [--seed S]
+
+A case is a folder `caseNNNN/` with `input.npy` (logical N, C, H, W; C-order), `pipeline.json`
+(toroid's schema), `expected.npy` (PyTorch's result, logical, C-order) and, for grid_sample,
+`grid.npy`; `cases.json` lists them with the layout the input is given in. Each op maps to the
+PyTorch call toroid promises to equal (`torch_op` below): the mapping is the specification.
+
+--check recomputes every case of a folder (default tests/data/conformance) from its input and
+pipeline, on the input in the layout the case names, and compares with its expected.npy at the
+folder's tolerances (uint8 equal, float32 within 1e-4): it proves that this script computes
+what the committed cases hold. --out writes new cases from the case tables below (all by
+default), numbered from --first."""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+try:
+    import torchvision
+    import torchvision.transforms.v2.functional as TF
+except ImportError:  # the tables that need torchvision are skipped without it
+    torchvision = TF = None
+
+DTYPES = {name: getattr(torch, name) for name in ("uint8", "float32", "float16", "bfloat16", "uint16")
+          if hasattr(torch, name)}
+
+
+def torch_op(x, op, case_dir):
+    """x (N, C, H, W) through one op of toroid's schema, as PyTorch/torchvision compute it."""
+    kind = op["op"]
+    if kind == "resize":
+        if "smaller_edge" in op or ("max_size" in op and "size" not in op):
+            size = [op["smaller_edge"]] if "smaller_edge" in op else None
+            interp = {"nearest": TF.InterpolationMode.NEAREST, "nearest-exact": TF.InterpolationMode.NEAREST_EXACT,
+                      "bilinear": TF.InterpolationMode.BILINEAR, "bicubic": TF.InterpolationMode.BICUBIC}[op["mode"]]
+            return TF.resize(x, size, interpolation=interp, max_size=op.get("max_size"),
+                             antialias=op.get("antialias", False))
+        kw = {}
+        if op["mode"] in ("bilinear", "bicubic"):
+            kw["align_corners"] = op.get("align_corners", False)
+            kw["antialias"] = op.get("antialias", False)
+        if "size" in op:
+            return F.interpolate(x, size=tuple(op["size"]), mode=op["mode"], **kw)
+        return F.interpolate(x, scale_factor=tuple(op["scale_factor"]), mode=op["mode"],
+                             recompute_scale_factor=op.get("recompute_scale_factor", False), **kw)
+    if kind == "flip":
+        return x.flip(op["dims"])
+    if kind == "affine":
+        n, c, h, w = x.shape
+        size = op.get("size", [h, w])
+        theta = torch.tensor(op["theta"], dtype=torch.float32).expand(n, 2, 3)
+        grid = F.affine_grid(theta, [n, c, size[0], size[1]], align_corners=op.get("align_corners", False))
+        return F.grid_sample(x, grid, mode=op.get("mode", "bilinear"), padding_mode=op.get("padding_mode", "zeros"),
+                             align_corners=op.get("align_corners", False))
+    if kind == "grid_sample":
+        grid = torch.from_numpy(np.load(os.path.join(case_dir, op["grid"])))
+        return F.grid_sample(x, grid, mode=op.get("mode", "bilinear"), padding_mode=op.get("padding_mode", "zeros"),
+                             align_corners=op.get("align_corners", False))
+    if kind == "crop":
+        return TF.crop(x, op["top"], op["left"], op["height"], op["width"])
+    if kind == "center_crop":
+        size = op["size"] if isinstance(op["size"], list) else [op["size"], op["size"]]
+        return TF.center_crop(x, size)
+    if kind == "convert":
+        return TF.to_dtype(x, DTYPES[op["dtype"]], scale=op.get("scale", False))
+    if kind == "normalize":
+        return TF.normalize(x, op["mean"], op["std"])
+    raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
+
+
+def run_pipeline(x, pipeline, case_dir, layout):
+    t = torch.from_numpy(np.ascontiguousarray(x))
+    if layout == "channels_last":
+        t = t.contiguous(memory_format=torch.channels_last)
+    for op in pipeline:
+        t = torch_op(t, op, case_dir)
+    return t.contiguous().numpy()
+
+
+def compare(got, want):
+    """None when equal within the tolerances, else a one-line difference."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return "shape/dtype %s %s, expected %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
+    if want.dtype == np.uint8:
+        d = np.abs(got.astype(np.int64) - want.astype(np.int64))
+        return None if d.max(initial=0) == 0 else "max |diff| %d at %d elements" % (d.max(), int((d > 0).sum()))
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    if not np.array_equal(np.isnan(g), np.isnan(w)):
+        return "NaN pattern differs"
+    d = np.abs(g - w)[~np.isnan(w)]
+    return None if d.max(initial=0) <= 1e-4 else "max |diff| %g" % d.max()
+
+
+def check(folder):
+    with open(os.path.join(folder, "cases.json")) as f:
+        cases = json.load(f)["cases"]
+    bad = 0
+    for c in cases:
+        d = os.path.join(folder, c["name"])
+        x = np.load(os.path.join(d, "input.npy"))
+        try:
+            got = run_pipeline(x, c["pipeline"], d, c["input_layout"])
+            err = compare(got, np.load(os.path.join(d, "expected.npy")))
+        except Exception as e:  # this PyTorch cannot compute the case (older releases)
+            err = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        if err:
+            bad += 1
+            print("%s %s: %s" % (c["name"], json.dumps(c["pipeline"]), err))
+    print("%d passed, %d failed" % (len(cases) - bad, bad))
+    return 1 if bad else 0
+
+
+# ---- Case tables: (pipeline, input dtype, input shape, layout) per op --------------------------
+
+def table_torchvision_ops(rng):
+    """crop (inside and past the image), center_crop (smaller and larger than the image),
+    convert (both directions, scaled or not), normalize, and torchvision's Resize(n, max_size),
+    alone and as the classification transforms chain them."""
+    out = []
+    for dtype in ("uint8", "float32"):
+        for layout in ("contiguous", "channels_last"):
+            h, w = int(rng.integers(9, 60)), int(rng.integers(9, 60))
+            shape = [int(rng.integers(1, 3)), int(rng.choice([1, 3, 4])), h, w]
+            out.append(([{"op": "crop", "top": int(rng.integers(0, h // 2)), "left": int(rng.integers(0, w // 2)),
+                          "height": int(rng.integers(1, h // 2 + 1)), "width": int(rng.integers(1, w // 2 + 1))}],
+                        dtype, shape, layout))
+            out.append(([{"op": "crop", "top": -3, "left": w - 4, "height": h, "width": 9}], dtype, shape, layout))
+            out.append(([{"op": "center_crop", "size": [max(1, h - 5), max(1, w - 7)]}], dtype, shape, layout))
+            out.append(([{"op": "center_crop", "size": [h + 6, w + 3]}], dtype, shape, layout))
+            out.append(([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": int(rng.integers(4, 40))}],
+                        dtype, shape, layout))
+            out.append(([{"op": "resize", "mode": "bicubic", "antialias": True, "smaller_edge": 20, "max_size": 24}],
+                        dtype, shape, layout))
+            if dtype == "uint8":
+                out.append(([{"op": "convert", "dtype": "float32", "scale": True}], dtype, shape, layout))
+                out.append(([{"op": "convert", "dtype": "float32", "scale": False}], dtype, shape, layout))
+                out.append(([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 32},
+                             {"op": "center_crop", "size": 28}, {"op": "convert", "dtype": "float32", "scale": True},
+                             {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}],
+                            dtype, [shape[0], 3, h, w], layout))
+            else:
+                out.append(([{"op": "convert", "dtype": "uint8", "scale": True}], dtype, shape, layout))
+                out.append(([{"op": "normalize", "mean": [0.5] * shape[1], "std": [0.25] * shape[1]}], dtype, shape,
+                            layout))
+    return out
+
+
+TABLES = {"torchvision_ops": table_torchvision_ops}
+
+
+def make_input(rng, dtype, shape):
+    if dtype == "uint8":
+        return rng.integers(0, 256, shape, dtype=np.uint8)
+    x = rng.standard_normal(shape).astype(np.float32) * 4
+    if dtype == "float32":
+        return x
+    raise SystemExit("make_conformance: inputs of %s are not written yet" % dtype)
+
+
+def generate(out, tables, seed, first):
+    rng = np.random.default_rng(seed)
+    os.makedirs(out, exist_ok=True)
+    listing = os.path.join(out, "cases.json")
+    doc = {"generator": "", "cases": []}
+    if os.path.exists(listing):
+        with open(listing) as f:
+            doc = json.load(f)
+    doc["generator"] = "torch %s, torchvision %s (CPU, 1 thread)" % (
+        torch.__version__, torchvision.__version__ if torchvision else "none")
+    n = first
+    for name in tables:
+        for pipeline, dtype, shape, layout in TABLES[name](rng):
+            case = "case%04d" % n
+            n += 1
+            d = os.path.join(out, case)
+            os.makedirs(d, exist_ok=True)
+            x = make_input(rng, dtype, shape)
+            np.save(os.path.join(d, "input.npy"), x)
+            with open(os.path.join(d, "pipeline.json"), "w") as f:
+                json.dump(pipeline, f)
+            y = run_pipeline(x, pipeline, d, layout)
+            np.save(os.path.join(d, "expected.npy"), y)
+            doc["cases"] = [c for c in doc["cases"] if c["name"] != case]
+            doc["cases"].append({"name": case, "input_layout": layout, "dtype": dtype, "pipeline": pipeline,
+                                 "input_shape": list(x.shape), "expected_shape": list(y.shape), "table": name})
+    with open(listing, "w") as f:
+        json.dump(doc, f, indent=1)
+    print("wrote %d cases into %s" % (n - first, out))
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", nargs="?", const=os.path.join(root, "tests", "data", "conformance"), metavar="DIR")
+    ap.add_argument("--out", metavar="DIR")
+    ap.add_argument("--table", action="append", choices=sorted(TABLES))
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--first", type=int, default=1000, help="number of the first new case")
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    if a.check:
+        return check(a.check)
+    if a.out:
+        generate(a.out, a.table or sorted(TABLES), a.seed, a.first)
+        return 0
+    ap.error("give --check or --out")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
