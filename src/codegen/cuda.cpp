@@ -52,6 +52,24 @@ __device__ __forceinline__ int16_t sat_i16(int32_t v) { return v > -32768 ? (v <
 __device__ __forceinline__ int16_t sat_i16(int64_t v) { return v > -32768 ? (v < 32767 ? static_cast<int16_t>(v) : 32767) : -32768; }
 __device__ __forceinline__ int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
 __device__ __forceinline__ int32_t sat_i32(int64_t v) { return static_cast<int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
+// N elements of T read or written as one aligned access of 4, 8 or 16 bytes (Kernel::gpu_x_outputs).
+struct alignas(16) t_bytes16 { unsigned long long lo, hi; };
+template <int B> struct t_word;
+template <> struct t_word<4> { typedef unsigned int type; };
+template <> struct t_word<8> { typedef unsigned long long type; };
+template <> struct t_word<16> { typedef t_bytes16 type; };
+template <typename T, int N> union t_pack { typename t_word<sizeof(T) * N>::type w; T v[N]; };
+template <typename T, int N> __device__ __forceinline__ t_pack<T, N> t_load_pack(const T* p) {
+    t_pack<T, N> r;
+    r.w = *reinterpret_cast<const typename t_word<sizeof(T) * N>::type*>(p);
+    return r;
+}
+template <typename T, int N> __device__ __forceinline__ void t_store_pack(T* p, const t_pack<T, N>& r) {
+    *reinterpret_cast<typename t_word<sizeof(T) * N>::type*>(p) = r.w;
+}
+template <int B, typename T> __device__ __forceinline__ bool t_aligned(const T* p) {
+    return (reinterpret_cast<unsigned long long>(p) & (B - 1)) == 0;
+}
 )";
 
 // The CUDA spelling of the printer base, and the pieces a kernel writer prints around
@@ -205,9 +223,12 @@ public:
         // Loop bounds first; then each mapped loop's index from the thread's coordinates.
         const Loop* x = g.x;
         const std::string x_extent = emit(x->extent), x_begin = emit(x->begin);
-        line("const int64_t gx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;");
+        const int per_thread = k_.gpu_x_outputs;
+        line(fmt::format("const int64_t gx = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x){};",
+                         per_thread > 1 ? fmt::format(" * {}", per_thread) : ""));
         line(fmt::format("if (gx >= {}) return;", x_extent));
-        line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", var_type(x->var), x->var, x_begin));
+        if (per_thread == 1)
+            line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", var_type(x->var), x->var, x_begin));
         int open_loops = 0;
         if (g.y) {
             const std::string e = emit(g.y->extent), b = emit(g.y->begin);
@@ -219,7 +240,8 @@ public:
             open_grid_z(g.z);
             ++open_loops;
         }
-        emit_body(g.depth, out);
+        if (per_thread == 1) emit_body(g.depth, out);
+        else emit_x_outputs(g, out, x_extent, x_begin, per_thread);
         for (int i = 0; i < open_loops; ++i) close();
         --indent_;
         line("}");
@@ -227,6 +249,88 @@ public:
     }
 
 private:
+    // The thread's `n` consecutive outputs along grid x from gx (Kernel::gpu_x_outputs): where
+    // all n lie inside the loop and the store and each vector load are aligned, the loads
+    // are one access each and the outputs one store; elsewhere each output alone. Each
+    // output's body is printed in a scope of its own, so no temporary of one is reused by
+    // another (their x differs).
+    void emit_x_outputs(const GridLoops& g, const Buffer& out, const std::string& x_extent, const std::string& x_begin,
+                        int n) {
+        const Loop& x = *g.x;
+        const std::string xt = var_type(x.var);
+        struct VectorLoad {
+            const Node* node;
+            int stride;
+            std::string first, type;  // the lowest element's offset (a variable), the element type
+        };
+        std::vector<VectorLoad> loads;
+        visit(k_.value, [&](const Expr& e) {
+            if (e->op != Op::Load) return;
+            if (std::find(k_.gpu_vector_loads.begin(), k_.gpu_vector_loads.end(), e.get()) == k_.gpu_vector_loads.end())
+                return;
+            if (std::any_of(loads.begin(), loads.end(), [&](const VectorLoad& l) { return l.node == e.get(); })) return;
+            const Expr off = simplify(ir::offset_expr(prog_.buffer(e->buffer), e->args));
+            const auto s = linear_stride(off, x.var);
+            if (!s || (*s != 1 && *s != -1)) fail("internal: CUDA kernel '{}': a vector load does not move by one", k_.name);
+            loads.push_back({e.get(), static_cast<int>(*s), fmt::format("xo{}", loads.size()), ctype(e->type)});
+        });
+        // The offsets at the first output, in a scope of their own.
+        for (const VectorLoad& l : loads) line(fmt::format("int64_t {};", l.first));
+        line("int64_t xs;");
+        open("");
+        line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", xt, x.var, x_begin));
+        for (const VectorLoad& l : loads) {
+            const Node* node = l.node;
+            Expr load_expr;
+            visit(k_.value, [&](const Expr& e) {
+                if (e.get() == node) load_expr = e;
+            });
+            const std::string off = emit(offset_expr(prog_.buffer(load_expr->buffer), load_expr->args));
+            line(fmt::format("{} = {}{};", l.first, off, l.stride == 1 ? "" : fmt::format(" - {}", n - 1)));
+        }
+        line(fmt::format("xs = {};", emit(offset_expr(out, store_index(out, nullptr)))));
+        close();
+        const std::string ot = ctype(out.type);
+        std::string cond = fmt::format("gx + {} <= {} && t_aligned<{}>(b{} + xs)", n, x_extent,
+                                       n * static_cast<int>(type_bytes(out.type)), out.id);
+        std::vector<int> load_buffers;
+        for (const VectorLoad& l : loads) {
+            const Node* node = l.node;
+            int buffer = -1;
+            std::size_t bytes = 0;
+            visit(k_.value, [&](const Expr& e) {
+                if (e.get() == node) {
+                    buffer = e->buffer;
+                    bytes = type_bytes(e->type);
+                }
+            });
+            load_buffers.push_back(buffer);
+            cond += fmt::format(" && t_aligned<{}>(b{} + {})", static_cast<std::size_t>(n) * bytes, buffer, l.first);
+        }
+        open(fmt::format("if ({})", cond));
+        for (std::size_t j = 0; j < loads.size(); ++j)
+            line(fmt::format("const t_pack<{0}, {1}> xl{2} = t_load_pack<{0}, {1}>(b{3} + {4});", loads[j].type, n, j,
+                             load_buffers[j], loads[j].first));
+        line(fmt::format("t_pack<{}, {}> xv;", ot, n));
+        for (int u = 0; u < n; ++u) {
+            open("");
+            line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx + {3});", xt, x.var, x_begin, u));
+            for (std::size_t j = 0; j < loads.size(); ++j)
+                scopes_.back().by_node[loads[j].node] =
+                    fmt::format("xl{}.v[{}]", j, loads[j].stride == 1 ? u : n - 1 - u);
+            line(fmt::format("xv.v[{}] = {};", u, emit(k_.value)));
+            close();
+        }
+        line(fmt::format("t_store_pack<{}, {}>(b{} + xs, xv);", ot, n, out.id));
+        close();
+        open("else");
+        open(fmt::format("for (int32_t u = 0; u < {} && gx + u < {}; ++u)", n, x_extent));
+        line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx + u);", xt, x.var, x_begin));
+        emit_body(g.depth, out);
+        close();
+        close();
+    }
+
     std::string name_;
     int block_threads_;
 };
@@ -562,6 +666,7 @@ std::array<unsigned, 3> cuda_launch_dims(const Program& program, const Kernel& k
         else if (l.kind == LoopKind::GridZ) z *= e;
     }
     constexpr std::int64_t cap = 65535;
+    x = (x + k.gpu_x_outputs - 1) / k.gpu_x_outputs;  // threads along x
     const std::int64_t bx = (x + block_threads - 1) / block_threads;
     if (bx > 0x7fffffff) fail("the image is too large for one CUDA launch ({} blocks along x)", bx);
     return {static_cast<unsigned>(bx), static_cast<unsigned>(std::min(y, cap)), static_cast<unsigned>(std::min(z, cap))};

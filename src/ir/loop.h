@@ -105,6 +105,12 @@ struct Kernel {
     // With tap_lanes: it runs where the taps of kLanes consecutive outputs span more bytes
     // than this (at run time), or there are fewer outputs than kLanes.
     int tap_lanes_span = 0;
+    // GPU: consecutive outputs along the grid x loop each thread computes (1: one). With
+    // more, the thread loads each load that moves by one element along x (forwards or
+    // backwards: gpu_vector_loads) as one aligned access and stores its outputs as one,
+    // where the run's addresses are aligned (checked at run time; else one at a time).
+    int gpu_x_outputs = 1;
+    std::vector<const Node*> gpu_vector_loads;  // nodes of `value`
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
