@@ -722,9 +722,11 @@ class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
 
-    def __init__(self, ops, base_dir=None):
+    def __init__(self, ops, base_dir=None, checked=False):
+        """checked: `ops` is a list of op dicts whose nesting was checked (cached_pipeline's,
+        frozen into its key first)."""
         try:
-            text, grids = self._parse(ops)
+            text, grids = self._parse(ops, checked)
             if base_dir is not None and not isinstance(base_dir, (str, bytes, os.PathLike)):
                 raise InvalidTypeError("base_dir must be a path (str or os.PathLike), got %s" % type(base_dir).__name__)
             base = os.fsencode(base_dir) if base_dir is not None else None
@@ -755,12 +757,13 @@ class PipelineHandle:
         self.batch_specs = {}
 
     @staticmethod
-    def _parse(ops):
+    def _parse(ops, checked=False):
         """(JSON text, [(op index, grid array)]) of a list of op dicts or JSON text."""
         if isinstance(ops, str):
             return ops, []
-        PipelineHandle._parse_check(ops)
-        ops = list(ops)
+        if not checked:
+            PipelineHandle._parse_check(ops)
+            ops = list(ops)
         plain, grids = [], []
         for i, op in enumerate(ops):
             if not isinstance(op, dict):
@@ -772,7 +775,8 @@ class PipelineHandle:
             elif isinstance(g, os.PathLike):
                 op = dict(op, grid=os.fspath(g))
             plain.append(op)
-        check_nesting(plain, "pipeline")
+        if not checked:
+            check_nesting(plain, "pipeline")
         try:
             text = json.dumps(plain, allow_nan=False)
         except (TypeError, ValueError) as e:
@@ -1079,7 +1083,9 @@ def _op_key(ops):
         if g is not None and not isinstance(g, str):
             ga = _grid_array(g)
             h = hashlib.sha256(np.ascontiguousarray(ga).tobytes()).hexdigest()
-            parts.append(json.dumps(dict(op, grid="<array %s %s>" % (ga.shape, h)), sort_keys=True, default=str))
+            op = dict(op, grid="<array %s %s>" % (ga.shape, h))
+            check_nesting(op, "op")
+            parts.append(json.dumps(op, sort_keys=True, default=str))
             continue
         f = _freeze(op)
         if f is None:
@@ -1105,7 +1111,7 @@ def cached_pipeline(ops):
         except KeyError:
             pass
         return p
-    p = PipelineHandle(ops)
+    p = PipelineHandle(ops, checked=True)  # _op_key walked them
     with _op_lock:
         _op_pipelines[key] = p
         while len(_op_pipelines) > _MAX_OP_PIPELINES:

@@ -218,7 +218,7 @@ class Transform:
         raise NotImplementedError
 
     def __call__(self, x):
-        return Compose([self])(x)
+        return _run(self, x)
 
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
@@ -248,13 +248,18 @@ class Compose(Transform):
                 state.call_host(t)
 
     def __call__(self, x):
-        try:
-            state = _State(x)
-            self._emit(state)
-            return state.flush()
-        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
-            err = as_error(e, type(self).__name__)
-        raise err
+        return _run(self, x)
+
+
+def _run(transform, x):
+    """Runs one transform (a Compose, or any other on its own) on `x`."""
+    try:
+        state = _State(x)
+        transform._emit(state)
+        return state.flush()
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
+        err = as_error(e, type(transform).__name__)
+    raise err
 
 
 class Resize(Transform):
