@@ -2,7 +2,8 @@
 semantics. Pure Python over the C library libtoroid_c.so (ctypes): NumPy arrays and torch
 CPU tensors go in without a copy, and the same kind comes out."""
 
-from ._capi import Error, cache_stats, library_path, version as _version, wait_for_background_builds
+from ._capi import (Error, InvalidTypeError, OutOfMemoryError, cache_stats, library_path, version as _version,
+                    wait_for_background_builds)
 from ._core import get_default_engine, get_num_threads, set_default_engine, set_num_threads
 from . import transforms
 from ._api import (CompiledFunction, Pipeline, Traced, affine, center_crop, compile, convert, crop, flip,
@@ -10,7 +11,8 @@ from ._api import (CompiledFunction, Pipeline, Traced, affine, center_crop, comp
 
 __version__ = _version()
 
-__all__ = ["Error", "Pipeline", "CompiledFunction", "Traced", "affine", "center_crop", "compile", "convert", "crop",
+__all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "Pipeline", "CompiledFunction", "Traced", "affine",
+           "center_crop", "compile", "convert", "crop",
            "flip", "resize",
            "grid_sample", "interpolate", "normalize", "set_default_engine", "get_default_engine",
            "set_num_threads", "get_num_threads", "library_path", "transforms", "cache_stats",

@@ -7,8 +7,8 @@ import json
 import os
 import threading
 
-from . import _core
-from ._capi import Error
+from . import _capi, _core
+from ._capi import Error, InvalidTypeError, Passthrough, public, show
 from ._core import _generation
 
 __all__ = ["interpolate", "resize", "center_crop", "affine", "grid_sample", "flip", "crop", "convert", "normalize", "Pipeline",
@@ -21,12 +21,23 @@ def _scalar(v, what, kind):
     if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
         v = v.item()
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise Error("%s must be a number, got %r" % (what, v))
+        raise InvalidTypeError("%s must be a number, got %s" % (what, show(v)))
     if kind is int:
         if isinstance(v, float) and not v.is_integer():
-            raise Error("%s must be an integer, got %r" % (what, v))
+            raise Error("%s must be an integer, got %s" % (what, show(v)))
         return int(v)
     return float(v)
+
+
+def _flag(v, what):
+    """A yes/no argument: a bool, an int, None (False), or a 0-d array or tensor of one."""
+    if v is None or isinstance(v, (bool, int)):
+        return bool(v)
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        item = v.item()
+        if isinstance(item, (bool, int)):
+            return bool(item)
+    raise InvalidTypeError("%s must be True or False, got %s" % (what, show(v)))
 
 
 def _pair(v, what, kind):
@@ -37,7 +48,7 @@ def _pair(v, what, kind):
         v = v.tolist()
     if isinstance(v, (list, tuple)):
         if len(v) != 2:
-            raise Error("%s must be a number or a pair (h, w), got %r" % (what, v))
+            raise Error("%s must be a number or a pair (h, w), got %s" % (what, show(v)))
         return [_scalar(v[0], what, kind), _scalar(v[1], what, kind)]
     return _scalar(v, what, kind)
 
@@ -54,6 +65,8 @@ def _dtype_name(dtype):
     """"uint8" / "float32" from a string, a NumPy dtype or a torch dtype."""
     if isinstance(dtype, str):
         return dtype
+    if isinstance(dtype, (list, tuple, dict, set)):
+        raise InvalidTypeError("dtype must be a name (uint8, float32) or a NumPy or torch dtype, got %s" % show(dtype))
     name = str(dtype)
     if name.startswith("torch."):
         return name[len("torch."):]
@@ -73,7 +86,7 @@ def _theta(theta, batch):
     try:
         arr = np.asarray(theta, dtype=np.float64)
     except (TypeError, ValueError):
-        raise Error("theta must be a 2x3 matrix or an (N, 2, 3) batch of them, got %r" % (theta,))
+        raise Error("theta must be a 2x3 matrix or an (N, 2, 3) batch of them, got %s" % (show(theta),))
     if arr.ndim == 3 and arr.shape[1:] == (2, 3) and arr.shape[0] > 0:
         if batch is not None and arr.shape[0] not in (1, batch):
             raise Error("theta has batch %d but the input has batch %d" % (arr.shape[0], batch))
@@ -87,7 +100,9 @@ def _theta(theta, batch):
 
 
 def _batch_of(x):
-    shape = x.shape
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return None  # not an array: the op says so
     return shape[0] if len(shape) == 4 else 1
 
 
@@ -153,18 +168,22 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
                 recompute_scale_factor=None):
     """torch.nn.functional.interpolate on (N, C, H, W), (C, H, W) or (H, W); modes nearest,
     nearest-exact, bilinear, bicubic."""
-    op = {"op": "resize", "mode": mode}
-    if size is not None:
-        op["size"] = _pair(size, "size", int)
-    if scale_factor is not None:
-        op["scale_factor"] = _pair(scale_factor, "scale_factor", float)
-    if align_corners is not None:
-        op["align_corners"] = bool(align_corners)
-    if antialias:
-        op["antialias"] = True
-    if recompute_scale_factor:
-        op["recompute_scale_factor"] = True
-    return _apply(x, op)
+    try:
+        op = {"op": "resize", "mode": mode}
+        if size is not None:
+            op["size"] = _pair(size, "size", int)
+        if scale_factor is not None:
+            op["scale_factor"] = _pair(scale_factor, "scale_factor", float)
+        if align_corners is not None:
+            op["align_corners"] = _flag(align_corners, "align_corners")
+        if _flag(antialias, "antialias"):
+            op["antialias"] = True
+        if _flag(recompute_scale_factor, "recompute_scale_factor"):
+            op["recompute_scale_factor"] = True
+        return _apply(x, op)
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "interpolate")
+    raise err
 
 
 def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True):
@@ -173,42 +192,50 @@ def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True
     (the longer edge). interpolation: nearest, nearest-exact, bilinear, bicubic (or
     torchvision's InterpolationMode). The output size follows each image's size without
     compiling again."""
-    mode = _interpolation_name(interpolation)
-    op = {"op": "resize", "mode": mode}
-    if isinstance(size, (list, tuple)) and len(size) == 1:
-        size = size[0]
-    if size is None:
-        if max_size is None:
-            raise Error("resize needs size or max_size")
-        op["max_size"] = _scalar(max_size, "max_size", int)
-    elif isinstance(size, (list, tuple)) or hasattr(size, "tolist"):
-        if max_size is not None:
-            raise Error("max_size is only allowed with an int size (the smaller edge), got size %r" % (size,))
-        op["size"] = _pair(size, "size", int)
-    else:
-        op["smaller_edge"] = _scalar(size, "size", int)
-        if max_size is not None:
+    try:
+        mode = _interpolation_name(interpolation)
+        op = {"op": "resize", "mode": mode}
+        if isinstance(size, (list, tuple)) and len(size) == 1:
+            size = size[0]
+        if size is None:
+            if max_size is None:
+                raise Error("resize needs size or max_size")
             op["max_size"] = _scalar(max_size, "max_size", int)
-    if mode in ("bilinear", "bicubic") and antialias:
-        op["antialias"] = True
-    return _apply(x, op)
+        elif isinstance(size, (list, tuple)) or hasattr(size, "tolist"):
+            if max_size is not None:
+                raise Error("max_size is only allowed with an int size (the smaller edge), got size %s" % (show(size),))
+            op["size"] = _pair(size, "size", int)
+        else:
+            op["smaller_edge"] = _scalar(size, "size", int)
+            if max_size is not None:
+                op["max_size"] = _scalar(max_size, "max_size", int)
+        if mode in ("bilinear", "bicubic") and _flag(antialias, "antialias"):
+            op["antialias"] = True
+        return _apply(x, op)
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "resize")
+    raise err
 
 
 def center_crop(x, size):
     """torchvision.transforms.v2.functional.center_crop: an int or [h, w]; zeros where the
     image is smaller than the crop."""
-    if isinstance(size, (list, tuple)) and len(size) == 1:
-        size = size[0]
-    return _apply(x, {"op": "center_crop", "size": _pair(size, "size", int)})
+    try:
+        if isinstance(size, (list, tuple)) and len(size) == 1:
+            size = size[0]
+        return _apply(x, {"op": "center_crop", "size": _pair(size, "size", int)})
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "center_crop")
+    raise err
 
 
 def _interpolation_name(mode):
     name = getattr(mode, "value", mode)
     if not isinstance(name, str):
-        raise Error("interpolation must be a name or an InterpolationMode, got %r" % (mode,))
+        raise Error("interpolation must be a name or an InterpolationMode, got %s" % (show(mode),))
     name = name.lower().replace("_", "-")
     if name not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
-        raise Error("interpolation %r is not supported (nearest, nearest-exact, bilinear, bicubic)" % (mode,))
+        raise Error("interpolation %s is not supported (nearest, nearest-exact, bilinear, bicubic)" % (show(mode),))
     return name
 
 
@@ -218,57 +245,83 @@ def affine(x, theta, size=None, mode="bilinear", padding_mode="zeros", align_cor
     channel; nearest or bilinear with zeros padding) is torchvision's fill: nearest puts it
     where the picked pixel is outside the image, bilinear blends it with the warped all-ones
     mask m as (v - fill) * m + fill."""
-    op = {"op": "affine", "theta": _theta(theta, _batch_of(x) if not isinstance(x, Traced) else None),
-          "mode": mode, "padding_mode": padding_mode, "align_corners": bool(align_corners)}
-    if fill is not None:
-        op["fill"] = _numbers(fill, "fill")
-    if size is not None:
-        if hasattr(size, "tolist"):
-            size = size.tolist()
-        size = list(size)
-        if len(size) == 4:
-            size = size[2:]
-        op["size"] = _pair(size, "size", int)
-    return _apply(x, op)
+    try:
+        op = {"op": "affine", "theta": _theta(theta, _batch_of(x) if not isinstance(x, Traced) else None),
+              "mode": mode, "padding_mode": padding_mode, "align_corners": _flag(align_corners, "align_corners")}
+        if fill is not None:
+            op["fill"] = _numbers(fill, "fill")
+        if size is not None:
+            if hasattr(size, "tolist"):
+                size = size.tolist()
+            size = list(size)
+            if len(size) == 4:
+                size = size[2:]
+            op["size"] = _pair(size, "size", int)
+        return _apply(x, op)
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "affine")
+    raise err
 
 
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False):
     """F.grid_sample with `grid` an array/tensor of shape (N, H', W', 2) (or (H', W', 2) for
     one image), float32."""
-    op = {"op": "grid_sample", "grid": grid, "mode": mode, "padding_mode": padding_mode,
-          "align_corners": bool(align_corners)}
-    return _apply(x, op)
+    try:
+        op = {"op": "grid_sample", "grid": grid, "mode": mode, "padding_mode": padding_mode,
+              "align_corners": _flag(align_corners, "align_corners")}
+        return _apply(x, op)
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "grid_sample")
+    raise err
 
 
 def flip(x, dims):
     """Tensor.flip(dims); dims count in the input's own rank (-1 is W)."""
-    ndim = x.ndim if isinstance(x, Traced) else len(getattr(x, "shape", ()))
-    if isinstance(dims, int) or hasattr(dims, "__index__"):
-        dims = [dims]
-    out = []
-    for d in dims:
-        d = _scalar(d, "flip dim", int)
-        if not -ndim <= d < ndim:
-            raise Error("flip dim %d is out of range for a tensor of %d dims" % (d, ndim))
-        out.append(d + 4 if d < 0 else d + 4 - ndim)
-    return _apply(x, {"op": "flip", "dims": out})
+    try:
+        ndim = x.ndim if isinstance(x, Traced) else len(getattr(x, "shape", ()))
+        if isinstance(dims, int) or hasattr(dims, "__index__"):
+            dims = [dims]
+        elif not isinstance(dims, (list, tuple)):
+            raise InvalidTypeError("flip dims must be an int or a sequence of ints, got %s" % show(dims))
+        out = []
+        for d in dims:
+            d = _scalar(d, "flip dim", int)
+            if not -ndim <= d < ndim:
+                raise Error("flip dim %d is out of range for a tensor of %d dims" % (d, ndim))
+            out.append(d + 4 if d < 0 else d + 4 - ndim)
+        return _apply(x, {"op": "flip", "dims": out})
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "flip")
+    raise err
 
 
 def crop(x, top, left, height, width):
     """torchvision.transforms.v2.functional.crop: zeros where the region leaves the image."""
-    return _apply(x, {"op": "crop", "top": _scalar(top, "top", int), "left": _scalar(left, "left", int),
-                      "height": _scalar(height, "height", int), "width": _scalar(width, "width", int)})
+    try:
+        return _apply(x, {"op": "crop", "top": _scalar(top, "top", int), "left": _scalar(left, "left", int),
+                          "height": _scalar(height, "height", int), "width": _scalar(width, "width", int)})
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "crop")
+    raise err
 
 
 def convert(x, dtype, scale=False):
     """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8 or float32
     (a string, NumPy or torch dtype)."""
-    return _apply(x, {"op": "convert", "dtype": _dtype_name(dtype), "scale": bool(scale)})
+    try:
+        return _apply(x, {"op": "convert", "dtype": _dtype_name(dtype), "scale": _flag(scale, "scale")})
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "convert")
+    raise err
 
 
 def normalize(x, mean, std):
     """torchvision normalize on float32: (x - mean[c]) / std[c]."""
-    return _apply(x, {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")})
+    try:
+        return _apply(x, {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")})
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+        err = _capi.as_error(e, "normalize")
+    raise err
 
 
 # ---- Pipeline and compile --------------------------------------------------------------------
@@ -279,12 +332,14 @@ class Pipeline:
     file path (relative to base_dir) or an array. Calling it runs on a NumPy array or
     torch tensor and returns the same kind; compiled once per input spec."""
 
+    @public("Pipeline")
     def __init__(self, ops, *, engine=None, threads=None, base_dir=None):
         if not isinstance(ops, str):
+            _core.PipelineHandle._parse_check(ops)
             ops = list(ops)
         self.ops = ops
-        self.engine = engine
-        self.threads = threads
+        self.engine = _core.check_engine(engine) if engine is not None else None
+        self.threads = _core.check_threads(threads) if threads is not None else None
         self.base_dir = base_dir
         self._handle = _core.PipelineHandle(ops, base_dir)
         self._fast = self._handle.fast  # one dict for the life of the handle (cleared, never replaced)
@@ -294,19 +349,25 @@ class Pipeline:
             run = self._fast.get((x.dtype, x.shape, x.strides, self.engine, self.threads, _generation[0]))
             if run is not None:
                 return run(x)
-            return self._handle.call_general(x, self.engine, self.threads)
-        if isinstance(x, (list, tuple)):  # a batch of images of any sizes
-            return self._handle.run_batch(x, self.engine, self.threads)
-        if isinstance(x, Traced):  # inside toroid.compile: record the ops
-            ops = json.loads(self.ops) if isinstance(self.ops, str) else self.ops
-            for op in ops:
-                g = op.get("grid") if isinstance(op, dict) else None
-                if isinstance(g, (str, os.PathLike)) and self.base_dir:
-                    op = dict(op, grid=os.path.join(os.fspath(self.base_dir), os.fspath(g)))
-                x = x._record(op)
-            return x
-        return self._handle(x, self.engine, self.threads)
+        try:
+            if type(x) is _core._ndarray:
+                return self._handle.call_general(x, self.engine, self.threads)
+            if isinstance(x, (list, tuple)):  # a batch of images of any sizes
+                return self._handle.run_batch(x, self.engine, self.threads)
+            if isinstance(x, Traced):  # inside toroid.compile: record the ops
+                ops = json.loads(self.ops) if isinstance(self.ops, str) else self.ops
+                for op in ops:
+                    g = op.get("grid") if isinstance(op, dict) else None
+                    if isinstance(g, (str, os.PathLike)) and self.base_dir:
+                        op = dict(op, grid=os.path.join(os.fspath(self.base_dir), os.fspath(g)))
+                    x = x._record(op)
+                return x
+            return self._handle(x, self.engine, self.threads)
+        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+            err = _capi.as_error(e, "Pipeline")
+        raise err
 
+    @public("run_batch")
     def run_batch(self, xs, errors="raise"):
         """A list of images of any sizes in one call: stacked results when they all have one
         shape, else a list; errors="skip" returns (results, {index: message})."""
@@ -316,6 +377,7 @@ class Pipeline:
         """The canonical JSON (grids given as arrays print as "<array>")."""
         return self._handle.to_json()
 
+    @public("explain")
     def explain(self, x):
         """What runs for inputs like `x`: kernels, loop nests, bytes."""
         return self._handle.function(_core.adapt(x), self.engine, self.threads).explain()
@@ -348,6 +410,10 @@ class CompiledFunction:
             p = self._fast.get(fast)
             if p is not None:
                 return p
+        return self._trace(fast, x, args, kwargs)
+
+    @public("compile")
+    def _trace(self, fast, x, args, kwargs):
         arg = _core.adapt(x)
         try:
             key = (arg.key(), args, tuple(sorted(kwargs.items())))
@@ -357,7 +423,10 @@ class CompiledFunction:
         with self._lock:
             p = self._pipelines.get(key)
         if p is None:
-            result = self.fn(Traced(arg, []), *args, **kwargs)
+            try:
+                result = self.fn(Traced(arg, []), *args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - the function's own errors reach the caller unchanged
+                raise Passthrough(e)
             if not isinstance(result, Traced) or result._arg is not arg:
                 raise Error("toroid.compile: the function must return the result of toroid ops applied to "
                             "its input, got %s" % type(result).__name__)
@@ -390,7 +459,13 @@ def compile(fn=None, *, engine=None, threads=None):
             x = toroid.convert(x, "float32", scale=True)
             return toroid.normalize(x, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
     """
+    if engine is not None:
+        _core.check_engine(engine)
+    if threads is not None:
+        _core.check_threads(threads)
     if fn is None:
-        return lambda f: CompiledFunction(f, engine, threads)
+        return lambda f: compile(f, engine=engine, threads=threads)
+    if not callable(fn):
+        raise InvalidTypeError("toroid.compile takes a function, got %s" % type(fn).__name__)
     return CompiledFunction(fn, engine, threads)
 

@@ -2,20 +2,96 @@
 libtoroid_c.so, declares its structs and functions, and turns every failing status into
 toroid.Error carrying the library's message."""
 
+import atexit
 import ctypes
+import functools
 import os
+import queue
+import reprlib
+import threading
 
-__all__ = ["Error", "lib", "check", "TensorDesc", "Tensor", "Options", "FileOptions", "CacheCounts", "library_path",
+__all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "lib", "check", "TensorDesc", "Tensor", "Options",
+           "FileOptions", "CacheCounts", "library_path",
            "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "CPU", "CUDA"]
 
 
 class Error(ValueError):
     """A toroid failure: bad pipeline, bad tensor, unsupported dtype or device... The
-    message is toroid's own one-line description."""
+    message is toroid's own one-line description. Every error the Python API raises is one
+    (KeyboardInterrupt aside); it is a ValueError, and the subclasses below are also the
+    built-in exception of their kind, so `except ValueError` / `except TypeError` /
+    `except MemoryError` keep catching what they caught before."""
 
     def __init__(self, message, status=None):
         super().__init__(message)
         self.status = status
+
+
+class InvalidTypeError(Error, TypeError):
+    """An argument of the wrong kind (Pipeline(None), a string where a number goes...)."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """A result larger than the machine's memory (refused before allocating it), or an
+    allocation that failed."""
+
+
+class Passthrough(Exception):
+    """Carries an exception of the caller's own code (a callable in a Compose, a traced
+    function) through toroid's frames: public() raises the original, unchanged."""
+
+    def __init__(self, exc):
+        super().__init__(exc)
+        self.exc = exc
+
+
+def public(what):
+    """Decorates a public entry point: any exception other than a toroid.Error (a bad
+    argument that slipped past the checks, a failing allocation) becomes one, prefixed with
+    `what`; KeyboardInterrupt and the like pass."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - every failure a toroid.Error
+                err = as_error(e, what)
+            raise err  # outside the handler: the caller's own exception keeps its context
+        return entry
+    return decorate
+
+
+_repr = reprlib.Repr()
+_repr.maxlevel, _repr.maxstring, _repr.maxother = 3, 60, 60
+
+
+def show(v):
+    """repr(v) for an error message: short, and safe on deeply nested or odd values."""
+    try:
+        return _repr.repr(v)
+    except Exception:  # noqa: BLE001 - a value whose repr fails
+        return "<%s>" % type(v).__name__
+
+
+def as_error(e, what=None):
+    """`e` as a toroid.Error: itself when it is one; else a new Error of the kind that fits
+    (InvalidTypeError for a TypeError, OutOfMemoryError for a MemoryError) with `e` as its
+    cause and message, prefixed with `what`."""
+    if isinstance(e, Error):
+        return e
+    if isinstance(e, Passthrough):
+        return e.exc
+    if isinstance(e, RecursionError):
+        message = "nested too deeply"
+    else:
+        message = str(e) or type(e).__name__
+    if what:
+        message = "%s: %s" % (what, message)
+    cls = InvalidTypeError if isinstance(e, TypeError) else OutOfMemoryError if isinstance(e, MemoryError) else Error
+    out = cls(message)
+    out.__cause__ = e
+    out.__suppress_context__ = True
+    return out
 
 
 # Status codes, dtypes and devices: the values of toroid.h, fixed forever.
@@ -50,7 +126,7 @@ class CacheCounts(ctypes.Structure):
     """toroid_cache_counts: what the compiling engines' caches did since the process started."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("prepares", ctypes.c_int64), ("compiles", ctypes.c_int64),
                 ("disk_hits", ctypes.c_int64), ("memory_hits", ctypes.c_int64), ("binds", ctypes.c_int64),
-                ("prebuilt_hits", ctypes.c_int64)]
+                ("prebuilt_hits", ctypes.c_int64), ("background_compiles", ctypes.c_int64)]
 
 
 class FileOptions(ctypes.Structure):
@@ -139,6 +215,11 @@ if has_cache_stats:
 has_background_builds = hasattr(lib, "toroid_wait_for_background_builds")
 if has_background_builds:
     _declare("toroid_wait_for_background_builds", _status)
+# toroid_interrupt(): makes the prepares in flight fail ("interrupted"); the package calls it
+# when Ctrl-C abandons a prepare and at exit. A library without it lets them finish.
+has_interrupt = hasattr(lib, "toroid_interrupt")
+if has_interrupt:
+    _declare("toroid_interrupt", None)
 
 # File processing (decode, run, encode) came later than the rest of the C API; a library
 # without it still serves everything else, and has_process_file says which one this is.
@@ -152,32 +233,170 @@ if lib.toroid_abi_version() != ABI_VERSION:
                       (library_path, lib.toroid_abi_version(), ABI_VERSION))
 
 
+def raise_status(status, message=None):
+    """Raises the toroid.Error of a failing status: OutOfMemoryError for OUT_OF_MEMORY."""
+    if not message:
+        message = lib.toroid_status_name(status).decode()
+    raise (OutOfMemoryError if status == OUT_OF_MEMORY else Error)(message, status)
+
+
 def check(status):
     """Raises toroid.Error with the library's message unless `status` is OK."""
     if status != OK:
-        message = lib.toroid_last_error().decode("utf-8", "replace")
-        if not message:
-            message = lib.toroid_status_name(status).decode()
-        raise Error(message, status)
+        raise_status(status, lib.toroid_last_error().decode("utf-8", "replace"))
 
 
 def version():
     return lib.toroid_version().decode()
 
 
+# ---- calls that Ctrl-C interrupts ------------------------------------------------------------
+#
+# A ctypes call holds off Python's signal handlers until it returns: Ctrl-C during a prepare
+# that compiles for a minute would be seen a minute later. interruptible() runs such a call on
+# a worker thread while the main thread waits in short timed waits, so that KeyboardInterrupt
+# is raised in the caller at once. The abandoned call goes on in its worker (the library's
+# state stays consistent); toroid_interrupt(), where the library has it, makes it fail soon,
+# and its result is thrown away by `discard`. Only the main thread can be interrupted, so
+# other threads call directly; the main thread pays the hop (tens of microseconds) only on
+# calls that may take long, which the callers choose (a cold prepare, not a run).
+
+_main_thread = threading.main_thread()
+_idle_workers = []  # queues of the workers waiting for a call
+_workers_lock = threading.Lock()
+_in_flight = set()  # calls running in a worker: their jobs
+
+
+class _Job:
+    __slots__ = ("fn", "args", "keep", "discard", "done", "lock", "status", "message", "exc", "abandoned",
+                 "finished", "__weakref__")
+
+    def __init__(self, fn, args, keep, discard):
+        self.fn, self.args, self.keep, self.discard = fn, args, keep, discard
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.lock = threading.Lock()
+        self.status, self.message, self.exc = OK, None, None
+        self.abandoned = self.finished = False
+
+    def run(self):
+        try:
+            self.status = self.fn(*self.args)
+            if self.status:  # the library's message is per thread: read it on this one
+                self.message = lib.toroid_last_error().decode("utf-8", "replace")
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            self.exc = e
+        with self.lock:
+            self.finished = True
+            abandoned = self.abandoned
+        if abandoned:
+            self.drop()
+
+    def drop(self):
+        """The caller is gone: frees what the call made."""
+        if self.discard is not None and self.exc is None and not self.status:
+            try:
+                self.discard()
+            except Exception:  # noqa: BLE001 - nobody to tell
+                pass
+        self.args = self.keep = self.discard = None
+
+
+def _worker(q):
+    while True:
+        job = q.get()
+        _in_flight.add(job)
+        try:
+            job.run()
+        finally:
+            _in_flight.discard(job)
+            # Idle again before the caller wakes: its next call finds this worker.
+            with _workers_lock:
+                _idle_workers.append(q)
+            job.done.release()
+
+
+def _submit(job):
+    with _workers_lock:
+        q = _idle_workers.pop() if _idle_workers else None
+    if q is None:
+        q = queue.SimpleQueue()
+        # A daemon: the interpreter's exit does not wait for a call left running.
+        threading.Thread(target=_worker, args=(q,), name="toroid-prepare", daemon=True).start()
+    q.put(job)
+
+
+def interruptible(fn, *args, keep=None, discard=None):
+    """fn(*args) (a C API call returning a status), raising its toroid.Error, so that on the
+    main thread KeyboardInterrupt (Ctrl-C) is raised while it runs. `keep`: objects the call
+    reads or writes, held until it returns even when abandoned; `discard`: frees what a
+    successful call made, when it finishes after its caller was interrupted."""
+    if threading.current_thread() is not _main_thread:
+        check(fn(*args))
+        return
+    job = _Job(fn, args, keep, discard)
+    try:
+        _submit(job)
+        while not job.done.acquire(True, 0.05):
+            pass
+    except BaseException:  # KeyboardInterrupt, or another exception raised by a signal handler
+        with job.lock:
+            job.abandoned = True
+            finished = job.finished
+        if finished:
+            job.drop()
+        elif has_interrupt:
+            lib.toroid_interrupt()
+        raise
+    if job.exc is not None:
+        raise job.exc
+    if job.status:
+        raise_status(job.status, job.message)
+
+
+def _after_fork_in_child():
+    # The workers are the parent's threads: the child starts new ones.
+    global _idle_workers, _workers_lock
+    _idle_workers = []
+    _workers_lock = threading.Lock()
+    _in_flight.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _at_exit():
+    # Calls abandoned by Ctrl-C (or made by daemon threads) still running: the library waits
+    # for them at exit (its own atexit hook), so they are told to stop now.
+    if _in_flight and has_interrupt:
+        lib.toroid_interrupt()
+
+
+atexit.register(_at_exit)
+
+
 def wait_for_background_builds():
     """Waits until the full builds compiling in the background are loaded. A program seen
     for the first time runs a quick build (the same results) while its full build compiles;
-    call this before timing. A library without tiers has nothing to wait for."""
+    call this before timing. A library without tiers has nothing to wait for. Ctrl-C stops
+    the wait."""
     if has_background_builds:
-        check(lib.toroid_wait_for_background_builds())
+        interruptible(lib.toroid_wait_for_background_builds)
 
 
 def cache_stats():
-    """The compiling engines' cache counters since the process started, as a dict."""
+    """The compiling engines' cache counters since the process started, as a dict:
+    prepares, compiles, disk_hits, memory_hits, binds, prebuilt_hits, and, from a library
+    that counts them, background_compiles (of `compiles`, the full builds compiled in the
+    background)."""
     if not has_cache_stats:
         raise Error("%s has no toroid_cache_stats (rebuild the library)" % library_path)
     c = CacheCounts()
     c.struct_size = ctypes.sizeof(CacheCounts)
+    c.background_compiles = -1  # left alone by a library that does not know the field
     check(lib.toroid_cache_stats(ctypes.byref(c)))
-    return {name: int(getattr(c, name)) for name, _ in CacheCounts._fields_[1:]}
+    out = {name: int(getattr(c, name)) for name, _ in CacheCounts._fields_[1:]}
+    if out["background_compiles"] < 0:
+        del out["background_compiles"]
+    return out

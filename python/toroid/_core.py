@@ -12,7 +12,7 @@ import struct
 import threading
 
 from . import _capi
-from ._capi import Error
+from ._capi import Error, InvalidTypeError, OutOfMemoryError, as_error
 
 try:
     import numpy as np
@@ -61,9 +61,31 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def check_engine(name):
+    """`name` if it names an engine (the library says which); a type error if not a string."""
+    if type(name) is not str:
+        raise InvalidTypeError("engine must be a string (reference, compiled), got %s" % type(name).__name__)
+    return name
+
+
+def check_threads(n, what="threads"):
+    """`n` as a thread count of toroid's options: an int from 0 (every core) up."""
+    try:
+        if isinstance(n, bool):
+            raise TypeError
+        n = n.__index__()
+    except Exception:  # noqa: BLE001 - no __index__, or one that refuses (a float array)
+        raise InvalidTypeError("%s must be an integer (0: every core), got %s" % (what, type(n).__name__)) from None
+    if n < 0:
+        raise Error("%s must be at least 0 (0: every core), got %d" % (what, n))
+    if n >= 1 << 31:
+        raise Error("%s must be below 2^31, got %d" % (what, n))
+    return n
+
+
 def set_default_engine(name):
     """The engine used when none is named: "compiled" (default) or "reference"."""
-    if name not in ("compiled", "reference"):
+    if check_engine(name) not in ("compiled", "reference"):
         raise Error("unknown engine '%s' (available: reference, compiled)" % name)
     _settings["engine"] = name
     _generation[0] += 1
@@ -75,10 +97,7 @@ def get_default_engine():
 
 def set_num_threads(n):
     """Worker threads of every run that names none; 0 (default): every core."""
-    n = int(n)
-    if n < 0:
-        raise Error("threads must be at least 0 (0: every core), got %d" % n)
-    _settings["threads"] = n
+    _settings["threads"] = check_threads(n)
     _generation[0] += 1
 
 
@@ -92,7 +111,7 @@ def effective_threads(threads=None):
     runs its own ops on one thread there too): every worker spinning up a pool of all cores
     would oversubscribe them, and OpenMP teams whose threads wait for descheduled team-mates
     run many times slower. Asked only where a function is looked up, never per call."""
-    threads = _settings["threads"] if threads is None else int(threads)
+    threads = _settings["threads"] if threads is None else check_threads(threads)
     if threads == 0:
         data = sys.modules.get("torch.utils.data")
         info = getattr(data, "get_worker_info", None)
@@ -210,6 +229,8 @@ def adapt(x, what="input", pointer=True):
         shape = x.shape
         if not 2 <= len(shape) <= 4:
             _check_rank(shape)
+        if len(shape) >= 3 and shape[-1] in (1, 3, 4) and shape[-3] not in (1, 3, 4):
+            raise Error(_channels_last_message(what, shape))
         a.kind = "numpy"
         a.obj = x
         a.ptr = _numpy_pointer(x) if pointer else None
@@ -243,6 +264,20 @@ def adapt(x, what="input", pointer=True):
         return _adapt_dlpack(x, what)
     raise Error("%s must be a numpy.ndarray, a torch.Tensor or an array that exports DLPack (__dlpack__), got %s" %
                 (what, type(x).__name__))
+
+
+def _channels_last_message(what, shape):
+    """The error of a NumPy array whose last dim looks like channels (1, 3 or 4) while the
+    channel dim toroid reads (-3) does not: (H, W, C) as np.asarray(PIL image), OpenCV and
+    imageio give it, which toroid would silently read as (C, H, W)."""
+    if len(shape) == 3:
+        hwc, chw, there, back = "(H, W, C)", "(C, H, W)", "transpose(2, 0, 1)", "transpose(1, 2, 0)"
+    else:
+        hwc, chw, there, back = "(N, H, W, C)", "(N, C, H, W)", "transpose(0, 3, 1, 2)", "transpose(0, 2, 3, 1)"
+    return ("%s has shape %s, which looks like %s (channels last, as np.asarray of a PIL image gives), but "
+            "toroid reads NumPy arrays as %s: pass x.%s (a view, no copy) and turn the result back with .%s "
+            "(a %s array of width 1, 3 or 4 goes through as a torch tensor: torch.from_numpy(x))"
+            % (what, tuple(shape), hwc, chw, there, back, chw))
 
 
 _capsule_pointer = None
@@ -310,6 +345,10 @@ class OutputPlan:
         self.desc = desc
         self.shape, self.strides = desc.dims()
         self.dtype_name = _DTYPE_NAMES[desc.dtype]
+        numel = 1
+        for n in self.shape:
+            numel *= n
+        self.nbytes = numel * _DTYPE_SIZES[desc.dtype]
         order = sorted(range(len(self.shape)), key=lambda i: -self.strides[i])
         self.dense_shape = tuple(self.shape[i] for i in order)
         inverse = [0] * len(order)
@@ -319,9 +358,25 @@ class OutputPlan:
         self.np_dtype = np.dtype(self.dtype_name) if np is not None else None
         self.torch_dtype = None
 
+    def check_size(self, device):
+        """Refuses, before anything is allocated, a result larger than the machine's memory
+        (CPU results; CUDA ones fail in torch's allocator, and say so)."""
+        if device == _capi.CPU:
+            limit = _physical_memory()
+            if limit and self.nbytes > limit:
+                raise OutOfMemoryError("the result %s %s would take %s, more than this machine's memory (%s)" %
+                                       (self.shape, self.dtype_name, _show_bytes(self.nbytes), _show_bytes(limit)))
+
     def allocate(self, arg):
         """A new array of `arg`'s kind ("numpy" or "torch"), on its device, and its data
         pointer."""
+        try:
+            return self._allocate(arg)
+        except Exception as e:  # MemoryError, or torch's RuntimeError (CUDA out of memory)
+            raise OutOfMemoryError("cannot allocate the result %s %s (%s): %s" %
+                                   (self.shape, self.dtype_name, _show_bytes(self.nbytes), e)) from e
+
+    def _allocate(self, arg):
         if arg.kind == "torch":
             t = _torch_module()
             if self.torch_dtype is None:
@@ -334,6 +389,26 @@ class OutputPlan:
             return out, out.data_ptr()
         out = np.empty(self.dense_shape, dtype=self.np_dtype).transpose(self.inverse)
         return out, out.__array_interface__["data"][0]
+
+
+_memory_total = []
+
+
+def _physical_memory():
+    """The machine's memory in bytes (None when the system does not say)."""
+    if not _memory_total:
+        try:
+            _memory_total.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, ValueError, OSError):
+            _memory_total.append(None)
+    return _memory_total[0]
+
+
+def _show_bytes(n):
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return "%.3g %s" % (n / size, unit)
+    return "%d bytes" % n
 
 
 # ---- pipelines and functions ------------------------------------------------------------
@@ -354,6 +429,18 @@ def _output_plan(desc):
     return plan
 
 
+def _check_desc_size(desc, device):
+    """OutputPlan.check_size for one result's desc, without making its plan."""
+    if device == _capi.CPU:
+        limit = _physical_memory()
+        shape = desc.dims()[0]
+        numel = 1
+        for n in shape:
+            numel *= n
+        if limit and numel * _DTYPE_SIZES[desc.dtype] > limit:
+            OutputPlan(desc).check_size(device)
+
+
 class Function:
     """A pipeline compiled for one input spec (handle to toroid_function)."""
 
@@ -363,6 +450,7 @@ class Function:
         self.output_desc = _capi.TensorDesc()
         _capi.check(_capi.lib.toroid_function_output_desc(handle, ctypes.byref(self.output_desc)))
         self._plan = _output_plan(self.output_desc)
+        self._plan.check_size(input_desc.device)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -447,7 +535,10 @@ def _fast_runner(fn, arg):
                     ip = addressof(from_buffer(x if order is None else x.transpose(order)))
                 except (TypeError, ValueError, BufferError):  # read-only
                     ip = x.__array_interface__["data"][0]
-            out = empty(dense_shape, np_dtype)
+            try:
+                out = empty(dense_shape, np_dtype)
+            except MemoryError:
+                return fn.run(adapt(x))  # says so as toroid.OutOfMemoryError
             status = run(handle, ip, addressof(from_buffer(out)))
             if status:
                 check(status)
@@ -462,7 +553,10 @@ def _fast_runner(fn, arg):
     torch_dtype = getattr(t, plan.dtype_name)
 
     def run_torch(x):
-        out = empty_strided(shape, strides, dtype=torch_dtype)
+        try:
+            out = empty_strided(shape, strides, dtype=torch_dtype)
+        except Exception:  # noqa: BLE001 - out of memory: said as toroid.OutOfMemoryError
+            return fn.run(adapt(x))
         status = run(handle, x.data_ptr(), out.data_ptr())
         if status:
             check(status)
@@ -493,7 +587,10 @@ def _fast_runner_cuda(fn, arg):
     raw_stream = _raw_stream
 
     def run_cuda(x):
-        out = empty_strided(shape, strides, dtype=torch_dtype, device=device)
+        try:
+            out = empty_strided(shape, strides, dtype=torch_dtype, device=device)
+        except Exception:  # noqa: BLE001 - out of memory: said as toroid.OutOfMemoryError
+            return fn.run(adapt(x))
         status = run(handle, x.data_ptr(), out.data_ptr(), raw_stream(index))
         if status:
             check(status)
@@ -564,34 +661,83 @@ def _compile_options(engine, threads):
     return options
 
 
+# Structures prepared in this process (PipelineHandle.may_compile's keys): a prepare of one of
+# them is a bind or a memory hit, called directly; any other goes through
+# _capi.interruptible (a worker thread, so that Ctrl-C is seen while it compiles).
+_warm = set()
+_MAX_WARM = 4096
+_NUMBER_BYTES = b"0123456789.+-"  # dropped from the JSON: its skeleton
+
+
+def prepared(key):
+    if len(_warm) >= _MAX_WARM:
+        _warm.clear()
+    _warm.add(key)
+
+
+MAX_NESTING = 32
+
+
+def _shallow(value):
+    """Whether `value` is the usual pipeline: a list of op dicts whose values are plain
+    scalars, lists of them or lists of such lists (a matrix). Checked without a stack."""
+    if type(value) is not list:
+        return False
+    for op in value:
+        if type(op) is not dict:
+            return False
+        for v in op.values():
+            t = type(v)
+            if t is list or t is tuple:
+                for e in v:
+                    t = type(e)
+                    if t is list or t is tuple:
+                        for f in e:
+                            t = type(f)
+                            if t is list or t is tuple or t is dict:
+                                return False
+                    elif t is dict:
+                        return False
+            elif t is dict:
+                return False
+    return True
+
+
+def check_nesting(value, what):
+    """Refuses lists, tuples and dicts nested deeper than MAX_NESTING (no pipeline value
+    nests more than 4), walking them without recursion: Python's own walks (json, repr,
+    the freezing of keys) would hit the recursion limit."""
+    if _shallow(value):
+        return
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, tuple, dict)):
+            if depth >= MAX_NESTING:
+                raise Error("%s: values nest lists or dicts more than %d deep" % (what, MAX_NESTING))
+            stack.extend((e, depth + 1) for e in (v.values() if isinstance(v, dict) else v))
+
+
 class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
 
-    def __init__(self, ops, base_dir=None):
-        if isinstance(ops, str):
-            text, grids = ops, []
-        else:
-            ops = list(ops)
-            plain, grids = [], []
-            for i, op in enumerate(ops):
-                if not isinstance(op, dict):
-                    raise Error("op %d must be a dict, got %s" % (i, type(op).__name__))
-                g = op.get("grid")
-                if op.get("op") == "grid_sample" and g is not None and not isinstance(g, (str, os.PathLike)):
-                    op = dict(op)
-                    grids.append((i, _grid_array(op.pop("grid"))))
-                elif isinstance(g, os.PathLike):
-                    op = dict(op, grid=os.fspath(g))
-                plain.append(op)
-            try:
-                text = json.dumps(plain, allow_nan=False)
-            except (TypeError, ValueError) as e:
-                raise Error("pipeline is not JSON-serializable: %s" % e)
+    def __init__(self, ops, base_dir=None, checked=False):
+        """checked: `ops` is a list of op dicts whose nesting was checked (cached_pipeline's,
+        frozen into its key first)."""
+        try:
+            text, grids = self._parse(ops, checked)
+            if base_dir is not None and not isinstance(base_dir, (str, bytes, os.PathLike)):
+                raise InvalidTypeError("base_dir must be a path (str or os.PathLike), got %s" % type(base_dir).__name__)
+            base = os.fsencode(base_dir) if base_dir is not None else None
+        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error
+            raise as_error(e, "pipeline")
         handle = ctypes.c_void_p()
-        _capi.check(_capi.lib.toroid_pipeline_from_json(text.encode(), os.fsencode(base_dir) if base_dir else None,
-                                                        ctypes.byref(handle)))
+        text = text.encode("utf-8", "surrogatepass")
+        _capi.check(_capi.lib.toroid_pipeline_from_json(text, base or None, ctypes.byref(handle)))
         self._handle = handle
+        self._text = text
+        self._skeleton = None
         digest = hashlib.sha256()
         for i, g in grids:
             t = _capi.Tensor(g.ctypes.data, make_desc(_capi.FLOAT32, g.shape, [s // 4 for s in g.strides]))
@@ -610,10 +756,61 @@ class PipelineHandle:
         # hundred images spent milliseconds there). Filled when adapt made no copy.
         self.batch_specs = {}
 
+    @staticmethod
+    def _parse(ops, checked=False):
+        """(JSON text, [(op index, grid array)]) of a list of op dicts or JSON text."""
+        if isinstance(ops, str):
+            return ops, []
+        if not checked:
+            PipelineHandle._parse_check(ops)
+            ops = list(ops)
+        plain, grids = [], []
+        for i, op in enumerate(ops):
+            if not isinstance(op, dict):
+                raise InvalidTypeError("op %d must be a dict, got %s" % (i, type(op).__name__))
+            g = op.get("grid")
+            if op.get("op") == "grid_sample" and g is not None and not isinstance(g, (str, os.PathLike)):
+                op = dict(op)
+                grids.append((i, _grid_array(op.pop("grid"))))
+            elif isinstance(g, os.PathLike):
+                op = dict(op, grid=os.fspath(g))
+            plain.append(op)
+        if not checked:
+            check_nesting(plain, "pipeline")
+        try:
+            text = json.dumps(plain, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise Error("pipeline is not JSON-serializable: %s" % e)
+        return text, grids
+
+    @staticmethod
+    def _parse_check(ops):
+        """Refuses what is neither JSON text nor a list (an iterable) of ops."""
+        if isinstance(ops, dict):
+            raise InvalidTypeError("Pipeline takes a list of op dicts or JSON text, got a dict (one op: put it "
+                                   "in a list)")
+        if isinstance(ops, (bytes, bytearray, memoryview)) or not hasattr(ops, "__iter__"):
+            raise InvalidTypeError("Pipeline takes a list of op dicts or JSON text, got %s" % type(ops).__name__)
+
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
         if h and _capi is not None and _capi.lib is not None:
             _capi.lib.toroid_pipeline_free(h)
+
+    def may_compile(self, arg, engine):
+        """Whether a prepare of `arg` may compile (or analyse) for long: no pipeline of the same
+        structure was prepared for an input of the same class in this process. The structure
+        is told roughly: the JSON with its numbers left out (names and flags pick the code;
+        most numbers are run-time values) and the input's dtype, rank, channels (1, 3, 4 or
+        other) and dense dim. Returns the key to pass to prepared(), or None when warm."""
+        sk = self._skeleton
+        if sk is None:
+            sk = self._skeleton = self._text.translate(None, _NUMBER_BYTES)
+        shape, strides = arg.shape, arg.strides
+        c = shape[-3] if len(shape) >= 3 else 1
+        key = (sk, engine, arg.dtype, arg.device, len(shape), c if c in (1, 3, 4) else 0,
+               strides.index(1) - len(strides) if 1 in strides else 0)
+        return None if key in _warm else key
 
     def to_json(self):
         s = ctypes.c_char_p()
@@ -634,11 +831,18 @@ class PipelineHandle:
             if fn is not None:
                 self._functions.move_to_end(key)
                 return fn
-        options = _compile_options(engine, threads)
+        options = _compile_options(check_engine(engine), threads)
         handle = ctypes.c_void_p()
         desc = arg.desc()
-        _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
-                                             ctypes.byref(handle)))
+        cold = self.may_compile(arg, engine)
+        if cold is None:  # a bind, or a program in memory: quick, called here
+            _capi.check(_capi.lib.toroid_compile(self._handle, ctypes.byref(desc), ctypes.byref(options),
+                                                 ctypes.byref(handle)))
+        else:  # may compile for long: Ctrl-C interrupts it
+            _capi.interruptible(_capi.lib.toroid_compile, self._handle, ctypes.byref(desc), ctypes.byref(options),
+                                ctypes.byref(handle), keep=(self, desc, options, handle),
+                                discard=lambda: _capi.lib.toroid_function_free(handle))
+            prepared(cold)
         fn = Function(handle, desc)
         with self._lock:
             self._functions[key] = fn
@@ -662,19 +866,23 @@ class PipelineHandle:
     def call_general(self, x, engine=None, threads=None):
         """Adapts `x`, finds or compiles its function, runs it, and fills the fast path for
         arrays like `x`."""
-        key = fast_key(x, engine, threads)
-        arg = adapt(x, pointer=False)
-        fn = self.function(arg, engine, threads)
-        if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
-            run = _fast_runner(fn, arg)
-            if run is not None:
-                if len(self.fast) >= _MAX_FAST:
-                    self.fast.clear()
-                self.fast[key] = run
-                return run(x)  # the runner just made: cheaper than fn.run's descs
-        if arg.ptr is None:
-            arg.ptr = _numpy_pointer(arg.obj)
-        return fn.run(arg)
+        try:
+            key = fast_key(x, engine, threads)
+            arg = adapt(x, pointer=False)
+            fn = self.function(arg, engine, threads)
+            if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
+                run = _fast_runner(fn, arg)
+                if run is not None:
+                    if len(self.fast) >= _MAX_FAST:
+                        self.fast.clear()
+                    self.fast[key] = run
+                    return run(x)  # the runner just made: cheaper than fn.run's descs
+            if arg.ptr is None:
+                arg.ptr = _numpy_pointer(arg.obj)
+            return fn.run(arg)
+        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error
+            err = as_error(e)
+        raise err
 
     def run_batch(self, xs, engine=None, threads=None, errors="raise"):
         """Runs on a list of arrays/tensors of any sizes in one call (one parallel loop over
@@ -685,11 +893,16 @@ class PipelineHandle:
         first dim, 4-D ones concatenated along N); otherwise as a list. errors="raise" raises
         toroid.Error naming the first bad image after the others ran; errors="skip" returns
         (results, {index: message}) with None in the list (or no stacking) for bad images."""
-        engine = engine or _settings["engine"]
+        engine = check_engine(engine or _settings["engine"])
         threads = effective_threads(threads)
+        if not (type(errors) is str and errors in ("raise", "skip")):
+            raise Error("errors must be 'raise' or 'skip', got %s" % _capi.show(errors))
+        if isinstance(xs, (str, bytes, dict)) or not hasattr(xs, "__iter__"):
+            raise InvalidTypeError("run_batch takes a list of arrays or tensors, got %s" % type(xs).__name__)
         xs = list(xs)
-        args, descs, failed = [], [], {}
+        args, descs, failed, codes = [], [], {}, {}
         specs = self.batch_specs
+        cold = set()  # structures this batch may compile (see may_compile)
         for i, x in enumerate(xs):
             key = fast_key(x, engine, threads)
             hit = specs.get(key) if key is not None else None
@@ -706,6 +919,10 @@ class PipelineHandle:
                 d = _capi.TensorDesc()
                 _capi.check(_capi.lib.toroid_output_desc(self._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
                 d.device, d.device_index = a.device, a.device_index  # the result lives where the input does
+                _check_desc_size(d, a.device)
+                k = self.may_compile(a, engine)
+                if k is not None:
+                    cold.add(k)
                 if key is not None and a.obj is x and a.keep is None and a.kind in ("numpy", "torch"):
                     if len(specs) >= _MAX_FAST:
                         specs.clear()
@@ -713,7 +930,7 @@ class PipelineHandle:
             except Error as e:
                 message = str(e) if str(e).startswith("image %d" % i) else "image %d: %s" % (i, e)
                 if errors != "skip":
-                    raise Error(message)
+                    raise type(e)(message, e.status)
                 failed[i] = message
                 a, d = None, None
             args.append(a)
@@ -745,6 +962,7 @@ class PipelineHandle:
             else:
                 stacked_shape, stacked_strides = (n,) + tuple(shape), (step,) + tuple(strides)
             plan = OutputPlan(make_desc(first.dtype, stacked_shape, stacked_strides))
+            plan.check_size(args[good[0]].device)
             stacked, base = plan.allocate(args[good[0]])
             item = _DTYPE_SIZES[first.dtype]
             for k, i in enumerate(good):
@@ -767,18 +985,26 @@ class PipelineHandle:
             # CUDA images: one launch per kernel for each group of images sharing compiled
             # kernels, on torch's current stream (where the results were allocated).
             stream = _current_stream(args[cuda[0]].device_index)
-            _capi.lib.toroid_run_batch_on_stream(self._handle, inputs, outputs, n, ctypes.byref(options), status,
-                                                 messages, size, stream)
+            call = (_capi.lib.toroid_run_batch_on_stream, self._handle, inputs, outputs, n, ctypes.byref(options),
+                    status, messages, size, stream)
         else:
-            _capi.lib.toroid_run_batch(self._handle, inputs, outputs, n, ctypes.byref(options), status, messages,
-                                       size)
+            call = (_capi.lib.toroid_run_batch, self._handle, inputs, outputs, n, ctypes.byref(options), status,
+                    messages, size)
+        if cold:  # a new structure: prepared on a worker thread, so that Ctrl-C interrupts it
+            # Each image's status says how it went: the call's own is not an error here.
+            _capi.interruptible(lambda: call[0](*call[1:]) and _capi.OK, keep=(self, call, args, stacked, outs))
+            for k in cold:
+                prepared(k)
+        else:
+            call[0](*call[1:])
         for k, i in enumerate(good):
             if status[k] != _capi.OK:
                 failed[i] = messages.raw[k * size:(k + 1) * size].split(b"\0", 1)[0].decode("utf-8", "replace")
+                codes[i] = status[k]
                 outs[i] = None
         if failed and errors != "skip":
             i = min(failed)
-            raise Error(failed[i])
+            _capi.raise_status(codes.get(i, _capi.INVALID_ARGUMENT), failed[i])
         result = stacked if stacked is not None else outs
         return (result, failed) if errors == "skip" else result
 
@@ -795,7 +1021,7 @@ class PipelineHandle:
                 outs[i] = self.function(a, engine, threads).run(a)
             except Error as e:
                 if errors != "skip":
-                    raise Error("image %d: %s" % (i, e))
+                    raise type(e)("image %d: %s" % (i, e), e.status)
                 failed[i] = "image %d: %s" % (i, e)
         done = [o for o in outs if o is not None]
         result = outs
@@ -815,7 +1041,7 @@ _MAX_OP_PIPELINES = 256
 _LIST, _DICT, _BOOL, _FLOAT = object(), object(), object(), object()
 
 
-def _freeze(v):
+def _freeze(v, depth=0):
     """A hashable value equal for two JSON values exactly when their JSON texts are equal
     (dict keys in any order); None when `v` holds anything else (arrays, NumPy scalars...)."""
     t = type(v)
@@ -825,10 +1051,12 @@ def _freeze(v):
         return (_BOOL, v)
     if t is float:
         return (_FLOAT, repr(v))  # 0.0 and -0.0 differ, as in JSON
+    if depth >= MAX_NESTING:
+        raise Error("op values nest lists or dicts more than %d deep" % MAX_NESTING)
     if t is list or t is tuple:
         out = [_LIST]
         for e in v:
-            f = _freeze(e)
+            f = _freeze(e, depth + 1)
             if f is None and e is not None:
                 return None
             out.append(f)
@@ -836,7 +1064,7 @@ def _freeze(v):
     if t is dict:
         out = [_DICT]
         for k in sorted(v) if all(type(k) is str for k in v) else ():
-            f = _freeze(v[k])
+            f = _freeze(v[k], depth + 1)
             if f is None and v[k] is not None:
                 return None
             out.append((k, f))
@@ -855,10 +1083,18 @@ def _op_key(ops):
         if g is not None and not isinstance(g, str):
             ga = _grid_array(g)
             h = hashlib.sha256(np.ascontiguousarray(ga).tobytes()).hexdigest()
-            parts.append(json.dumps(dict(op, grid="<array %s %s>" % (ga.shape, h)), sort_keys=True))
+            op = dict(op, grid="<array %s %s>" % (ga.shape, h))
+            check_nesting(op, "op")
+            parts.append(json.dumps(op, sort_keys=True, default=str))
             continue
         f = _freeze(op)
-        parts.append(f if f is not None else json.dumps(op, sort_keys=True, default=str))
+        if f is None:
+            check_nesting(op, "op")
+            try:
+                f = json.dumps(op, sort_keys=True, default=str)
+            except (TypeError, ValueError) as e:  # keys of mixed types
+                raise Error("op is not JSON-serializable: %s" % e)
+        parts.append(f)
     return tuple(parts)
 
 
@@ -875,7 +1111,7 @@ def cached_pipeline(ops):
         except KeyError:
             pass
         return p
-    p = PipelineHandle(ops)
+    p = PipelineHandle(ops, checked=True)  # _op_key walked them
     with _op_lock:
         _op_pipelines[key] = p
         while len(_op_pipelines) > _MAX_OP_PIPELINES:

@@ -11,7 +11,7 @@ import os
 import threading
 
 from . import _api, _capi, _core
-from ._capi import Error
+from ._capi import Error, InvalidTypeError, Passthrough, as_error, public, show
 
 __all__ = ["Compose", "Transform", "Resize", "CenterCrop", "RandomCrop", "HorizontalFlip", "RandomHorizontalFlip",
            "VerticalFlip", "RandomVerticalFlip", "RandomAffine", "ToDtype", "Normalize", "InterpolationMode",
@@ -71,8 +71,13 @@ class _State:
         return self.x
 
     def call_host(self, fn):
-        """Runs a transform that is not toroid's on the result so far."""
-        self.x = fn(self.flush())
+        """Runs a transform that is not toroid's on the result so far (its errors reach the
+        caller unchanged)."""
+        x = self.flush()
+        try:
+            self.x = fn(x)
+        except Exception as e:  # noqa: BLE001 - the caller's own code
+            raise Passthrough(e)
         arg = _core.adapt(self.x)
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
@@ -181,15 +186,26 @@ def _resized_size(op, h, w, dtype):
     return hit
 
 
+def _int(v, what):
+    """int(v) as torchvision takes it (a float is truncated), or a toroid.Error."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        if not (hasattr(v, "__index__") or (hasattr(v, "item") and getattr(v, "ndim", None) == 0)):
+            raise InvalidTypeError("%s must be an int, got %s" % (what, show(v)))
+    try:
+        return int(v)
+    except (TypeError, ValueError, OverflowError):
+        raise Error("%s must be an int, got %s" % (what, show(v))) from None
+
+
 def _size_pair(size, what="size"):
     """torchvision's _setup_size: an int n -> (n, n), a sequence of one or two."""
     if isinstance(size, numbers.Number) and not isinstance(size, bool):
-        return int(size), int(size)
+        return _int(size, what), _int(size, what)
     if isinstance(size, (list, tuple)) and len(size) == 1:
-        return int(size[0]), int(size[0])
+        return _int(size[0], what), _int(size[0], what)
     if isinstance(size, (list, tuple)) and len(size) == 2:
-        return int(size[0]), int(size[1])
-    raise Error("%s must be an int or a sequence of one or two ints, got %r" % (what, size))
+        return _int(size[0], what), _int(size[1], what)
+    raise Error("%s must be an int or a sequence of one or two ints, got %s" % (what, show(size)))
 
 
 # ---- transforms -----------------------------------------------------------------------------
@@ -202,7 +218,7 @@ class Transform:
         raise NotImplementedError
 
     def __call__(self, x):
-        return Compose([self])(x)
+        return _run(self, x)
 
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
@@ -215,9 +231,13 @@ class Compose(Transform):
     new image sizes, crop offsets and affine matrices never compile again). Any other callable
     in the list runs on the result so far, between toroid segments."""
 
+    @public("Compose")
     def __init__(self, transforms):
         if not isinstance(transforms, (list, tuple)):
-            raise Error("Compose takes a list of transforms, got %s" % type(transforms).__name__)
+            raise InvalidTypeError("Compose takes a list of transforms, got %s" % type(transforms).__name__)
+        for t in transforms:
+            if not callable(t):
+                raise InvalidTypeError("Compose takes callables (transforms), got %s" % type(t).__name__)
         self.transforms = list(transforms)
 
     def _emit(self, state):
@@ -228,20 +248,30 @@ class Compose(Transform):
                 state.call_host(t)
 
     def __call__(self, x):
+        return _run(self, x)
+
+
+def _run(transform, x):
+    """Runs one transform (a Compose, or any other on its own) on `x`."""
+    try:
         state = _State(x)
-        self._emit(state)
+        transform._emit(state)
         return state.flush()
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
+        err = as_error(e, type(transform).__name__)
+    raise err
 
 
 class Resize(Transform):
     """torchvision.transforms.v2.Resize: an int size is the smaller edge (the longer one in
     proportion, capped by max_size); [h, w] is the output size."""
 
+    @public("Resize")
     def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
         if isinstance(size, numbers.Number) and not isinstance(size, bool):
-            size = [int(size)]
+            size = [_int(size, "size")]
         elif size is not None and not (isinstance(size, (list, tuple)) and len(size) in (1, 2)):
-            raise Error("size must be an int or a list or tuple of one or two ints, got %r" % (size,))
+            raise Error("size must be an int or a list or tuple of one or two ints, got %s" % (show(size),))
         self.size = list(size) if size is not None else None
         self.interpolation = interpolation
         self.max_size = max_size
@@ -261,14 +291,14 @@ def _resize_op(size, interpolation, max_size, antialias):
             if max_size is None:
                 raise Error("resize needs size or max_size")
         else:
-            op["smaller_edge"] = int(size[0] if isinstance(size, (list, tuple)) else size)
+            op["smaller_edge"] = _int(size[0] if isinstance(size, (list, tuple)) else size, "size")
         if max_size is not None:
-            op["max_size"] = int(max_size)
+            op["max_size"] = _int(max_size, "max_size")
     else:
         if max_size is not None:
-            raise Error("max_size is only allowed with an int size (the smaller edge), got size %r" % (size,))
-        op["size"] = [int(size[0]), int(size[1])]
-    if mode in ("bilinear", "bicubic") and antialias:
+            raise Error("max_size is only allowed with an int size (the smaller edge), got size %s" % (show(size),))
+        op["size"] = [_int(size[0], "size"), _int(size[1], "size")]
+    if mode in ("bilinear", "bicubic") and _api._flag(antialias, "antialias"):
         op["antialias"] = True
     return op
 
@@ -276,6 +306,7 @@ def _resize_op(size, interpolation, max_size, antialias):
 class CenterCrop(Transform):
     """torchvision.transforms.v2.CenterCrop (zeros where the image is smaller than the crop)."""
 
+    @public("CenterCrop")
     def __init__(self, size):
         self.size = _size_pair(size)
 
@@ -288,14 +319,15 @@ class RandomCrop(Transform):
     and pad_if_needed become a crop whose region may leave the image (toroid's crop reads
     zeros there), at the offsets torchvision draws with torch.randint."""
 
+    @public("RandomCrop")
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
         self.size = _size_pair(size)
         if fill != 0 or padding_mode != "constant":
             raise Error("RandomCrop supports fill=0 with padding_mode='constant' only")
         if padding is not None and not isinstance(padding, (numbers.Number, list, tuple)):
-            raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %r" % (padding,))
+            raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %s" % (show(padding),))
         self.padding = padding
-        self.pad_if_needed = bool(pad_if_needed)
+        self.pad_if_needed = _api._flag(pad_if_needed, "pad_if_needed")
         self.fill = fill
         self.padding_mode = padding_mode
         self._pad = _parse_padding(padding) if padding else None  # (left, right, top, bottom)
@@ -336,16 +368,16 @@ class RandomCrop(Transform):
 def _parse_padding(padding):
     """torchvision's _parse_pad_padding: (left, right, top, bottom)."""
     if isinstance(padding, numbers.Number):
-        p = int(padding)
+        p = _int(padding, "padding")
         return p, p, p, p
-    padding = [int(p) for p in padding]
+    padding = [_int(p, "padding") for p in padding]
     if len(padding) == 1:
         return (padding[0],) * 4
     if len(padding) == 2:
         return padding[0], padding[0], padding[1], padding[1]
     if len(padding) == 4:
         return padding[0], padding[2], padding[1], padding[3]
-    raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %r" % (padding,))
+    raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %s" % (show(padding),))
 
 
 class HorizontalFlip(Transform):
@@ -367,9 +399,12 @@ class _RandomApply(Transform):
 
     _inner = None
 
+    @public("RandomApply")
     def __init__(self, p=0.5):
+        if isinstance(p, bool) or not isinstance(p, numbers.Real):
+            raise InvalidTypeError("p should be a floating point value in the interval [0.0, 1.0], got %s" % show(p))
         if not 0.0 <= p <= 1.0:
-            raise Error("p should be a floating point value in the interval [0.0, 1.0], got %r" % (p,))
+            raise Error("p should be a floating point value in the interval [0.0, 1.0], got %s" % (show(p),))
         self.p = p
 
     def _emit(self, state):
@@ -405,7 +440,7 @@ def _setup_angle(x, name, req_sizes):
             raise Error("If %s is a single number, it must be positive." % name)
         return [-float(x), float(x)]
     if not isinstance(x, (list, tuple)) or len(x) not in req_sizes:
-        raise Error("%s should be a number or a sequence of length %s, got %r" % (name, req_sizes, x))
+        raise Error("%s should be a number or a sequence of length %s, got %s" % (name, req_sizes, show(x)))
     return [float(v) for v in x]
 
 
@@ -499,14 +534,14 @@ def _check_fill(fill):
         raise Error("toroid.transforms takes fill as a number or a sequence of numbers, not a dict")
     values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
     if not values or not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values):
-        raise Error("fill must be a number or a sequence of numbers, got %r" % (fill,))
+        raise Error("fill must be a number or a sequence of numbers, got %s" % (show(fill),))
     return [float(v) for v in values]
 
 
 def _affine_mode(interpolation):
     mode = _api._interpolation_name(interpolation)
     if mode not in ("nearest", "bilinear"):
-        raise Error("affine supports nearest and bilinear interpolation, got %r" % (interpolation,))
+        raise Error("affine supports nearest and bilinear interpolation, got %s" % (show(interpolation),))
     return mode
 
 
@@ -515,17 +550,18 @@ class RandomAffine(Transform):
     (number or one per channel): angle, translation, scale and shear drawn as torchvision draws
     them, torchvision's inverse pixel matrix warped with torchvision's arithmetic."""
 
+    @public("RandomAffine")
     def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
                  fill=0, center=None):
         self.degrees = _setup_angle(degrees, "degrees", (2,))
         if translate is not None:
             if not isinstance(translate, (list, tuple)) or len(translate) != 2 or \
                     not all(0.0 <= t <= 1.0 for t in translate):
-                raise Error("translate must be two values between 0 and 1, got %r" % (translate,))
+                raise Error("translate must be two values between 0 and 1, got %s" % (show(translate),))
         self.translate = translate
         if scale is not None:
             if not isinstance(scale, (list, tuple)) or len(scale) != 2 or not all(s > 0 for s in scale):
-                raise Error("scale must be two positive values, got %r" % (scale,))
+                raise Error("scale must be two positive values, got %s" % (show(scale),))
         self.scale = scale
         self.shear = _setup_angle(shear, "shear", (2, 4)) if shear is not None else None
         self.interpolation = interpolation
@@ -533,7 +569,7 @@ class RandomAffine(Transform):
         self.fill = fill
         self._fill = _check_fill(fill)
         if center is not None and (not isinstance(center, (list, tuple)) or len(center) != 2):
-            raise Error("center must be a sequence (x, y), got %r" % (center,))
+            raise Error("center must be a sequence (x, y), got %s" % (show(center),))
         self.center = center
 
     def _params(self, h, w):
@@ -561,29 +597,36 @@ class RandomAffine(Transform):
 
 
 def _pixel_matrix(h, w, angle, translate, scale, shear, center):
+    num = _api._scalar
     if isinstance(shear, numbers.Number):
         shear = [shear, 0.0]
-    shear = list(shear)
+    if not isinstance(shear, (list, tuple)) or len(shear) not in (1, 2):
+        raise InvalidTypeError("shear must be a number or a sequence of one or two, got %s" % show(shear))
+    shear = [num(v, "shear", float) for v in shear]
     if len(shear) == 1:
         shear = [shear[0], shear[0]]
-    if scale <= 0:
-        raise Error("scale must be positive, got %r" % (scale,))
+    scale = num(scale, "scale", float)
+    if not scale > 0:
+        raise Error("scale must be positive, got %s" % (show(scale),))
     center_f = [0.0, 0.0]
     if center is not None:  # pixel coordinates, relative to the image's center
-        center_f = [float(center[0]) - w * 0.5, float(center[1]) - h * 0.5]
-    return _inverse_affine_matrix(center_f, float(angle), [float(t) for t in translate], float(scale),
-                                  [float(s) for s in shear])
+        if not isinstance(center, (list, tuple)) or len(center) != 2:
+            raise InvalidTypeError("center must be a sequence (x, y), got %s" % show(center))
+        center_f = [num(center[0], "center", float) - w * 0.5, num(center[1], "center", float) - h * 0.5]
+    return _inverse_affine_matrix(center_f, num(angle, "angle", float), [num(t, "translate", float) for t in translate],
+                                  scale, shear)
 
 
 class ToDtype(Transform):
     """torchvision.transforms.v2.ToDtype(dtype, scale) for uint8 and float32."""
 
+    @public("ToDtype")
     def __init__(self, dtype, scale=False):
         self.dtype = dtype
-        self.scale = bool(scale)
+        self.scale = _api._flag(scale, "scale")
         self._name = _api._dtype_name(dtype)
         if self._name not in ("uint8", "float32"):
-            raise Error("ToDtype supports uint8 and float32, got %r" % (dtype,))
+            raise Error("ToDtype supports uint8 and float32, got %s" % (show(dtype),))
 
     def _emit(self, state):
         state.add({"op": "convert", "dtype": self._name, "scale": self.scale}, dtype=self._name)
@@ -592,6 +635,7 @@ class ToDtype(Transform):
 class Normalize(Transform):
     """torchvision.transforms.v2.Normalize(mean, std) on float32."""
 
+    @public("Normalize")
     def __init__(self, mean, std, inplace=False):
         self.mean = list(mean) if isinstance(mean, (list, tuple)) else mean
         self.std = list(std) if isinstance(std, (list, tuple)) else std
@@ -633,10 +677,11 @@ hflip = horizontal_flip
 vflip = vertical_flip
 
 
+@public("affine")
 def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
     """torchvision.transforms.v2.functional.affine (nearest or bilinear; output size = input size)."""
     if not isinstance(translate, (list, tuple)) or len(translate) != 2:
-        raise Error("translate must be a sequence of length 2, got %r" % (translate,))
+        raise Error("translate must be a sequence of length 2, got %s" % (show(translate),))
     mode = _affine_mode(interpolation)
     fill = _check_fill(fill)
     return _one(inpt, lambda s: _emit_affine(s, _pixel_matrix(s.h, s.w, angle, translate, scale, shear, center),
