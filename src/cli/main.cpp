@@ -86,13 +86,13 @@ int run_apply_folder(const ApplyArgs& a) {
     if (!a.layout.empty()) options.file.layout = parse_layout(a.layout);
     options.jobs = a.jobs > 0 ? a.jobs : default_threads();
     const std::filesystem::path in_dir(a.input), out_dir(a.output);
+    std::error_code ec;
+    if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
+        fail("output '{}' is not a folder (the input is a folder)", printable(a.output));
     check_folder_paths(in_dir, out_dir);  // before anything else: a usage error touches nothing
     Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
     auto engine = make_engine(engine_name(a), engine_options(a, a.threads > 0 ? a.threads : 1, false));
 
-    std::error_code ec;
-    if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
-        fail("output '{}' is not a folder (the input is a folder)", printable(a.output));
     // process_folder checks the paths and the output format, then says how many images.
     std::unique_ptr<cli::Progress> progress;
     options.on_start = [&](std::int64_t total) { progress = std::make_unique<cli::Progress>(stderr, total); };
