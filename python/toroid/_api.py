@@ -276,17 +276,18 @@ def normalize(x, mean, std):
 class Pipeline:
     """A pipeline from toroid's JSON schema: a list of op dicts (or the JSON text), as
     `toroid apply` reads. Flip dims count in (N, C, H, W); a grid_sample op's "grid" is a
-    file path (relative to base_dir) or an array. Calling it runs on a NumPy array or
-    torch tensor and returns the same kind; compiled once per input spec."""
+    file path (relative to base_dir, and inside it unless allow_paths=True) or an array.
+    Calling it runs on a NumPy array or torch tensor and returns the same kind; compiled
+    once per input spec."""
 
-    def __init__(self, ops, *, engine=None, threads=None, base_dir=None):
+    def __init__(self, ops, *, engine=None, threads=None, base_dir=None, allow_paths=False):
         if not isinstance(ops, str):
             ops = list(ops)
         self.ops = ops
         self.engine = engine
         self.threads = threads
         self.base_dir = base_dir
-        self._handle = _core.PipelineHandle(ops, base_dir)
+        self._handle = _core.PipelineHandle(ops, base_dir, allow_paths)
         self._fast = self._handle.fast  # one dict for the life of the handle (cleared, never replaced)
 
     def __call__(self, x):

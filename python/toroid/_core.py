@@ -568,7 +568,7 @@ class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
 
-    def __init__(self, ops, base_dir=None):
+    def __init__(self, ops, base_dir=None, allow_paths=False):
         if isinstance(ops, str):
             text, grids = ops, []
         else:
@@ -589,8 +589,15 @@ class PipelineHandle:
             except (TypeError, ValueError) as e:
                 raise Error("pipeline is not JSON-serializable: %s" % e)
         handle = ctypes.c_void_p()
-        _capi.check(_capi.lib.toroid_pipeline_from_json(text.encode(), os.fsencode(base_dir) if base_dir else None,
-                                                        ctypes.byref(handle)))
+        base = os.fsencode(base_dir) if base_dir else None
+        if allow_paths:  # grid paths anywhere (by default they stay inside base_dir)
+            if not _capi.has_pipeline_flags:
+                raise Error("allow_paths needs a newer libtoroid_c (%s has no toroid_pipeline_from_json_flags)"
+                            % _capi.library_path)
+            _capi.check(_capi.lib.toroid_pipeline_from_json_flags(text.encode(), base, _capi.ALLOW_PATHS,
+                                                                  ctypes.byref(handle)))
+        else:
+            _capi.check(_capi.lib.toroid_pipeline_from_json(text.encode(), base, ctypes.byref(handle)))
         self._handle = handle
         digest = hashlib.sha256()
         for i, g in grids:
