@@ -112,7 +112,9 @@ class Traced:
         import ctypes
         from . import _capi
         d = _capi.TensorDesc()
-        handle = _core.PipelineHandle(self._ops)  # alive through the call: it owns the pipeline
+        # Alive through the call: it owns the pipeline. Grid paths in traced ops were checked
+        # by the Pipeline they came from (and made absolute there), so any path is taken.
+        handle = _core.PipelineHandle(self._ops, None, True)
         desc = self._arg.desc()
         _capi.check(_capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(d)))
         return d
@@ -362,7 +364,8 @@ class CompiledFunction:
             if not isinstance(result, Traced) or result._arg is not arg:
                 raise Error("toroid.compile: the function must return the result of toroid ops applied to "
                             "its input, got %s" % type(result).__name__)
-            p = Pipeline(result._ops, engine=self.engine, threads=self.threads)
+            # Traced grid paths were checked by the Pipeline that recorded them.
+            p = Pipeline(result._ops, engine=self.engine, threads=self.threads, allow_paths=True)
             with self._lock:
                 self._pipelines[key] = p
         if fast is not None and arg.obj is x:  # x was described without a copy
