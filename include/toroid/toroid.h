@@ -88,11 +88,17 @@ typedef struct toroid_tensor {
 typedef struct toroid_pipeline toroid_pipeline;
 
 /* Parses a pipeline (a JSON list of ops, the schema of `toroid apply`; flip dims refer to
- * (N, C, H, W)). Relative grid paths are read from `base_dir` (NULL: the current folder).
+ * (N, C, H, W)). Grid paths are read from `base_dir` (NULL: the current folder) and may not
+ * be absolute or leave it (see toroid_pipeline_from_json_flags).
  * A grid_sample op may leave out "grid" (or set it to null): its grid is then given with
  * toroid_pipeline_set_grid before compiling. */
 TOROID_API toroid_status toroid_pipeline_from_json(const char* json, const char* base_dir,
                                                    toroid_pipeline** out);
+/* toroid_pipeline_from_json with flags: TOROID_ALLOW_PATHS lets grid paths be absolute or
+ * leave base_dir (toroid_pipeline_from_json refuses them, without reading the file). */
+#define TOROID_ALLOW_PATHS 1u
+TOROID_API toroid_status toroid_pipeline_from_json_flags(const char* json, const char* base_dir, uint32_t flags,
+                                                         toroid_pipeline** out);
 /* Gives grid_sample op `op_index` the grid `grid`: float32 on the CPU, shape
  * (N, H', W', 2) (or (H', W', 2) for N = 1), any strides. The values are copied. */
 TOROID_API toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_index,
@@ -237,9 +243,14 @@ typedef struct toroid_file_options {
 /* Fills `options` with the defaults (every core, quality 90, format from the extension,
  * compiled engine). */
 TOROID_API void toroid_file_options_init(toroid_file_options* options);
+/* The pixel limit of the image decoders (PNG, JPEG, .npy), applied to the header before
+ * anything is allocated: `pixels` > 0 sets it for the process, 0 removes it, < 0 goes back
+ * to $TOROID_MAX_IMAGE_PIXELS or the default 178956970. */
+TOROID_API toroid_status toroid_set_max_image_pixels(int64_t pixels);
 /* Decodes input_path (.jpg/.jpeg/.png/.npy), runs the pipeline, encodes the result to
  * output_path (its folder is created if missing) atomically. Safe to call from several
- * threads at once. On failure nothing is written and toroid_last_error() says why.
+ * threads at once. On failure nothing is written and toroid_last_error() says why. An
+ * output_path that is input_path (after resolving symlinks, or a hard link) is refused.
  * When `format` is given, output_path is used as is. `options` may be NULL. */
 TOROID_API toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path,
                                              const char* output_path, const toroid_file_options* options);

@@ -127,7 +127,9 @@ class Traced:
         import ctypes
         from . import _capi
         d = _capi.TensorDesc()
-        handle = _core.PipelineHandle(self._ops)  # alive through the call: it owns the pipeline
+        # Alive through the call: it owns the pipeline. Grid paths in traced ops were checked
+        # by the Pipeline they came from (and made absolute there), so any path is taken.
+        handle = _core.PipelineHandle(self._ops, None, allow_paths=True)
         desc = self._arg.desc()
         _capi.check(_capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(d)))
         return d
@@ -329,11 +331,12 @@ def normalize(x, mean, std):
 class Pipeline:
     """A pipeline from toroid's JSON schema: a list of op dicts (or the JSON text), as
     `toroid apply` reads. Flip dims count in (N, C, H, W); a grid_sample op's "grid" is a
-    file path (relative to base_dir) or an array. Calling it runs on a NumPy array or
-    torch tensor and returns the same kind; compiled once per input spec."""
+    file path (relative to base_dir, and inside it unless allow_paths=True) or an array.
+    Calling it runs on a NumPy array or torch tensor and returns the same kind; compiled
+    once per input spec."""
 
     @public("Pipeline")
-    def __init__(self, ops, *, engine=None, threads=None, base_dir=None):
+    def __init__(self, ops, *, engine=None, threads=None, base_dir=None, allow_paths=False):
         if not isinstance(ops, str):
             _core.PipelineHandle._parse_check(ops)
             ops = list(ops)
@@ -341,7 +344,7 @@ class Pipeline:
         self.engine = _core.check_engine(engine) if engine is not None else None
         self.threads = _core.check_threads(threads) if threads is not None else None
         self.base_dir = base_dir
-        self._handle = _core.PipelineHandle(ops, base_dir)
+        self._handle = _core.PipelineHandle(ops, base_dir, allow_paths=allow_paths)
         self._fast = self._handle.fast  # one dict for the life of the handle (cleared, never replaced)
 
     def __call__(self, x):
@@ -430,7 +433,8 @@ class CompiledFunction:
             if not isinstance(result, Traced) or result._arg is not arg:
                 raise Error("toroid.compile: the function must return the result of toroid ops applied to "
                             "its input, got %s" % type(result).__name__)
-            p = Pipeline(result._ops, engine=self.engine, threads=self.threads)
+            # Traced grid paths were checked by the Pipeline that recorded them.
+            p = Pipeline(result._ops, engine=self.engine, threads=self.threads, allow_paths=True)
             with self._lock:
                 self._pipelines[key] = p
         if fast is not None and arg.obj is x:  # x was described without a copy

@@ -228,6 +228,16 @@ if has_process_file:
     _declare("toroid_file_options_init", None, ctypes.POINTER(FileOptions))
     _declare("toroid_process_file", _status, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(FileOptions))
 
+# Grid path policy (toroid_pipeline_from_json_flags) and the decoders' pixel limit.
+ALLOW_PATHS = 1
+has_pipeline_flags = hasattr(lib, "toroid_pipeline_from_json_flags")
+if has_pipeline_flags:
+    _declare("toroid_pipeline_from_json_flags", _status, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32,
+             ctypes.POINTER(_P))
+has_max_image_pixels = hasattr(lib, "toroid_set_max_image_pixels")
+if has_max_image_pixels:
+    _declare("toroid_set_max_image_pixels", _status, ctypes.c_int64)
+
 if lib.toroid_abi_version() != ABI_VERSION:
     raise ImportError("toroid: %s has ABI version %d, this package needs %d" %
                       (library_path, lib.toroid_abi_version(), ABI_VERSION))

@@ -722,9 +722,10 @@ class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
 
-    def __init__(self, ops, base_dir=None, checked=False):
+    def __init__(self, ops, base_dir=None, checked=False, allow_paths=False):
         """checked: `ops` is a list of op dicts whose nesting was checked (cached_pipeline's,
-        frozen into its key first)."""
+        frozen into its key first). allow_paths: grid paths anywhere (by default they stay
+        inside base_dir)."""
         try:
             text, grids = self._parse(ops, checked)
             if base_dir is not None and not isinstance(base_dir, (str, bytes, os.PathLike)):
@@ -734,7 +735,14 @@ class PipelineHandle:
             raise as_error(e, "pipeline")
         handle = ctypes.c_void_p()
         text = text.encode("utf-8", "surrogatepass")
-        _capi.check(_capi.lib.toroid_pipeline_from_json(text, base or None, ctypes.byref(handle)))
+        if allow_paths:
+            if not _capi.has_pipeline_flags:
+                raise Error("allow_paths needs a newer libtoroid_c (%s has no toroid_pipeline_from_json_flags)"
+                            % _capi.library_path)
+            _capi.check(_capi.lib.toroid_pipeline_from_json_flags(text, base or None, _capi.ALLOW_PATHS,
+                                                                  ctypes.byref(handle)))
+        else:
+            _capi.check(_capi.lib.toroid_pipeline_from_json(text, base or None, ctypes.byref(handle)))
         self._handle = handle
         self._text = text
         self._skeleton = None

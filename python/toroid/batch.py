@@ -4,6 +4,12 @@ chunk of files. Each file goes through toroid_process_file (decode, run, encode 
 
     python3 -m toroid.batch PIPELINE IN_DIR OUT_DIR [--format jpg|png|npy] [--quality N]
                             [--dask local:N | tcp://host:port] [--chunk K] [--threads T]
+                            [--allow-paths] [--max-pixels N]
+
+OUT_DIR may not be IN_DIR or lie inside it, and no output may be one of the inputs (a usage
+error, nothing written). Ctrl-C stops handing out files, cancels the queued ones, removes
+partial outputs and exits with status 130. Progress goes to stderr: a tqdm bar when tqdm is
+installed, else a plain line every few seconds.
 """
 
 import argparse
@@ -11,6 +17,8 @@ import ctypes
 import importlib
 import logging
 import os
+import re
+import stat
 import sys
 import threading
 import time
@@ -25,6 +33,7 @@ FORMATS = ("jpg", "png", "npy")
 DEFAULT_CHUNK = 16
 DEFAULT_QUALITY = 90
 SCHEDULER_TIMEOUT_S = 10
+MAX_PIPELINE_BYTES = 16 << 20  # as `toroid apply`
 
 
 class UsageError(Exception):
@@ -59,20 +68,56 @@ def output_relpath(rel, fmt):
     return os.path.splitext(rel)[0] + "." + fmt if fmt else rel
 
 
-def read_pipeline(arg):
+def _kind(mode):
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _read_regular_file(path, max_bytes, what):
+    """The bytes of a regular file of at most max_bytes; UsageError for anything else (a
+    device, FIFO or socket is refused before it is opened, and the descriptor is checked
+    again, opened non-blocking so that a FIFO swapped in cannot hang the read)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError("cannot read %s '%s': it is %s, not a regular file" % (what, path, _kind(st.st_mode)))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise UsageError("cannot read %s '%s': it is %s, not a regular file" % (what, path, _kind(st.st_mode)))
+            if st.st_size > max_bytes:
+                raise UsageError("cannot read %s '%s': the file has %d bytes, more than the limit of %d bytes"
+                                 % (what, path, st.st_size, max_bytes))
+            data = os.read(fd, max_bytes + 1)
+            chunks = [data]
+            while data and sum(map(len, chunks)) <= max_bytes:
+                data = os.read(fd, max_bytes + 1)
+                chunks.append(data)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise UsageError("cannot read %s '%s': %s" % (what, path, e.strerror or e))
+    out = b"".join(chunks)
+    if len(out) > max_bytes:
+        raise UsageError("cannot read %s '%s': the file has more than the limit of %d bytes" % (what, path, max_bytes))
+    return out
+
+
+def read_pipeline(arg, allow_paths=False):
     """(JSON text, folder that relative grid paths start from) of PIPELINE: a JSON file,
     or inline JSON starting with '['. Raises UsageError when it is unreadable or invalid."""
     if arg.lstrip().startswith("["):
         text, base_dir = arg, os.getcwd()
     else:
-        try:
-            with open(arg, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise UsageError("cannot read pipeline '%s': %s" % (arg, getattr(e, "strerror", None) or e))
+        text = _read_regular_file(arg, MAX_PIPELINE_BYTES, "pipeline").decode("utf-8", "replace")
         base_dir = os.path.dirname(os.path.abspath(arg))
     try:
-        _core.PipelineHandle(text, base_dir)
+        _core.PipelineHandle(text, base_dir, allow_paths=allow_paths)
     except Error as e:
         raise UsageError("pipeline '%s': %s" % (arg if len(arg) < 80 else arg[:77] + "...", e))
     return text, base_dir
@@ -80,17 +125,26 @@ def read_pipeline(arg):
 
 # ---- processing one file (in this process or a worker's) --------------------------------------
 
-_pipelines = {}  # (JSON text, base_dir) -> PipelineHandle: one parse per process
+_pipelines = {}  # (JSON text, base_dir, allow_paths) -> PipelineHandle: one parse per process
 _pipelines_lock = threading.Lock()
 
 
-def _pipeline(text, base_dir):
-    key = (text, base_dir)
+def _pipeline(text, base_dir, allow_paths=False):
+    key = (text, base_dir, allow_paths)
     with _pipelines_lock:
         p = _pipelines.get(key)
         if p is None:
-            p = _pipelines[key] = _core.PipelineHandle(text, base_dir)
+            p = _pipelines[key] = _core.PipelineHandle(text, base_dir, allow_paths=allow_paths)
         return p
+
+
+def set_max_pixels(pixels):
+    """The decoders' pixel limit for this process (None: leave it; 0: no limit)."""
+    if pixels is None:
+        return
+    if not _capi.has_max_image_pixels:
+        raise Error("%s has no toroid_set_max_image_pixels: rebuild libtoroid_c" % _capi.library_path)
+    _capi.check(_capi.lib.toroid_set_max_image_pixels(int(pixels)))
 
 
 def process_file(pipeline, src, dst, options):
@@ -126,7 +180,8 @@ def process_chunk(text, base_dir, pairs, options):
     """A Dask task: every (src, dst) of the chunk, `options["files_at_once"]` at a time.
     Returns [(src, error message or None)] in the chunk's order; never raises for a file."""
     try:
-        pipeline = _pipeline(text, base_dir)
+        set_max_pixels(options.get("max_pixels"))
+        pipeline = _pipeline(text, base_dir, bool(options.get("allow_paths")))
     except Error as e:
         return [(src, str(e)) for src, _ in pairs]
     at_once = max(1, int(options.get("files_at_once", 1)))
@@ -139,8 +194,39 @@ def process_chunk(text, base_dir, pairs, options):
 
 # ---- running the whole tree ---------------------------------------------------------------------
 
+class _PlainProgress:
+    """The progress without tqdm: `toroid: DONE/TOTAL images, F failed` on stderr every few
+    seconds and once at the end, as `toroid apply` prints on a non-terminal."""
+
+    def __init__(self, total, interval_s=2.0):
+        self.total, self.done, self.failed, self.interval_s = total, 0, 0, interval_s
+        self.start = self.last = time.perf_counter()
+
+    def update(self, n):
+        self.done += n
+        now = time.perf_counter()
+        if now - self.last >= self.interval_s:
+            self.last = now
+            self._line()
+
+    def write(self, line, file=None):
+        print(line, file=file or sys.stderr, flush=True)
+
+    def _line(self):
+        elapsed = time.perf_counter() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        print("toroid: %d/%d images, %d failed, %.1f images/s" % (self.done, self.total, self.failed, rate),
+              file=sys.stderr, flush=True)
+
+    def close(self):
+        self._line()
+
+
 def _progress(total):
-    from tqdm import tqdm
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _PlainProgress(total)
     return tqdm(total=total, unit="img", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
 
 
@@ -150,11 +236,18 @@ def _report_error(bar, src, message):
 
 
 def run_local(text, base_dir, pairs, options, threads, on_done):
-    pipeline = _pipeline(text, base_dir)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    pipeline = _pipeline(text, base_dir, bool(options.get("allow_paths")))
+    pool = ThreadPoolExecutor(max_workers=threads)
+    try:
         futures = {pool.submit(_one, pipeline, src, dst, options): src for src, dst in pairs}
         for fut in futures_completed(futures):
             on_done([(futures[fut], fut.result())])
+    except BaseException:
+        # Ctrl-C (KeyboardInterrupt): the queued files are cancelled, the ones running
+        # finish their file (a C call cannot be interrupted; each writes atomically).
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _connect(spec, timeout_s):
@@ -190,14 +283,20 @@ def run_dask(client, text, base_dir, pairs, options, chunk, on_done):
     for i in range(0, len(pairs), chunk):
         c = pairs[i:i + chunk]
         futures[client.submit(task, text, base_dir, c, options, pure=False)] = c
-    for fut in as_completed(list(futures)):
-        c = futures.pop(fut)
-        try:
-            results = fut.result()
-        except Exception as e:  # noqa: BLE001 - a lost worker fails its chunk only
-            reason = "task failed: %s: %s" % (e.__class__.__name__, e)
-            results = [(src, reason) for src, _ in c]
-        on_done(results)
+    try:
+        for fut in as_completed(list(futures)):
+            c = futures.pop(fut)
+            try:
+                results = fut.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker fails its chunk only
+                reason = "task failed: %s: %s" % (e.__class__.__name__, e)
+                results = [(src, reason) for src, _ in c]
+            on_done(results)
+    except BaseException:
+        # Ctrl-C: the tasks not yet done are cancelled on the cluster.
+        if futures:
+            client.cancel(list(futures), force=True)
+        raise
 
 
 def plan(args, in_dir, out_dir):
@@ -219,14 +318,117 @@ def plan(args, in_dir, out_dir):
     return pairs, clashes, ignored, shown
 
 
+def check_folders(in_dir, out_dir, shown_in, shown_out):
+    """UsageError when OUT_DIR is IN_DIR or lies inside it, once ".", ".." and symlinks are
+    resolved: the results would overwrite the inputs, or be taken for inputs."""
+    real_in, real_out = os.path.realpath(in_dir), os.path.realpath(out_dir)
+    if real_in == real_out:
+        raise UsageError("output folder '%s' is the input folder '%s': the results would overwrite the inputs; "
+                         "choose another output folder" % (shown_out, shown_in))
+    if real_out.startswith(real_in.rstrip(os.sep) + os.sep):
+        raise UsageError("output folder '%s' lies inside the input folder '%s': choose an output folder outside it"
+                         % (shown_out, shown_in))
+
+
+def check_outputs_apart(pairs):
+    """UsageError when a planned output is one of the inputs (by resolved path or inode: an
+    input folder inside the output folder, a symlink, a hard link)."""
+    ids, paths = set(), set()
+    for src, _ in pairs:
+        paths.add(os.path.realpath(src))
+        try:
+            st = os.stat(src)
+            ids.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
+    for _, dst in pairs:
+        try:
+            st = os.stat(dst)
+            same = (st.st_dev, st.st_ino) in ids
+        except OSError:
+            same = False
+        if same or os.path.realpath(dst) in paths:
+            raise UsageError("output '%s' is one of the input files: the run would overwrite what it reads; choose an "
+                             "output folder apart from the input folder" % dst)
+
+
+def check_format(text, base_dir, allow_paths, pairs, fmt):
+    """UsageError when the pipeline's result for uint8 images (what .jpg and .png inputs
+    decode to) is not uint8 while an output format is PNG or JPEG: one error before the
+    first file instead of one per file."""
+    formats = set()
+    for src, _ in pairs:
+        ext = os.path.splitext(src)[1].lower()
+        if ext in (".jpg", ".jpeg", ".png"):
+            formats.add(fmt or ("png" if ext == ".png" else "jpg"))
+    formats.discard("npy")
+    if not formats:
+        return
+    handle = _pipeline(text, base_dir, allow_paths)
+    for shape in ((1, 3, 512, 512), (1, 3, 4096, 4096), (1, 1, 512, 512), (1, 3, 64, 64)):
+        strides = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1]
+        desc = _core.make_desc(_capi.UINT8, shape, strides)
+        out = _capi.TensorDesc()
+        if _capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(out)) != 0:
+            continue  # this probe's size does not suit the pipeline: try another
+        if out.dtype != _capi.UINT8:
+            name = {_capi.FLOAT32: "float32", _capi.FLOAT16: "float16", _capi.BFLOAT16: "bfloat16",
+                    _capi.FLOAT64: "float64"}.get(out.dtype, "not uint8")
+            why = ("the output format (%s)" % fmt) if fmt else ("the inputs' own format (%s)" % ", ".join(sorted(formats)))
+            raise UsageError("the pipeline's result is %s for uint8 images, and %s holds uint8 only: give --format "
+                             "npy, or end the pipeline with {\"op\": \"convert\", \"dtype\": \"uint8\"}"
+                             % (name, why))
+        return
+
+
+_TEMP = re.compile(r"^\.(.+)\.tmp\.\d+\.[0-9a-f]{16}$")
+
+
+def remove_partial_outputs(pairs):
+    """Removes the temporary files (".NAME.tmp.PID.RANDOM", see write_file_atomic) of the
+    planned outputs, left by a write that was cut off (a worker process killed mid-file)."""
+    names = {}
+    for _, dst in pairs:
+        d, n = os.path.split(dst)
+        names.setdefault(d or ".", set()).add(n)
+    removed = 0
+    for d, wanted in names.items():
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for entry in entries:
+            m = _TEMP.match(entry)
+            if m and m.group(1) in wanted:
+                try:
+                    os.unlink(os.path.join(d, entry))
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
+
+
 def run(args):
     """Processes the tree; returns the exit status (0: all written, 1: some failed)."""
     if not _capi.has_process_file:
         raise UsageError("%s has no toroid_process_file: rebuild libtoroid_c" % _capi.library_path)
     if not os.path.isdir(args.in_dir):
         raise UsageError("input folder '%s' does not exist" % args.in_dir)
-    text, base_dir = read_pipeline(args.pipeline)
     in_dir, out_dir = os.path.abspath(args.in_dir), os.path.abspath(args.out_dir)
+    check_folders(in_dir, out_dir, args.in_dir, args.out_dir)  # before anything is touched
+    if args.max_pixels is not None:
+        try:
+            set_max_pixels(args.max_pixels)
+        except Error as e:
+            raise UsageError(str(e))
+    text, base_dir = read_pipeline(args.pipeline, args.allow_paths)
+    pairs, clashes, ignored, shown = plan(args, in_dir, out_dir)
+    check_outputs_apart(pairs)
+    try:
+        check_format(text, base_dir, args.allow_paths, pairs, args.format)
+    except Error as e:
+        raise UsageError(str(e))
+    counts = {"written": 0, "failed": 0}
     client = cluster = None
     if args.dask:  # before any output: an unreachable scheduler is a usage error
         client, cluster = _connect(args.dask, args.connect_timeout)
@@ -236,14 +438,12 @@ def run(args):
         except OSError as e:
             raise UsageError("cannot create output folder '%s': %s" % (args.out_dir, e.strerror or e))
         start = time.perf_counter()
-        pairs, clashes, ignored, shown = plan(args, in_dir, out_dir)
         at_once = args.threads or (1 if args.dask else (os.cpu_count() or 1))
         # Files run side by side, so each file's kernels get the cores left over (one each
         # when every core already has a file).
         options = {"threads": 1 if args.dask else max(1, (os.cpu_count() or 1) // at_once),
                    "quality": args.quality, "format": args.format, "engine": args.engine,
-                   "files_at_once": at_once}
-        counts = {"written": 0, "failed": 0}
+                   "files_at_once": at_once, "allow_paths": args.allow_paths, "max_pixels": args.max_pixels}
         bar = _progress(len(pairs) + len(clashes))
 
         def on_done(results):
@@ -264,17 +464,31 @@ def run(args):
         finally:
             bar.close()
         elapsed = time.perf_counter() - start
+    except KeyboardInterrupt:
+        _close(client, cluster)
+        client = cluster = None
+        remove_partial_outputs(pairs)
+        _interrupted.append("toroid: interrupted: %d written, %d failed, %d not done (cancelled)" % (
+            counts["written"], counts["failed"], len(pairs) + len(clashes) - counts["written"] - counts["failed"]))
+        raise
     finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        _close(client, cluster)
     # The summary of `toroid apply`'s folder mode, word for word.
     rate = (counts["written"] + counts["failed"]) / elapsed if elapsed > 0 else 0.0
     print("toroid: %d written, %d failed, %d ignored (not images), %.2f s, %.1f images/s" %
           (counts["written"], counts["failed"], ignored, elapsed, rate))
     sys.stdout.flush()
     return 1 if counts["failed"] else 0
+
+
+_interrupted = []  # the line main prints for Ctrl-C, when run got that far
+
+
+def _close(client, cluster):
+    if client is not None:
+        client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -303,7 +517,14 @@ def parse_args(argv):
                          "Dask task)")
     ap.add_argument("--engine", choices=("compiled", "reference"), default="compiled",
                     help="toroid engine (default compiled)")
+    ap.add_argument("--allow-paths", action="store_true",
+                    help="let grid paths in the pipeline be absolute or leave the pipeline file's folder")
+    ap.add_argument("--max-pixels", type=int, default=None,
+                    help="refuse images of more pixels than this before decoding (default 178956970 or "
+                         "$TOROID_MAX_IMAGE_PIXELS; 0: no limit)")
     args = ap.parse_args(argv)
+    if args.max_pixels is not None and args.max_pixels < 0:
+        ap.error("--max-pixels must be at least 0, got %d" % args.max_pixels)
     if not 1 <= args.quality <= 100:
         ap.error("--quality must be in 1..100, got %d" % args.quality)
     if args.chunk < 1:
@@ -322,7 +543,7 @@ def main(argv=None):
         print("toroid: error: %s" % " ".join(str(e).split()), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("toroid: interrupted", file=sys.stderr)
+        print(_interrupted[-1] if _interrupted else "toroid: interrupted", file=sys.stderr)
         return 130
 
 

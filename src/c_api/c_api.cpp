@@ -267,7 +267,7 @@ void run_compiled_layout(const toroid_function* fn, const void* input, void* out
 // Parses the pipeline; grid_sample ops without "grid" are parsed as affine ops with the
 // same mode, padding_mode and align_corners fields (so they get the same validation and
 // messages) and turned into grid_sample ops waiting for their grid.
-toroid_pipeline* parse(const std::string& text, const std::filesystem::path& base_dir) {
+toroid_pipeline* parse(const std::string& text, const std::filesystem::path& base_dir, bool allow_paths) {
     auto handle = std::make_unique<toroid_pipeline>();
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     std::set<std::size_t> pending;
@@ -290,7 +290,7 @@ toroid_pipeline* parse(const std::string& text, const std::filesystem::path& bas
         if (!pending.empty()) to_parse = doc.dump();
     }
     try {
-        handle->pipeline = parse_pipeline(to_parse, base_dir);
+        handle->pipeline = parse_pipeline(to_parse, base_dir, allow_paths);
     } catch (const Error& e) {
         std::string msg = e.what();
         for (std::size_t i : pending) {
@@ -340,8 +340,24 @@ toroid_status toroid_pipeline_from_json(const char* json, const char* base_dir, 
         *out = nullptr;
         require(json, "json");
         std::filesystem::path dir = base_dir && *base_dir ? std::filesystem::path(base_dir) : std::filesystem::path(".");
-        *out = parse(json, dir);
+        *out = parse(json, dir, false);
     });
+}
+
+toroid_status toroid_pipeline_from_json_flags(const char* json, const char* base_dir, uint32_t flags,
+                                              toroid_pipeline** out) {
+    return guard([&] {
+        require(out, "out");
+        *out = nullptr;
+        require(json, "json");
+        if (flags & ~TOROID_ALLOW_PATHS) bad(fmt::format("unknown flags {:#x}", flags & ~TOROID_ALLOW_PATHS));
+        std::filesystem::path dir = base_dir && *base_dir ? std::filesystem::path(base_dir) : std::filesystem::path(".");
+        *out = parse(json, dir, (flags & TOROID_ALLOW_PATHS) != 0);
+    });
+}
+
+toroid_status toroid_set_max_image_pixels(int64_t pixels) {
+    return guard([&] { io::set_max_image_pixels(pixels); });
 }
 
 toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_index, const toroid_tensor* grid) {

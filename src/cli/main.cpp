@@ -11,6 +11,7 @@
 #include "engine/files.h"
 #include "io/file.h"
 #include "io/jpeg.h"
+#include "io/paths.h"
 #include "ops/pipeline_json.h"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <sstream>
 #include <string_view>
@@ -42,6 +44,8 @@ struct ApplyArgs {
     bool stats = false;
     bool prepare_only = false;  // --prepare-only
     bool explain = false;
+    bool allow_paths = false;      // --allow-paths: grid paths anywhere
+    std::int64_t max_pixels = -1;  // --max-pixels; < 0: $TOROID_MAX_IMAGE_PIXELS or the default
 };
 
 // --device cuda runs the cuda engine (copies to the GPU and back); else --engine.
@@ -81,25 +85,26 @@ int run_apply_folder(const ApplyArgs& a) {
     options.file.jpeg_quality = a.quality;
     if (!a.layout.empty()) options.file.layout = parse_layout(a.layout);
     options.jobs = a.jobs > 0 ? a.jobs : default_threads();
-    Pipeline pipeline = load_pipeline(a.pipeline);
-    auto engine = make_engine(engine_name(a), engine_options(a, a.threads > 0 ? a.threads : 1, false));
-
     const std::filesystem::path in_dir(a.input), out_dir(a.output);
     std::error_code ec;
     if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
         fail("output '{}' is not a folder (the input is a folder)", printable(a.output));
-    // Scanned here once for the total; process_folder scans again (the same sorted list).
-    const std::int64_t total = static_cast<std::int64_t>(scan_image_folder(in_dir, out_dir).images.size());
-    cli::Progress progress(stderr, total);
-    options.on_progress = [&](std::int64_t done, std::int64_t failed, std::int64_t) { progress.update(done, failed); };
+    check_folder_paths(in_dir, out_dir);  // before anything else: a usage error touches nothing
+    Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
+    auto engine = make_engine(engine_name(a), engine_options(a, a.threads > 0 ? a.threads : 1, false));
+
+    // process_folder checks the paths and the output format, then says how many images.
+    std::unique_ptr<cli::Progress> progress;
+    options.on_start = [&](std::int64_t total) { progress = std::make_unique<cli::Progress>(stderr, total); };
+    options.on_progress = [&](std::int64_t done, std::int64_t failed, std::int64_t) { progress->update(done, failed); };
     options.on_error = [&](const std::string& message) {
         std::string line = message;
         for (char& c : line)
             if (c == '\n' || c == '\r') c = ' ';
-        progress.message("toroid: error: " + line);
+        progress->message("toroid: error: " + line);
     };
     const FolderResult r = process_folder(*engine, pipeline, in_dir, out_dir, options);
-    progress.finish();
+    if (progress) progress->finish();
     std::printf("toroid: %lld written, %lld failed, %lld ignored (not images), %.2f s, %.1f images/s\n",
                 static_cast<long long>(r.written), static_cast<long long>(r.failed),
                 static_cast<long long>(r.ignored), r.seconds,
@@ -133,6 +138,8 @@ void print_prepare_stats(const PreparedPipeline& prepared, double run_s, std::ch
 }
 
 int run_apply(const ApplyArgs& a) {
+    if (a.max_pixels >= 0) io::set_max_image_pixels(a.max_pixels);
+    io::max_image_pixels();  // a bad $TOROID_MAX_IMAGE_PIXELS is a usage error before anything runs
     std::error_code ec;
     if (std::filesystem::is_directory(a.input, ec)) return run_apply_folder(a);
     if (!std::filesystem::exists(a.input, ec)) fail("input '{}' does not exist", printable(a.input));
@@ -147,8 +154,9 @@ int run_apply(const ApplyArgs& a) {
     std::filesystem::path out(a.output);
     std::filesystem::path out_dir = out.parent_path().empty() ? "." : out.parent_path();
     if (!std::filesystem::is_directory(out_dir)) fail("output folder '{}' does not exist", out_dir.string());
+    if (!a.prepare_only) check_output_is_not_input(a.input, out);
 
-    Pipeline pipeline = load_pipeline(a.pipeline);
+    Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
     auto engine = make_engine(engine_name(a), engine_options(a, threads, true));
     Tensor input = io::read_image(a.input).to_layout(layout);
     const auto prepare_start = std::chrono::steady_clock::now();
@@ -186,6 +194,8 @@ int error_exit(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Ctrl-C or a kill while an output is written removes its temporary file.
+    io::remove_temp_files_on_signal();
     CLI::App app{"toroid: a just-in-time compiler for image-transform pipelines"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("toroid ") + TOROID_VERSION);
@@ -213,6 +223,12 @@ int main(int argc, char** argv) {
                         "compile (prepare) for IN and stop: nothing runs, OUT is not written (with "
                         "TOROID_CPU_TARGET, another CPU's code)");
     apply_cmd->add_flag("--explain", apply.explain, "print the kernels that run: loop nests, axes, bytes, FLOPs");
+    apply_cmd->add_flag("--allow-paths", apply.allow_paths,
+                        "let grid paths in the pipeline be absolute or leave the pipeline file's folder");
+    apply_cmd->add_option("--max-pixels", apply.max_pixels,
+                          "refuse images (and .npy arrays) of more pixels than this, before decoding "
+                          "(default 178956970 or $TOROID_MAX_IMAGE_PIXELS; 0: no limit)")
+        ->check(CLI::NonNegativeNumber);
 
     BenchOptions bench_opts;
     std::string engines = "reference,compiled";

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "io/paths.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -30,14 +32,54 @@ void create_folder(const fs::path& dir) {
         fail("cannot create output folder '{}': {}", quoted(dir), ec ? ec.message() : "not a folder");
 }
 
-// `p` made absolute and free of "." / ".." / symlinks as far as it exists.
-fs::path normalized(const fs::path& p) {
-    std::error_code ec;
-    fs::path n = fs::weakly_canonical(p, ec);
-    return ec ? fs::absolute(p).lexically_normal() : n;
+std::string_view format_name(io::ImageFormat f) {
+    switch (f) {
+        case io::ImageFormat::Npy: return "npy";
+        case io::ImageFormat::Png: return "png";
+        case io::ImageFormat::Jpeg: return "jpg";
+    }
+    return "npy";
 }
 
 }  // namespace
+
+void check_output_is_not_input(const fs::path& input, const fs::path& output) {
+    const std::optional<io::FileId> in = io::file_id(input), out = io::file_id(output);
+    if ((in && out && *in == *out) || io::resolved(input) == io::resolved(output))
+        fail("output '{}' is the input file '{}': writing it would replace the input; choose another output",
+             quoted(output), quoted(input));
+}
+
+void check_folder_paths(const fs::path& input_dir, const fs::path& output_dir) {
+    const fs::path in = io::resolved(input_dir), out = io::resolved(output_dir);
+    if (in == out)
+        fail("output folder '{}' is the input folder '{}': the results would overwrite the inputs; choose another "
+             "output folder",
+             quoted(output_dir), quoted(input_dir));
+    if (io::is_within(out, in))
+        fail("output folder '{}' lies inside the input folder '{}': choose an output folder outside it",
+             quoted(output_dir), quoted(input_dir));
+}
+
+void check_output_format(const Pipeline& pipeline, io::ImageFormat format, const std::string& why) {
+    if (format == io::ImageFormat::Npy) return;
+    // The result's dtype does not depend on the image's size, but a probe can fail for
+    // its size (a crop larger than it): the first probe that works decides.
+    static const Dims kProbes[] = {{1, 3, 512, 512}, {1, 3, 4096, 4096}, {1, 1, 512, 512}, {1, 3, 64, 64}};
+    for (const Dims& probe : kProbes) {
+        ShapeInfo out;
+        try {
+            out = infer_shape(pipeline, ShapeInfo{DType::UInt8, probe});
+        } catch (const Error&) {
+            continue;
+        }
+        if (out.dtype != DType::UInt8)
+            fail("the pipeline's result is {} for uint8 images, and {} ({}) holds uint8 only: give --format npy, or "
+                 "end the pipeline with {{\"op\": \"convert\", \"dtype\": \"uint8\"}}",
+                 dtype_name(out.dtype), why, format_name(format));
+        return;
+    }
+}
 
 void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& input, const fs::path& output,
                   const FileOptions& options) {
@@ -49,6 +91,7 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
         fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy, .png, .jpg and .jpeg)",
              quoted(output), printable(output.extension().string(), 20));
 
+    check_output_is_not_input(input, output);
     Tensor in = io::read_image(input);  // its messages name the file
     if (options.layout) in = in.to_layout(*options.layout);
     Tensor result;
@@ -68,21 +111,17 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
     io::write_file_atomic(output, bytes);
 }
 
-FolderScan scan_image_folder(const fs::path& root, const fs::path& skip) {
+FolderScan scan_image_folder(const fs::path& root) {
     std::error_code ec;
     if (!fs::exists(root, ec)) fail("input folder '{}' does not exist", quoted(root));
     if (!fs::is_directory(root, ec)) fail("input '{}' is not a folder", quoted(root));
-    const fs::path skip_norm = skip.empty() ? fs::path() : normalized(skip);
     FolderScan scan;
     try {
         fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied), end;
         for (; it != end; it.increment(ec)) {
             if (ec) fail("cannot list '{}': {}", quoted(root), ec.message());
             const fs::directory_entry& entry = *it;
-            if (entry.is_directory(ec)) {
-                if (!skip_norm.empty() && normalized(entry.path()) == skip_norm) it.disable_recursion_pending();
-                continue;
-            }
+            if (entry.is_directory(ec)) continue;
             if (!entry.is_regular_file(ec)) continue;
             if (io::image_format_of(entry.path())) scan.images.push_back(entry.path().lexically_relative(root));
             else ++scan.ignored;
@@ -102,10 +141,13 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
     if (options.file.jpeg_quality < 1 || options.file.jpeg_quality > 100)
         fail("JPEG quality must be 1..100 (got {})", options.file.jpeg_quality);
     if (options.jobs < 0) fail("jobs must be at least 1 (got {})", options.jobs);
-    // The output folder is left out of the scan when it lies inside the input folder, so a
-    // second run does not read the first run's results.
-    FolderScan scan = scan_image_folder(input_dir, output_dir);
-    create_folder(output_dir);
+    {
+        std::error_code ec;
+        if (!fs::is_directory(input_dir, ec)) scan_image_folder(input_dir);  // its message
+    }
+    // Nothing is written until every check has passed.
+    check_folder_paths(input_dir, output_dir);
+    FolderScan scan = scan_image_folder(input_dir);
 
     const std::size_t n = scan.images.size();
     std::vector<fs::path> outputs(n);
@@ -120,6 +162,40 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
             clash[i] = fmt::format("{}: output '{}' is already written from '{}'", quoted(input_dir / scan.images[i]),
                                    quoted(outputs[i]), quoted(input_dir / scan.images[it->second]));
     }
+    // No output may land on a file the run reads (the input folder inside the output
+    // folder, a symlink, a hard link): by resolved path and by inode.
+    {
+        std::set<io::FileId> input_ids;
+        std::map<fs::path, std::size_t> input_paths;
+        for (std::size_t i = 0; i < n; ++i) {
+            const fs::path in = input_dir / scan.images[i];
+            if (auto id = io::file_id(in)) input_ids.insert(*id);
+            input_paths.emplace(io::resolved(in), i);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::optional<io::FileId> id = io::file_id(outputs[i]);
+            auto hit = input_paths.find(io::resolved(outputs[i]));
+            if ((id && input_ids.count(*id)) || hit != input_paths.end())
+                fail("output '{}' is one of the input files: the run would overwrite what it reads; choose an "
+                     "output folder apart from the input folder",
+                     quoted(outputs[i]));
+        }
+    }
+    // The pipeline's result against the output formats, once: .jpg and .png inputs decode
+    // to uint8 (.npy inputs may be float32: each file reports for itself).
+    {
+        std::set<io::ImageFormat> formats;
+        for (const fs::path& rel : scan.images) {
+            const std::optional<io::ImageFormat> f = io::image_format_of(rel);
+            if (f && *f != io::ImageFormat::Npy) formats.insert(options.file.format ? *options.file.format : *f);
+        }
+        for (io::ImageFormat f : formats)
+            check_output_format(pipeline, f,
+                                options.file.format ? std::string("the output format")
+                                                    : fmt::format("the {} inputs' own format", io::image_format_extension(f)));
+    }
+    create_folder(output_dir);
+    if (options.on_start) options.on_start(static_cast<std::int64_t>(n));
 
     FolderResult result;
     result.ignored = scan.ignored;

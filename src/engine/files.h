@@ -34,13 +34,29 @@ struct FolderScan {
     std::int64_t ignored = 0;                   // regular files that are not images
 };
 
-// Every image file (by extension, any case) under `root`, recursively; the subtree `skip`
-// (the output folder, when it lies inside the input folder) is left out.
-FolderScan scan_image_folder(const std::filesystem::path& root, const std::filesystem::path& skip = {});
+// Every image file (by extension, any case) under `root`, recursively (regular files only,
+// symlinks to them included; symlinked folders are not entered).
+FolderScan scan_image_folder(const std::filesystem::path& root);
+
+// Throws toroid::Error when `output` is the same file as `input` (after resolving ".",
+// ".." and symlinks, or the same inode: a hard link): writing it would replace the input.
+void check_output_is_not_input(const std::filesystem::path& input, const std::filesystem::path& output);
+
+// Throws toroid::Error (a usage error, before any file is touched) when `output_dir` is
+// `input_dir` or lies inside it, after resolving ".", ".." and symlinks.
+void check_folder_paths(const std::filesystem::path& input_dir, const std::filesystem::path& output_dir);
+
+// Throws toroid::Error when the pipeline's result for uint8 images (what .jpg and .png
+// inputs decode to) cannot be stored as `format` (PNG and JPEG hold uint8 only). `why`
+// says where the format comes from ("--format png", "the .jpg inputs' own format"). A
+// pipeline whose result cannot be worked out without an image passes (each file reports).
+void check_output_format(const Pipeline& pipeline, io::ImageFormat format, const std::string& why);
 
 struct FolderOptions {
     FileOptions file;
     int jobs = 0;  // files processed at once; 0: every core
+    // Called once, after the checks and before the first file, with the number of images.
+    std::function<void(std::int64_t total)> on_start;
     // Called (one call at a time) after each file, with the counts so far.
     std::function<void(std::int64_t done, std::int64_t failed, std::int64_t total)> on_progress;
     // Called (one call at a time) for each file that failed, with the one-line message.
@@ -55,8 +71,11 @@ struct FolderResult {
 // Runs `pipeline` on every image under `input_dir` and writes each result under the same
 // relative path in `output_dir` (created if missing), with the extension of
 // options.file.format when set. A file that fails is reported through on_error and
-// skipped. Throws toroid::Error only for a missing input folder or an output folder that
-// cannot be created.
+// skipped. Throws toroid::Error, before any file is written, for a missing input folder,
+// an output folder that is the input folder or inside it (check_folder_paths), an output
+// path that is one of the inputs (an input folder inside the output folder), a pipeline
+// whose uint8 result an output format cannot hold (check_output_format), or an output
+// folder that cannot be created.
 FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const std::filesystem::path& input_dir,
                             const std::filesystem::path& output_dir, const FolderOptions& options);
 

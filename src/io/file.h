@@ -4,6 +4,7 @@
 
 #include "core/tensor.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,8 +12,40 @@
 
 namespace toroid::io {
 
-std::string read_file(const std::filesystem::path& path);
+// The most bytes read_file reads unless told otherwise, and the most of a pipeline file.
+inline constexpr std::uint64_t kMaxReadBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kMaxPipelineBytes = std::uint64_t{16} << 20;
+
+// Reads a whole file. Only regular files are read: a directory, device (/dev/zero), FIFO
+// or socket is refused before anything is read (checked before opening, and again on the
+// descriptor, which is opened non-blocking so that a FIFO swapped in cannot hang), and so
+// is a file larger than `max_bytes`. Every failure is a toroid::Error naming the file.
+std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxReadBytes);
+// The first min(n, size) bytes of a regular file (the same checks as read_file).
+std::string read_file_head(const std::filesystem::path& path, std::size_t n);
+// Writes through a temporary file beside `path` (".NAME.tmp.PID.RANDOM"), renamed over it.
+// While it is written, the temporary's name is registered for remove_temp_files_on_signal.
 void write_file_atomic(const std::filesystem::path& path, const std::string& bytes);
+// Installs SIGINT, SIGTERM and SIGHUP handlers that unlink the temporary files of writes in
+// progress (async-signal-safe calls only), then re-raise the signal with its default action,
+// so that an interrupted command leaves no partial output. For programs (the CLI), not for a
+// library's host process.
+void remove_temp_files_on_signal();
+
+// The pixel limit of every decoder (PNG, JPEG) and of .npy arrays, applied to the header
+// before anything is allocated: width x height (x batch for .npy). Default
+// kDefaultMaxImagePixels (PIL's MAX_IMAGE_PIXELS x 2); $TOROID_MAX_IMAGE_PIXELS overrides it,
+// set_max_image_pixels overrides both; 0 means no limit.
+inline constexpr std::int64_t kDefaultMaxImagePixels = 178956970;
+std::int64_t max_image_pixels();
+// pixels < 0: back to $TOROID_MAX_IMAGE_PIXELS or the default.
+void set_max_image_pixels(std::int64_t pixels);
+// Throws toroid::Error "WHAT: DESCRIPTION has P pixels, more than the limit ..." when
+// `pixels` exceeds the limit.
+void check_image_pixels(std::int64_t pixels, const std::string& what, const std::string& description);
+// The largest image file (PNG or JPEG) read under the pixel limit (8 bytes a pixel and 16 MiB;
+// no limit with no pixel limit).
+std::uint64_t max_image_file_bytes();
 
 enum class ImageFormat { Npy, Png, Jpeg };
 

@@ -52,6 +52,7 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what) {
     if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
         fail("{}: CMYK JPEG is not supported (toroid reads gray and RGB JPEGs; convert it to RGB first)", what);
     if (width < 1 || height < 1) fail("{}: invalid JPEG: empty image ({}x{})", what, width, height);
+    check_image_pixels(std::int64_t{width} * height, what, fmt::format("JPEG of {}x{}", width, height));
     const bool gray = colorspace == TJCS_GRAY;
     const std::int64_t c = gray ? 1 : 3;
     const std::int64_t w = width, hgt = height;
@@ -72,7 +73,7 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what) {
 }
 
 Tensor read_jpeg(const std::filesystem::path& path) {
-    return decode_jpeg(read_file(path), printable(path.string()));
+    return decode_jpeg(read_file(path, max_image_file_bytes()), printable(path.string()));
 }
 
 std::string encode_jpeg(const Tensor& t, int quality) {

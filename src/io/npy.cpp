@@ -173,7 +173,22 @@ std::uint32_t read_le(const std::string& bytes, std::size_t at, std::size_t n) {
 
 }  // namespace
 
-NpyArray parse_npy(const std::string& bytes, const std::string& what) {
+namespace {
+
+// The most header bytes toroid reads (NumPy itself refuses more than 10000 by default).
+constexpr std::size_t kMaxHeaderBytes = 65536;
+
+struct NpyHeader {
+    DType dtype = DType::UInt8;
+    std::vector<std::int64_t> shape;
+    bool fortran_order = false;
+    std::size_t data_offset = 0;  // where the data starts
+    std::size_t needed = 0;       // data bytes the shape needs
+};
+
+// The header of .npy bytes; `bytes` may hold only the file's first bytes (the data is not
+// looked at).
+NpyHeader parse_header(const std::string& bytes, const std::string& what) {
     if (bytes.empty()) fail("{}: file is empty (expected a .npy file)", what);
     if (bytes.size() < kMagic.size() || std::string_view(bytes).substr(0, kMagic.size()) != kMagic)
         fail("{}: not a .npy file (bad magic bytes)", what);
@@ -187,6 +202,8 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
     std::size_t prefix = 8 + len_bytes;
     if (bytes.size() < prefix) fail("{}: truncated .npy file (no header length)", what);
     std::size_t header_len = read_le(bytes, 8, len_bytes);
+    if (header_len > kMaxHeaderBytes)
+        fail("{}: .npy header of {} bytes is longer than toroid's limit of {}", what, header_len, kMaxHeaderBytes);
     if (header_len > bytes.size() - prefix)
         fail("{}: truncated .npy file (header of {} bytes, only {} present)", what, header_len,
              bytes.size() - prefix);
@@ -194,9 +211,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
     HeaderParser header(std::string_view(bytes).substr(prefix, header_len), what);
     header.parse();
 
-    NpyArray out;
+    NpyHeader out;
     out.dtype = parse_descr(*header.descr, what);
     out.shape = *header.shape;
+    out.fortran_order = *header.fortran_order;
     std::size_t rank = out.shape.size();
     if (rank == 0) fail("{}: rank-0 (scalar) arrays are not supported", what);
     if (rank > 4)
@@ -218,24 +236,46 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
         extent *= d;
     }
     std::int64_t numel = empty ? 0 : extent;
-    std::size_t item = dtype_size(out.dtype);
-    std::size_t data_offset = prefix + header_len;
-    std::size_t present = bytes.size() - data_offset;
     // numel <= 2^40, so numel * 4 cannot overflow size_t.
-    std::size_t needed = static_cast<std::size_t>(numel) * item;
-    if (present < needed)
-        fail("{}: truncated .npy data: shape {} {} needs {} bytes, the file holds {}", what,
-             shape_text(out.shape), dtype_name(out.dtype), needed, present);
-    if (present > needed)
-        fail("{}: {} unexpected bytes after the .npy data (shape {} {} needs {} bytes)", what,
-             present - needed, shape_text(out.shape), dtype_name(out.dtype), needed);
+    out.needed = static_cast<std::size_t>(numel) * dtype_size(out.dtype);
+    out.data_offset = prefix + header_len;
+    return out;
+}
 
+// The pixel limit on an array: an image's pixels are N x H x W ((H, W), (C, H, W) or
+// (N, C, H, W)); another array's (a grid's (N, H, W, 2)) are its elements over its last dim.
+void check_pixels(const NpyHeader& h, const std::string& what, bool image) {
+    std::int64_t pixels = 1;
+    const std::size_t rank = h.shape.size();
+    for (std::size_t i = 0; i < rank; ++i) {
+        const bool channels = image ? (rank == 3 && i == 0) || (rank == 4 && i == 1) : i + 1 == rank;
+        if (!channels) pixels *= h.shape[i];  // bounded by kMaxElements: no overflow
+    }
+    check_image_pixels(pixels, what, "array of shape " + shape_text(h.shape));
+}
+
+NpyArray parse_checked(const std::string& bytes, const std::string& what, bool image) {
+    const NpyHeader h = parse_header(bytes, what);
+    const std::size_t present = bytes.size() - h.data_offset;
+    if (present < h.needed)
+        fail("{}: truncated .npy data: shape {} {} needs {} bytes, the file holds {}", what,
+             shape_text(h.shape), dtype_name(h.dtype), h.needed, present);
+    if (present > h.needed)
+        fail("{}: {} unexpected bytes after the .npy data (shape {} {} needs {} bytes)", what,
+             present - h.needed, shape_text(h.shape), dtype_name(h.dtype), h.needed);
+    check_pixels(h, what, image);
+
+    NpyArray out;
+    out.dtype = h.dtype;
+    out.shape = h.shape;
+    const std::size_t rank = h.shape.size();
+    const std::size_t needed = h.needed;
     Dims dims{1, 1, 1, 1};
     for (std::size_t i = 0; i < rank; ++i) dims[4 - rank + i] = out.shape[i];
     out.data = Tensor::empty(out.dtype, dims);
     if (needed == 0) return out;
-    const char* src = bytes.data() + data_offset;
-    if (!*header.fortran_order) {
+    const char* src = bytes.data() + h.data_offset;
+    if (!h.fortran_order) {
         std::memcpy(out.data.data(), src, needed);
     } else {
         // Fortran order: the first axis varies fastest. Copy the bytes as they are, then
@@ -248,12 +288,15 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
     return out;
 }
 
-NpyArray read_npy(const std::filesystem::path& path) {
-    return parse_npy(read_file(path), printable(path.string()));
+// Reads the header first and applies the pixel limit to it, then reads the file, at most
+// as many bytes as the header's shape needs (and some, for a clear message).
+std::string read_npy_bytes(const std::filesystem::path& path, const std::string& what, bool image) {
+    const NpyHeader h = parse_header(read_file_head(path, 12 + kMaxHeaderBytes), what);
+    check_pixels(h, what, image);
+    return read_file(path, h.data_offset + h.needed + 4096);
 }
 
-Tensor parse_npy_image(const std::string& bytes, const std::string& what) {
-    NpyArray a = parse_npy(bytes, what);
+Tensor image_of(NpyArray a, const std::string& what) {
     if (a.shape.size() < 2)
         fail("{}: an image needs rank 2, 3 or 4 ((H, W), (C, H, W) or (N, C, H, W)); got shape {}", what,
              shape_text(a.shape));
@@ -262,8 +305,22 @@ Tensor parse_npy_image(const std::string& bytes, const std::string& what) {
     return a.data;
 }
 
+}  // namespace
+
+NpyArray parse_npy(const std::string& bytes, const std::string& what) { return parse_checked(bytes, what, false); }
+
+NpyArray read_npy(const std::filesystem::path& path) {
+    const std::string what = printable(path.string());
+    return parse_checked(read_npy_bytes(path, what, false), what, false);
+}
+
+Tensor parse_npy_image(const std::string& bytes, const std::string& what) {
+    return image_of(parse_checked(bytes, what, true), what);
+}
+
 Tensor read_npy_image(const std::filesystem::path& path) {
-    return parse_npy_image(read_file(path), printable(path.string()));
+    const std::string what = printable(path.string());
+    return image_of(parse_checked(read_npy_bytes(path, what, true), what, true), what);
 }
 
 std::string encode_npy(const Tensor& t) {

@@ -172,6 +172,8 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
     if (s.info == nullptr) fail("{}: cannot initialize libpng", what);
 
     if (!read_info(&s)) fail("{}: invalid PNG: {}", what, s.message);
+    check_image_pixels(static_cast<std::int64_t>(s.width) * s.height, what,
+                       fmt::format("PNG of {}x{}", s.width, s.height));
     if (s.bit_depth == 16)
         fail("{}: 16-bit PNG is not supported (toroid reads 8-bit PNGs; convert it to .npy float32)", what);
     // Deflate expands at most about 1032:1, so a header whose pixels need far more bytes
@@ -201,7 +203,7 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
 }
 
 Tensor read_png(const std::filesystem::path& path) {
-    return decode_png(read_file(path), printable(path.string()));
+    return decode_png(read_file(path, max_image_file_bytes()), printable(path.string()));
 }
 
 std::string encode_png(const Tensor& t) {

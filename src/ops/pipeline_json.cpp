@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "io/file.h"
 #include "io/npy.h"
+#include "io/paths.h"
 
 #include <nlohmann/json.hpp>
 
@@ -261,14 +262,13 @@ AffineOp parse_affine(OpReader& r) {
     return op;
 }
 
-GridSampleOp parse_grid_sample(OpReader& r, const std::filesystem::path& base_dir) {
+GridSampleOp parse_grid_sample(OpReader& r, const std::filesystem::path& base_dir, bool allow_paths) {
     GridSampleOp op;
     op.grid_path = r.string("grid");
     op.mode = parse_enum(r, "mode", kGridModes, std::optional<GridMode>(GridMode::Bilinear));
     op.padding_mode = parse_enum(r, "padding_mode", kPaddingModes, std::optional<PaddingMode>(PaddingMode::Zeros));
     op.align_corners = r.boolean("align_corners", false);
-    std::filesystem::path path = op.grid_path;
-    if (path.is_relative()) path = base_dir / path;
+    const std::filesystem::path path = io::resolve_pipeline_path(op.grid_path, base_dir, allow_paths, r.where());
     io::NpyArray grid = io::read_npy(path);
     if (grid.dtype != DType::Float32)
         fail("{}: grid '{}' must be float32, got {}", r.where(), printable(op.grid_path), dtype_name(grid.dtype));
@@ -339,7 +339,7 @@ NormalizeOp parse_normalize(OpReader& r) {
     return op;
 }
 
-Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& base_dir) {
+Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& base_dir, bool allow_paths) {
     if (!obj.is_object()) fail("op {} must be a JSON object, got {}", index, describe(obj));
     auto it = obj.find("op");
     if (it == obj.end()) fail("op {}: missing field 'op'", index);
@@ -349,7 +349,7 @@ Op parse_op(const json& obj, std::size_t index, const std::filesystem::path& bas
     Op op;
     if (name == "resize") op = parse_resize(r);
     else if (name == "affine") op = parse_affine(r);
-    else if (name == "grid_sample") op = parse_grid_sample(r, base_dir);
+    else if (name == "grid_sample") op = parse_grid_sample(r, base_dir, allow_paths);
     else if (name == "flip") op = parse_flip(r);
     else if (name == "crop") op = parse_crop(r);
     else if (name == "center_crop") op = parse_center_crop(r);
@@ -373,7 +373,7 @@ std::string one_line(std::string s) {
 
 }  // namespace
 
-Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir) {
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir, bool allow_paths) {
     json doc;
     try {
         doc = json::parse(text);
@@ -389,19 +389,19 @@ Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& ba
     }
     if (!doc.is_array()) fail("pipeline must be a JSON list of ops, got {}", doc.type_name());
     Pipeline p;
-    for (std::size_t i = 0; i < doc.size(); ++i) p.ops.push_back(parse_op(doc[i], i, base_dir));
+    for (std::size_t i = 0; i < doc.size(); ++i) p.ops.push_back(parse_op(doc[i], i, base_dir, allow_paths));
     return p;
 }
 
-Pipeline load_pipeline(const std::string& arg) {
+Pipeline load_pipeline(const std::string& arg, bool allow_paths) {
     std::size_t first = arg.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && arg[first] == '[') return parse_pipeline(arg, std::filesystem::current_path());
+    if (first != std::string::npos && arg[first] == '[') return parse_pipeline(arg, std::filesystem::current_path(), allow_paths);
     std::filesystem::path path(arg);
-    std::string text = io::read_file(path);
+    std::string text = io::read_file(path, io::kMaxPipelineBytes);
     std::filesystem::path dir = path.parent_path();
     if (dir.empty()) dir = ".";
     try {
-        return parse_pipeline(text, dir);
+        return parse_pipeline(text, dir, allow_paths);
     } catch (const Error& e) {
         throw Error(fmt::format("{}: {}", printable(arg), e.what()));
     }

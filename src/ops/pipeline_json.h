@@ -9,10 +9,12 @@
 
 namespace toroid {
 
-// `text` is the JSON; relative grid paths are resolved against `base_dir`.
-Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir);
-// Reads the file, or parses `arg` itself when it starts with '[' (inline JSON).
-Pipeline load_pipeline(const std::string& arg);
+// `text` is the JSON; grid paths are resolved against `base_dir` and may not leave it
+// unless `allow_paths` (io::resolve_pipeline_path).
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir, bool allow_paths = false);
+// Reads the file (at most io::kMaxPipelineBytes), or parses `arg` itself when it starts
+// with '[' (inline JSON; its grid paths start from the current folder).
+Pipeline load_pipeline(const std::string& arg, bool allow_paths = false);
 // Canonical JSON of a pipeline (stable: used in cache keys and debug dumps). Grid data is
 // not included; grid_sample prints its path.
 std::string pipeline_to_json(const Pipeline& p);

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -157,16 +158,33 @@ TEST_F(Folder, CompiledEngineManyJobsSameSizeImages) {
 }
 
 TEST_F(Folder, DefaultFormatKeepsTheInputsAndFloatNeedsNpy) {
+    // A float32 result cannot go to the .jpg / .png inputs' own formats: one usage error
+    // before the first file, nothing written (not "1 written, 4 failed").
     fs::path out = dir_ / "out";
     Result r = run({"apply", kToFloat, in_.string(), out.string(), "--engine", "reference", "--jobs", "3"});
-    EXPECT_EQ(r.exit_code, 1);
-    // Only the .npy input can hold float32 results under its own format.
-    EXPECT_EQ(files_under(out), (std::vector<std::string>{"a/b/z.npy"}));
-    EXPECT_NE(r.err.find("top.jpg: cannot write"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("JPEG holds uint8 pixels"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("y.png: cannot write"), std::string::npos) << r.err;
-    EXPECT_EQ(count_lines(r.err, "toroid: error: "), 4) << r.err;
-    EXPECT_NE(r.out.find("1 written, 4 failed, 2 ignored"), std::string::npos) << r.out;
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("toroid: error: the pipeline's result is float32 for uint8 images", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--format npy"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // The same with an explicit --format png or jpg.
+    for (const char* format : {"png", "jpg"}) {
+        Result f = run({"apply", kToFloat, in_.string(), out.string(), "--format", format, "--engine", "reference"});
+        EXPECT_EQ(f.exit_code, 2) << f.err;
+        EXPECT_NE(f.err.find(std::string("the output format (") + format + ") holds uint8 only"), std::string::npos)
+            << f.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+    // --format npy holds it: every readable file is written.
+    Result npy = run({"apply", kToFloat, in_.string(), out.string(), "--format", "npy", "--engine", "reference"});
+    EXPECT_EQ(npy.exit_code, 1) << npy.err;  // c/bad.jpg
+    EXPECT_NE(npy.out.find("4 written, 1 failed"), std::string::npos) << npy.out;
+    // Only .npy inputs (whose dtype is not known before reading them): each file decides.
+    fs::path npy_in = dir_ / "npy_in";
+    fs::create_directories(npy_in);
+    write(npy_in / "z.npy", io::encode_npy(image(3, 30, 40, 4)));
+    Result own = run({"apply", kToFloat, npy_in.string(), (dir_ / "out3").string(), "--engine", "reference"});
+    EXPECT_EQ(own.exit_code, 0) << own.err;
 
     // With uint8 results each file keeps its extension (case included).
     fs::path out2 = dir_ / "out2";
@@ -189,14 +207,88 @@ TEST_F(Folder, SameOutputNameFromTwoInputsIsAnErrorForTheSecond) {
     EXPECT_EQ(io::read_npy_image(out / "top.npy").dim(1), 3);
 }
 
-TEST_F(Folder, OutputInsideInputIsNotReadBack) {
-    fs::remove(in_ / "c" / "bad.jpg");
-    fs::path out = in_ / "results";
-    for (int pass = 0; pass < 2; ++pass) {
-        Result r = run({"apply", kResize, in_.string(), out.string(), "--format", "npy", "--engine", "reference"});
-        EXPECT_EQ(r.exit_code, 0) << r.err;
-        EXPECT_NE(r.out.find("4 written, 0 failed"), std::string::npos) << r.out;
+// Every file under `root` with its bytes.
+std::map<std::string, std::string> snapshot(const fs::path& root) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file()) out[e.path().lexically_relative(root).generic_string()] = slurp(e.path());
+    return out;
+}
+
+TEST_F(Folder, OutputAtOrInsideTheInputFolderIsRefusedAndNothingIsTouched) {
+    fs::create_directory_symlink(in_, dir_ / "link_to_in");
+    const std::map<std::string, std::string> before = snapshot(in_);
+    ASSERT_EQ(before.size(), 7u);
+    struct Case {
+        std::string out, needle;
+    };
+    const std::vector<Case> cases = {
+        {in_.string(), "is the input folder"},
+        {(in_ / ".").string(), "is the input folder"},
+        {(in_ / "a" / "..").string(), "is the input folder"},
+        {(dir_ / "link_to_in").string(), "is the input folder"},
+        {(in_ / "results").string(), "lies inside the input folder"},
+        {(in_ / "a" / "b").string(), "lies inside the input folder"},
+        {(dir_ / "link_to_in" / "new").string(), "lies inside the input folder"},
+    };
+    for (const Case& c : cases) {
+        for (const char* format : {"npy", ""}) {
+            SCOPED_TRACE(c.out + " format " + format);
+            std::vector<std::string> args = {"apply", kResize, in_.string(), c.out, "--engine", "reference"};
+            if (*format) args.insert(args.end(), {"--format", format});
+            Result r = run(args);
+            EXPECT_EQ(r.exit_code, 2) << r.err;
+            EXPECT_EQ(r.err.rfind("toroid: error: output folder '", 0), 0u) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+            EXPECT_EQ(snapshot(in_), before);  // byte-identical, nothing added
+        }
     }
+    EXPECT_FALSE(fs::exists(in_ / "results"));
+    // The library refuses too, before writing.
+    auto engine = make_engine("reference", EngineOptions{});
+    EXPECT_THROW(process_folder(*engine, parse_pipeline(kResize, "."), in_, in_ / ".", FolderOptions{}), Error);
+    EXPECT_EQ(snapshot(in_), before);
+}
+
+TEST_F(Folder, AnInputFolderInsideTheOutputFolderNeverHasItsFilesOverwritten) {
+    // OUT = dir_, IN = dir_/in: the input in/in/top.jpg would be written to in/top.jpg,
+    // which is an input too.
+    fs::create_directories(in_ / "in");
+    write(in_ / "in" / "top.jpg", io::encode_jpeg(image(3, 30, 40, 7), 90));
+    const std::map<std::string, std::string> before = snapshot(in_);
+    Result r = run({"apply", kResize, in_.string(), dir_.string(), "--engine", "reference"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("is one of the input files"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(in_), before);
+    EXPECT_FALSE(fs::exists(dir_ / "top.jpg"));  // nothing written at all
+
+    // A hard link in the output folder to an input: same inode, refused too.
+    fs::path out = dir_ / "out";
+    fs::create_directories(out);
+    fs::create_hard_link(in_ / "top.jpg", out / "top.jpg");
+    fs::remove_all(in_ / "in");
+    Result h = run({"apply", kResize, in_.string(), out.string(), "--engine", "reference"});
+    EXPECT_EQ(h.exit_code, 2) << h.err;
+    EXPECT_NE(h.err.find("is one of the input files"), std::string::npos) << h.err;
+    EXPECT_EQ(slurp(in_ / "top.jpg"), before.at("top.jpg"));
+}
+
+TEST_F(Folder, OneFileWhoseOutputIsItsInputIsRefused) {
+    const std::string bytes = slurp(in_ / "top.jpg");
+    fs::create_symlink(in_ / "top.jpg", dir_ / "alias.jpg");
+    fs::create_hard_link(in_ / "top.jpg", dir_ / "hard.jpg");
+    for (const fs::path& out : {in_ / "top.jpg", in_ / "a" / ".." / "top.jpg", dir_ / "alias.jpg", dir_ / "hard.jpg"}) {
+        SCOPED_TRACE(out.string());
+        Result r = run({"apply", kResize, (in_ / "top.jpg").string(), out.string(), "--engine", "reference"});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_NE(r.err.find("is the input file"), std::string::npos) << r.err;
+        EXPECT_EQ(slurp(in_ / "top.jpg"), bytes);
+    }
+    auto engine = make_engine("reference", EngineOptions{});
+    EXPECT_THROW(process_file(*engine, parse_pipeline(kResize, "."), in_ / "top.jpg", dir_ / "alias.jpg", FileOptions{}),
+                 Error);
+    EXPECT_EQ(slurp(in_ / "top.jpg"), bytes);
 }
 
 TEST_F(Folder, BadUsageExitsTwoAndWritesNothing) {

@@ -161,7 +161,12 @@ TEST(Jpeg, HugeHeaderInATinyFileIsRefusedBeforeAllocating) {
         bytes[k] = static_cast<char>(0xEA);
         bytes[k + 1] = static_cast<char>(0x60);
     }
+    // The pixel limit refuses it first; without the limit, the header's size against the
+    // file's still does.
+    expect_error([&] { decode_jpeg(bytes, "bomb.jpg"); }, "JPEG of 60000x60000 has 3600000000 pixels, more than the limit");
+    set_max_image_pixels(0);
     expect_error([&] { decode_jpeg(bytes, "bomb.jpg"); }, "cannot fit");
+    set_max_image_pixels(-1);
 }
 
 TEST(Jpeg, EncoderRejectsWhatJpegCannotHold) {

@@ -201,6 +201,151 @@ class BatchTest(unittest.TestCase):
                 self.assertFalse(os.path.exists(out), "usage errors write nothing")
 
 
+@unittest.skipIf(Image is None, "Pillow (python3-pil) is not installed")
+class BatchSafetyTest(unittest.TestCase):
+    """Nothing of the user's is lost: OUT at or inside IN is refused before anything is
+    touched, the pipeline is read only as a bounded regular file, a float result for PNG /
+    JPEG outputs is one usage error, tqdm is optional, and Ctrl-C cancels the queue."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="toroid-batch-safety-")
+        self.env = {"TOROID_CACHE_DIR": os.path.join(self.tmp, "cache")}
+        self.inp = os.path.join(self.tmp, "in")
+        os.makedirs(os.path.join(self.inp, "sub"))
+        write_png(os.path.join(self.inp, "a.png"), image(1))
+        with open(os.path.join(self.inp, "sub", "b.npy"), "wb") as f:
+            np.save(f, image(2))
+        self.pipeline = os.path.join(self.tmp, "p.json")
+        with open(self.pipeline, "w") as f:
+            json.dump(PIPELINE, f)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def snapshot(self, root):
+        out = {}
+        for r, _, fs in os.walk(root):
+            for name in fs:
+                with open(os.path.join(r, name), "rb") as f:
+                    out[os.path.relpath(os.path.join(r, name), root)] = f.read()
+        return out
+
+    def expect_usage_error(self, proc, needle):
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, proc.stderr)
+        self.assertTrue(lines[0].startswith("toroid: error: "), proc.stderr)
+        self.assertIn(needle, lines[0])
+
+    def test_output_at_or_inside_input_is_refused(self):
+        os.symlink(self.inp, os.path.join(self.tmp, "link"))
+        before = self.snapshot(self.inp)
+        for out, needle in ((self.inp, "is the input folder"), (os.path.join(self.inp, "."), "is the input folder"),
+                            (os.path.join(self.inp, "sub", ".."), "is the input folder"),
+                            (os.path.join(self.tmp, "link"), "is the input folder"),
+                            (os.path.join(self.inp, "results"), "lies inside the input folder"),
+                            (os.path.join(self.tmp, "link", "sub"), "lies inside the input folder")):
+            for extra in ((), ("--format", "npy")):
+                with self.subTest(out=out, extra=extra):
+                    self.expect_usage_error(run_batch(self.pipeline, self.inp, out, *extra, env=self.env), needle)
+                    self.assertEqual(self.snapshot(self.inp), before)
+        self.assertFalse(os.path.exists(os.path.join(self.inp, "results")))
+        # IN inside OUT: in/in/a.png would be written over in/a.png.
+        os.makedirs(os.path.join(self.inp, "in"))
+        write_png(os.path.join(self.inp, "in", "a.png"), image(3))
+        before = self.snapshot(self.inp)
+        self.expect_usage_error(run_batch(self.pipeline, self.inp, self.tmp, env=self.env), "is one of the input files")
+        self.assertEqual(self.snapshot(self.inp), before)
+
+    def test_pipeline_must_be_a_bounded_regular_file(self):
+        out = os.path.join(self.tmp, "out")
+        fifo = os.path.join(self.tmp, "fifo.json")
+        os.mkfifo(fifo)
+        huge = os.path.join(self.tmp, "huge.json")
+        with open(huge, "wb") as f:
+            f.truncate(17 << 20)
+        for path, needle in (("/dev/zero", "character device"), (fifo, "FIFO"), (self.tmp, "directory"),
+                             (huge, "more than the limit of 16777216 bytes")):
+            with self.subTest(path=path):
+                self.expect_usage_error(run_batch(path, self.inp, out, env=self.env, timeout=30), needle)
+        self.assertFalse(os.path.exists(out))
+        # A grid path that leaves the pipeline's folder, and --allow-paths.
+        grid = os.path.join(self.tmp, "grid.npy")
+        np.save(grid, np.zeros((1, 4, 5, 2), np.float32))
+        sub = os.path.join(self.tmp, "pipes")
+        os.makedirs(sub)
+        with open(os.path.join(sub, "g.json"), "w") as f:
+            json.dump([{"op": "grid_sample", "grid": "../grid.npy"}, {"op": "convert", "dtype": "uint8"}], f)
+        self.expect_usage_error(run_batch(os.path.join(sub, "g.json"), self.inp, out, env=self.env),
+                                "leaves the pipeline's folder")
+        self.assertFalse(os.path.exists(out))
+        with self.assertRaisesRegex(toroid.Error, "is absolute"):
+            toroid.Pipeline([{"op": "grid_sample", "grid": grid}])
+        self.assertEqual(len(toroid.Pipeline([{"op": "grid_sample", "grid": grid}], allow_paths=True).ops), 1)
+
+    def test_float_result_for_png_output_is_one_usage_error(self):
+        out = os.path.join(self.tmp, "out")
+        to_float = PIPELINE + [{"op": "convert", "dtype": "float32", "scale": True}]
+        proc = run_batch(json.dumps(to_float), self.inp, out, env=self.env)
+        self.expect_usage_error(proc, "the pipeline's result is float32 for uint8 images")
+        self.assertFalse(os.path.exists(out))
+        proc = run_batch(json.dumps(to_float), self.inp, out, "--format", "npy", env=self.env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(summary(proc.stdout), (2, 0, 0))
+
+    def test_max_pixels(self):
+        out = os.path.join(self.tmp, "out")
+        proc = run_batch(self.pipeline, self.inp, out, "--max-pixels", 100, env=self.env)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertEqual(summary(proc.stdout), (0, 2, 0))
+        self.assertIn("more than the limit of 100", proc.stderr)
+
+    def test_runs_without_tqdm(self):
+        blocker = os.path.join(self.tmp, "no_tqdm")
+        os.makedirs(os.path.join(blocker, "tqdm"))
+        with open(os.path.join(blocker, "tqdm", "__init__.py"), "w") as f:
+            f.write("raise ImportError('tqdm is not installed')\n")
+        env = dict(self.env, PYTHONPATH=os.pathsep.join([blocker, os.environ.get("PYTHONPATH", "")]))
+        out = os.path.join(self.tmp, "out")
+        proc = run_batch(self.pipeline, self.inp, out, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertEqual(summary(proc.stdout), (2, 0, 0))
+        self.assertRegex(proc.stderr, r"toroid: 2/2 images, 0 failed")
+
+    def test_ctrl_c_cancels_the_queue(self):
+        import signal
+        import time
+        many = os.path.join(self.tmp, "many")
+        os.makedirs(many)
+        x = image(4)
+        n = 3000
+        for i in range(n):
+            with open(os.path.join(many, "img%04d.npy" % i), "wb") as f:
+                np.save(f, x)
+        out = os.path.join(self.tmp, "out")
+        e = dict(os.environ, **self.env)
+        proc = subprocess.Popen([sys.executable, "-m", "toroid.batch", self.pipeline, many, out, "--threads", "1"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=e)
+        deadline = time.time() + 120
+        while time.time() < deadline and proc.poll() is None:
+            if os.path.isdir(out) and len(os.listdir(out)) >= 20:
+                break
+            time.sleep(0.01)
+        self.assertIsNone(proc.poll(), "finished before it could be interrupted")
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+        self.assertLess(time.time() - sent, 10)
+        self.assertEqual(proc.returncode, 130, stderr)
+        self.assertRegex(stderr, r"toroid: interrupted: \d+ written, 0 failed, \d+ not done")
+        names = os.listdir(out)
+        self.assertLess(len(names), n, "the queue was finished after Ctrl-C")
+        self.assertEqual([m for m in names if ".tmp." in m], [])
+        for name in names:  # every file written is whole
+            np.testing.assert_array_equal(np.load(os.path.join(out, name)), toroid.Pipeline(PIPELINE)(x))
+
+
 class BatchListingTest(unittest.TestCase):
     """The file listing alone: images by extension (any case), sorted, the output folder
     left out when it lies inside the input folder."""
