@@ -13,8 +13,9 @@ namespace toroid {
 Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir);
 // Reads the file, or parses `arg` itself when it starts with '[' (inline JSON).
 Pipeline load_pipeline(const std::string& arg);
-// Canonical JSON of a pipeline (stable: used in cache keys and debug dumps). Grid data is
-// not included; grid_sample prints its path.
+// Canonical JSON of a pipeline (stable: used in cache keys and debug dumps), written
+// straight from the structs by each op's OpDef: compact, each object's keys sorted. Grid
+// data is not included; grid_sample prints its path.
 std::string pipeline_to_json(const Pipeline& p);
 
 }  // namespace toroid
