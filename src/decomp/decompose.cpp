@@ -1,7 +1,9 @@
 // The decomposition driver (one op after another, each reading the previous op's
-// result) and the index-remapping and pointwise ops: flip, crop, convert, normalize.
+// result, through the table of each op kind's decomposition) and the index-remapping and
+// pointwise ops: flip, crop, convert, normalize.
 #include "core/error.h"
 #include "decomp/builder.h"
+#include "ops/registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -130,29 +132,53 @@ int add_graph_input(Graph& g, const TensorSpec& in, Shape& shape) {
     return g.add_input("input", ir_type(in.dtype), shape, strides);
 }
 
+// The decomposition of each op kind, in OpKind order: every kind has one (a kind without
+// one does not compile).
+using DecomposeHook = Value(OpContext&, const toroid::Op&, const Value&);
+
+template <typename T, Value (*F)(OpContext&, const T&, const Value&)>
+Value hook(OpContext& ctx, const toroid::Op& op, const Value& in) {
+    return F(ctx, std::get<T>(op), in);
+}
+
+constexpr OpTable<DecomposeHook> kDecompositions = [] {
+    OpTable<DecomposeHook> t{};
+    t[op_slot<ResizeOp>] = hook<ResizeOp, decompose_resize>;
+    t[op_slot<AffineOp>] = hook<AffineOp, decompose_affine>;
+    t[op_slot<GridSampleOp>] = hook<GridSampleOp, decompose_grid_sample>;
+    t[op_slot<FlipOp>] = hook<FlipOp, decompose_flip>;
+    t[op_slot<CropOp>] = hook<CropOp, decompose_crop>;
+    t[op_slot<ConvertOp>] = hook<ConvertOp, decompose_convert>;
+    t[op_slot<NormalizeOp>] = hook<NormalizeOp, decompose_normalize>;
+    return t;
+}();
+static_assert(op_table_complete(kDecompositions), "every op kind needs a decomposition");
+
 }  // namespace
 
+bool has_decomposition(OpKind kind) {
+    const auto k = static_cast<std::size_t>(kind);
+    return k < kOpKinds && kDecompositions[k] != nullptr;
+}
+
 Graph decompose(const Pipeline& p, const TensorSpec& in) {
-    const ShapeInfo final_info = infer_shape(p, ShapeInfo{in.dtype, in.shape});
+    return decompose(p, in, infer_shapes(p, ShapeInfo{in.dtype, in.shape}));
+}
+
+Graph decompose(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes) {
+    if (shapes.size() != p.ops.size() + 1 || shapes.front() != ShapeInfo{in.dtype, in.shape})
+        fail("internal: decompose was given the shapes of another pipeline or input");
     Graph g;
     g.channels_last = suggested_layout(in) == Layout::ChannelsLast;
     Shape shape;
     const int input = add_graph_input(g, in, shape);
     Value cur{input, in, shape};
     for (std::size_t k = 0; k < p.ops.size(); ++k) {
-        OpContext ctx{g, static_cast<int>(k), std::string(op_name(p.ops[k]))};
-        cur = std::visit(
-            [&](const auto& o) -> Value {
-                using T = std::decay_t<decltype(o)>;
-                if constexpr (std::is_same_v<T, ResizeOp>) return decompose_resize(ctx, o, cur);
-                else if constexpr (std::is_same_v<T, AffineOp>) return decompose_affine(ctx, o, cur);
-                else if constexpr (std::is_same_v<T, GridSampleOp>) return decompose_grid_sample(ctx, o, cur);
-                else if constexpr (std::is_same_v<T, FlipOp>) return decompose_flip(ctx, o, cur);
-                else if constexpr (std::is_same_v<T, CropOp>) return decompose_crop(ctx, o, cur);
-                else if constexpr (std::is_same_v<T, ConvertOp>) return decompose_convert(ctx, o, cur);
-                else return decompose_normalize(ctx, o, cur);
-            },
-            p.ops[k]);
+        const toroid::Op& op = p.ops[k];
+        OpContext ctx{g, static_cast<int>(k), std::string(op_name(op))};
+        cur = kDecompositions[static_cast<std::size_t>(op_kind(op))](ctx, op, cur);
+        if (cur.spec.dtype != shapes[k + 1].dtype || cur.spec.shape != shapes[k + 1].shape)
+            fail("internal: the decomposition of op {} ({}) gives the wrong result shape", k, op_name(op));
     }
     if (p.ops.empty()) {
         // An empty pipeline copies its input.
@@ -160,8 +186,7 @@ Graph decompose(const Pipeline& p, const TensorSpec& in) {
         cur = {add_compute(ctx, "copy", in.dtype, shape, load4(g, input, output_index())),
                result_spec(in, in.dtype, in.shape), shape};
     }
-    if (cur.spec.dtype != final_info.dtype || cur.spec.shape != final_info.shape)
-        fail("internal: decomposition of the pipeline gives the wrong result shape");
+    const ShapeInfo& final_info = shapes.back();
     const auto out_shape = g.concrete_shape(cur.tensor);
     if (!std::equal(out_shape.begin(), out_shape.end(), final_info.shape.begin()))
         fail("internal: the result's shape expressions disagree with the pipeline's result shape");

@@ -7,6 +7,9 @@
 #include "core/tensor.h"
 #include "ir/graph.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
+
+#include <span>
 
 namespace toroid::decomp {
 
@@ -15,6 +18,11 @@ namespace toroid::decomp {
 // dtype are infer_shape(p, in). Each op's tensors are named "op<i>.<what>" and carry
 // origin "op <i> (<name>)". Throws toroid::Error for pipelines infer_shape rejects.
 ir::Graph decompose(const Pipeline& p, const TensorSpec& in);
+// The same with the shapes infer_shapes(p, in) gave (a prepare infers them once).
+ir::Graph decompose(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes);
+
+// Whether op kind `kind` has a decomposition (every kind has: a static_assert, and a test).
+bool has_decomposition(OpKind kind);
 
 // Element type of the IR for a tensor dtype.
 ir::Type ir_type(DType t);

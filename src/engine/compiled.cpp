@@ -325,7 +325,8 @@ public:
 
     std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
         const auto start = std::chrono::steady_clock::now();
-        infer_shape(p, ShapeInfo{in.dtype, in.shape});  // bad pipelines fail before compiling
+        // Bad pipelines fail before compiling; the decomposition reuses the shapes.
+        const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
         PrepareStats stats;
         // Quick-only programs, and the programs of a prebuild (built into their own folder),
         // are kept apart: nothing else may run them.
@@ -344,7 +345,7 @@ public:
             counted.memory_hits = 1;
         } else {
             auto made = std::make_shared<Instance>();
-            driver::Decomposed d = driver::decompose_for(p, in, options_.specialize, host_target().name(), options_.debug_dir);
+            driver::Decomposed d = driver::decompose_for(p, in, shapes, options_.specialize, host_target().name(), options_.debug_dir);
             const std::string structure = tier + d.structure;
             made->art = fresh ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;

@@ -540,7 +540,7 @@ void run_batch_cuda(const Pipeline& p, std::vector<CudaBatchItem>& items, const 
 std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
                                            int device) {
     const auto start = std::chrono::steady_clock::now();
-    infer_shape(p, ShapeInfo{in.dtype, in.shape});
+    const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
     const cuda::Device* found = nullptr;
     try {
         found = &cuda::Device::get(device);
@@ -572,7 +572,7 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     } else {
         auto made = std::make_shared<CudaInstance>();
         const schedule::Target target = target_for(dev);
-        driver::Decomposed d = driver::decompose_for(p, in, options.specialize, target.name(), options.debug_dir);
+        driver::Decomposed d = driver::decompose_for(p, in, shapes, options.specialize, target.name(), options.debug_dir);
         made->graph = std::move(d.graph);
         made->art = fresh ? nullptr : cuda_cache().find_artifact(d.structure);
         if (made->art) stats.memory_hits = 1;
@@ -642,10 +642,10 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
 namespace {
 
 std::string source_for(const Pipeline& p, const TensorSpec& in, const std::string& arch, bool batched) {
-    infer_shape(p, ShapeInfo{in.dtype, in.shape});
+    const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
     schedule::Target target = schedule::Target::cuda(arch);
     target.block_threads = kBlockThreads;
-    driver::Decomposed d = driver::decompose_for(p, in, false, target.name(), {});
+    driver::Decomposed d = driver::decompose_for(p, in, shapes, false, target.name(), {});
     const ir::Program prog = schedule_for_cuda(d.graph, d.width, target, nullptr);
     return batched ? codegen::generate_cuda_batch(prog, target.block_threads)
                    : codegen::generate_cuda(prog, target.block_threads);

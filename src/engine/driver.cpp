@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "decomp/decompose.h"
 #include "ops/pipeline_json.h"
+#include "ops/registry.h"
 #include "runtime/sha256.h"
 #include "schedule/bind.h"
 
@@ -19,11 +20,14 @@ std::string spec_key(const TensorSpec& s) {
 
 std::string pipeline_key(const Pipeline& p, const TensorSpec& in) {
     std::string key = pipeline_to_json(p) + "\n" + spec_key(in);
-    for (const Op& op : p.ops)
-        if (const auto* g = std::get_if<GridSampleOp>(&op)) {
-            const Tensor dense = g->grid.to_layout(Layout::Contiguous);
-            key += "\ngrid " + sha256_hex(std::string_view(static_cast<const char*>(dense.data()), dense.nbytes()));
+    for (const Op& op : p.ops) {
+        const OpDef& def = op_def(op);
+        if (const Tensor* data = def.data ? def.data(op) : nullptr) {
+            const Tensor dense = data->to_layout(Layout::Contiguous);
+            key += "\n" + std::string(def.name()) + " data " +
+                   sha256_hex(std::string_view(static_cast<const char*>(dense.data()), dense.nbytes()));
         }
+    }
     return key;
 }
 
@@ -33,10 +37,10 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
     if (!f) fail("cannot write debug file '{}'", path.string());
 }
 
-Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specialize, const std::string& target,
-                         const std::string& debug_dir) {
+Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes, bool specialize,
+                         const std::string& target, const std::string& debug_dir) {
     Decomposed d;
-    d.graph = decomp::decompose(p, in);
+    d.graph = decomp::decompose(p, in, shapes);
     if (specialize) d.graph = d.graph.specialized();
     d.width = schedule::fits_index32(d.graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
     d.structure = fmt::format("{}\nint{}\n{}", target, d.width == ir::IndexWidth::I32 ? 32 : 64, d.graph.structure());

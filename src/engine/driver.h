@@ -15,13 +15,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace toroid::driver {
 
 std::string spec_key(const TensorSpec& s);
-// The pipeline (canonical JSON, grid data) and the input spec: one bound instance.
+// The pipeline (its canonical JSON, written from the structs, and a digest of the data its
+// ops carry: grids) and the input spec: one bound instance.
 std::string pipeline_key(const Pipeline& p, const TensorSpec& in);
 void write_text(const std::filesystem::path& path, const std::string& text);
 
@@ -39,10 +41,11 @@ struct Decomposed {
 };
 
 // decompose(p, in), specialized (sizes baked in) when asked, with the index width its values
-// allow and the key of the code it needs on `target`. Writes pipeline.json and the primitive
-// graph into debug_dir when set.
-Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, bool specialize, const std::string& target,
-                         const std::string& debug_dir);
+// allow and the key of the code it needs on `target`. `shapes` is infer_shapes(p, in), which
+// the engine's prepare computed once (checking the pipeline before anything else). Writes
+// pipeline.json and the primitive graph into debug_dir when set.
+Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes, bool specialize,
+                         const std::string& target, const std::string& debug_dir);
 
 // The table data of `g` (moved out: the buffers keep their addresses, so a binding's table
 // pointers stay valid), for an instance that keeps its tables but not its graph.

@@ -1,9 +1,10 @@
-// Names of the op catalogue's enums and the shape rules of every op: what comes out
-// of an op for a given input dtype and shape, with every input-dependent check.
+// Names of the op catalogue's enums, and shape inference: the checks every op shares
+// around each op's own shape rule (its OpDef, ops/registry.h).
 #include "ops/ops.h"
 
 #include "core/error.h"
-#include "ops/resize_math.h"
+#include "ops/define.h"
+#include "ops/registry.h"
 
 #include <limits>
 
@@ -45,12 +46,7 @@ std::string_view affine_convention_name(AffineConvention c) {
     return "?";
 }
 
-std::string_view op_name(const Op& op) {
-    static constexpr std::string_view names[] = {"resize", "affine", "grid_sample", "flip",
-                                                 "crop",   "convert", "normalize"};
-    if (const auto* c = std::get_if<CropOp>(&op); c && c->center) return "center_crop";
-    return names[op.index()];
-}
+std::string_view op_name(const Op& op) { return op_def(op).name_of(op); }
 
 std::array<std::int64_t, 2> crop_origin(const CropOp& op, std::int64_t in_h, std::int64_t in_w) {
     if (!op.center) return {op.top, op.left};
@@ -84,6 +80,8 @@ void check_result_size(std::string_view op, const Dims& s) {
     }
 }
 
+}  // namespace
+
 void require_float(std::string_view op, DType t) {
     if (t != DType::Float32)
         fail("{} needs float32 input, got {} (add {{\"op\": \"convert\", \"dtype\": \"float32\"}} "
@@ -91,56 +89,21 @@ void require_float(std::string_view op, DType t) {
              op, dtype_name(t));
 }
 
-}  // namespace
-
 ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {
     const Dims& s = in.shape;
     for (auto d : s)
         if (d <= 0) fail("{}: input has a zero-size dimension ({}, {}, {}, {})", op_name(op), s[0], s[1], s[2], s[3]);
-    ShapeInfo out = in;
-    std::visit(
-        [&](const auto& o) {
-            using T = std::decay_t<decltype(o)>;
-            if constexpr (std::is_same_v<T, ResizeOp>) {
-                auto hw = resize_output_size(o, s[2], s[3]);
-                out.shape = {s[0], s[1], hw[0], hw[1]};
-            } else if constexpr (std::is_same_v<T, AffineOp>) {
-                // The torchvision convention samples uint8 in float32 and rounds back.
-                if (o.convention == AffineConvention::PyTorch) require_float("affine", in.dtype);
-                if (o.size) out.shape = {s[0], s[1], (*o.size)[0], (*o.size)[1]};
-                if (o.fill.size() > 1 && static_cast<std::int64_t>(o.fill.size()) != s[1])
-                    fail("affine: 'fill' has {} values but the input has {} channels (give one value per "
-                         "channel, or one for all)",
-                         o.fill.size(), s[1]);
-                if (in.dtype == DType::UInt8)
-                    for (double v : o.fill)
-                        if (!(v >= 0.0 && v <= 255.0))
-                            fail("affine: fill {} is outside 0..255, the range of the uint8 input", v);
-            } else if constexpr (std::is_same_v<T, GridSampleOp>) {
-                require_float("grid_sample", in.dtype);
-                const Dims& g = o.grid.shape();
-                if (g[0] != s[0])
-                    fail("grid_sample: grid '{}' has batch {} but the input has batch {}", o.grid_path,
-                         g[0], s[0]);
-                out.shape = {s[0], s[1], g[1], g[2]};
-            } else if constexpr (std::is_same_v<T, FlipOp>) {
-                // shape unchanged
-            } else if constexpr (std::is_same_v<T, CropOp>) {
-                out.shape = {s[0], s[1], o.height, o.width};
-            } else if constexpr (std::is_same_v<T, ConvertOp>) {
-                out.dtype = o.dtype;
-            } else if constexpr (std::is_same_v<T, NormalizeOp>) {
-                require_float("normalize", in.dtype);
-                auto c = static_cast<std::size_t>(s[1]);
-                if ((o.mean.size() != 1 && o.mean.size() != c) || (o.std.size() != 1 && o.std.size() != c))
-                    fail("normalize: mean has {} and std has {} values, but the input has {} channels "
-                         "(give one value per channel, or one for all)",
-                         o.mean.size(), o.std.size(), c);
-            }
-        },
-        op);
+    const ShapeInfo out = op_def(op).shape(op, in);
     check_result_size(op_name(op), out.shape);
     return out;
+}
+
+std::vector<ShapeInfo> infer_shapes(const Pipeline& p, const ShapeInfo& in) {
+    std::vector<ShapeInfo> shapes;
+    shapes.reserve(p.ops.size() + 1);
+    shapes.push_back(in);
+    for (const Op& op : p.ops) shapes.push_back(infer_shape(op, shapes.back()));
+    return shapes;
 }
 
 ShapeInfo infer_shape(const Pipeline& p, const ShapeInfo& in) {

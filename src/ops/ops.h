@@ -1,7 +1,8 @@
 // The op catalogue: the parameters of every transform a pipeline can hold, already
-// validated (parse_pipeline in ops/pipeline_json.h builds them from JSON). Shapes and
-// the per-op math (resize weights, grid formulas) live beside this file; the reference
-// engine and the decompositions both read these structs.
+// validated (parse_pipeline in ops/pipeline_json.h builds them from JSON). Each op's JSON
+// and shape rule are its OpDef (ops/registry.h); the per-op math (resize weights, grid
+// formulas) lives beside this file; the reference engine and the decompositions both read
+// these structs.
 #pragma once
 
 #include "core/dtype.h"
@@ -38,6 +39,8 @@ struct ResizeOp {
     bool align_corners = false;           // bilinear / bicubic only
     bool antialias = false;               // bilinear / bicubic only
     bool recompute_scale_factor = false;  // only with scale_factor
+
+    bool operator==(const ResizeOp&) const = default;
 };
 
 // How an affine op builds its sampling grid from theta.
@@ -76,6 +79,8 @@ struct AffineOp {
     // fill where the picked pixel is outside; bilinear blends it with the warped all-ones
     // mask m as (v - fill) * m + fill.
     std::vector<double> fill;
+
+    bool operator==(const AffineOp&) const = default;
 };
 
 // F.grid_sample with a user grid of shape (N, H', W', 2), float32, dense (N, H', W', 2).
@@ -90,6 +95,8 @@ struct GridSampleOp {
 // Tensor.flip(dims); dims normalized to 0..3, unique, sorted.
 struct FlipOp {
     std::vector<int> dims;
+
+    bool operator==(const FlipOp&) const = default;
 };
 
 // torchvision.transforms.v2.functional.crop: region may extend past the image, where
@@ -98,6 +105,8 @@ struct FlipOp {
 struct CropOp {
     std::int64_t top = 0, left = 0, height = 0, width = 0;
     bool center = false;
+
+    bool operator==(const CropOp&) const = default;
 };
 
 // The (top, left) of `op`'s region in an input of in_h x in_w: torchvision's center_crop
@@ -109,12 +118,16 @@ std::array<std::int64_t, 2> crop_origin(const CropOp& op, std::int64_t in_h, std
 struct ConvertOp {
     DType dtype = DType::Float32;
     bool scale = false;
+
+    bool operator==(const ConvertOp&) const = default;
 };
 
 // torchvision.transforms.v2.functional.normalize: (x - mean[c]) / std[c]; float32 only.
 // mean and std hold one value per channel, or one value for all channels.
 struct NormalizeOp {
     std::vector<double> mean, std;
+
+    bool operator==(const NormalizeOp&) const = default;
 };
 
 using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp>;
@@ -131,8 +144,13 @@ struct Pipeline {
 struct ShapeInfo {
     DType dtype;
     Dims shape;
+
+    bool operator==(const ShapeInfo&) const = default;
 };
 ShapeInfo infer_shape(const Op& op, const ShapeInfo& in);
 ShapeInfo infer_shape(const Pipeline& p, const ShapeInfo& in);
+// The shape after every op: [0] is `in`, [k + 1] the result of op k. What a prepare infers
+// once and hands to the decomposition.
+std::vector<ShapeInfo> infer_shapes(const Pipeline& p, const ShapeInfo& in);
 
 }  // namespace toroid

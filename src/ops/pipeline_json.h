@@ -15,8 +15,9 @@ Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& ba
 // Reads the file (at most io::kMaxPipelineBytes), or parses `arg` itself when it starts
 // with '[' (inline JSON; its grid paths start from the current folder).
 Pipeline load_pipeline(const std::string& arg, bool allow_paths = false);
-// Canonical JSON of a pipeline (stable: used in cache keys and debug dumps). Grid data is
-// not included; grid_sample prints its path.
+// Canonical JSON of a pipeline (stable: used in cache keys and debug dumps), written
+// straight from the structs by each op's OpDef: compact, each object's keys sorted. Grid
+// data is not included; grid_sample prints its path.
 std::string pipeline_to_json(const Pipeline& p);
 
 }  // namespace toroid

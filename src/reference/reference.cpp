@@ -1,22 +1,42 @@
 // The reference engine's dispatcher: runs a pipeline op by op, each op producing a new
-// dense tensor.
+// dense tensor, through the table of each op kind's reference.
 #include "reference/reference.h"
 
 namespace toroid::reference {
 
+namespace {
+
+// The reference of each op kind, in OpKind order: every kind has one (a kind without one
+// does not compile).
+using ReferenceHook = Tensor(const Op&, const Tensor&, int);
+
+template <typename T, Tensor (*F)(const T&, const Tensor&, int)>
+Tensor hook(const Op& op, const Tensor& in, int threads) {
+    return F(std::get<T>(op), in, threads);
+}
+
+constexpr OpTable<ReferenceHook> kReferences = [] {
+    OpTable<ReferenceHook> t{};
+    t[op_slot<ResizeOp>] = hook<ResizeOp, resize>;
+    t[op_slot<AffineOp>] = hook<AffineOp, affine>;
+    t[op_slot<GridSampleOp>] = hook<GridSampleOp, grid_sample>;
+    t[op_slot<FlipOp>] = hook<FlipOp, flip>;
+    t[op_slot<CropOp>] = hook<CropOp, crop>;
+    t[op_slot<ConvertOp>] = hook<ConvertOp, convert>;
+    t[op_slot<NormalizeOp>] = hook<NormalizeOp, normalize>;
+    return t;
+}();
+static_assert(op_table_complete(kReferences), "every op kind needs a reference");
+
+}  // namespace
+
+bool has_reference(OpKind kind) {
+    const auto k = static_cast<std::size_t>(kind);
+    return k < kOpKinds && kReferences[k] != nullptr;
+}
+
 Tensor apply(const Op& op, const Tensor& in, int threads) {
-    return std::visit(
-        [&](const auto& o) -> Tensor {
-            using T = std::decay_t<decltype(o)>;
-            if constexpr (std::is_same_v<T, ResizeOp>) return resize(o, in, threads);
-            else if constexpr (std::is_same_v<T, AffineOp>) return affine(o, in, threads);
-            else if constexpr (std::is_same_v<T, GridSampleOp>) return grid_sample(o, in, threads);
-            else if constexpr (std::is_same_v<T, FlipOp>) return flip(o, in, threads);
-            else if constexpr (std::is_same_v<T, CropOp>) return crop(o, in, threads);
-            else if constexpr (std::is_same_v<T, ConvertOp>) return convert(o, in, threads);
-            else return normalize(o, in, threads);
-        },
-        op);
+    return kReferences[static_cast<std::size_t>(op_kind(op))](op, in, threads);
 }
 
 Tensor run(const Pipeline& p, const Tensor& in, int threads) {

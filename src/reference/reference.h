@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "ops/registry.h"
 
 namespace toroid::reference {
 
@@ -20,6 +21,8 @@ Tensor convert(const ConvertOp& op, const Tensor& in, int threads = 1);
 Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads = 1);
 
 Tensor apply(const Op& op, const Tensor& in, int threads = 1);
+// Whether op kind `kind` has a reference (every kind has: a static_assert, and a test).
+bool has_reference(OpKind kind);
 Tensor run(const Pipeline& p, const Tensor& in, int threads = 1);
 
 }  // namespace toroid::reference

@@ -1,0 +1,128 @@
+// The definitions of the ops that sample through a grid: affine (F.affine_grid then
+// F.grid_sample, or torchvision's affine) and grid_sample (a user's grid from a .npy
+// file): their JSON and shape rules.
+#include "ops/define.h"
+
+namespace toroid {
+namespace {
+
+constexpr std::array<std::pair<const char*, AffineConvention>, 2> kAffineConventions{{
+    {"pytorch", AffineConvention::PyTorch},
+    {"torchvision", AffineConvention::Torchvision},
+}};
+
+AffineOp parse_affine(OpReader& r, const ParseContext&) {
+    AffineOp op;
+    const json* t = r.get("theta");
+    if (!t) fail("{}: missing field 'theta'", r.where());
+    if (!t->is_array() || t->size() != 2 || !(*t)[0].is_array() || !(*t)[1].is_array() ||
+        (*t)[0].size() != 3 || (*t)[1].size() != 3)
+        r.type_error("theta", "a 2x3 matrix [[a, b, c], [d, e, f]]", *t);
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) op.theta[i][j] = r.number((*t)[i][j], "theta");
+    op.mode = parse_enum(r, "mode", kGridModes, std::optional<GridMode>(GridMode::Bilinear));
+    op.padding_mode = parse_enum(r, "padding_mode", kPaddingModes, std::optional<PaddingMode>(PaddingMode::Zeros));
+    op.align_corners = r.boolean("align_corners", false);
+    op.size = r.pair<std::int64_t>("size", [&](const json& v, const char* k) { return positive_size(r, v, k); });
+    op.convention = parse_enum(r, "convention", kAffineConventions,
+                               std::optional<AffineConvention>(AffineConvention::PyTorch));
+    if (r.get("fill")) op.fill = r.number_list("fill");
+    const bool torchvision = op.convention == AffineConvention::Torchvision;
+    for (const char* key : {"grid_fma", "sample_fma"})
+        if (r.has(key) && !torchvision) fail("{}: '{}' needs \"convention\": \"torchvision\"", r.where(), key);
+    op.grid_fma = r.boolean("grid_fma", true);
+    op.sample_fma = r.boolean("sample_fma", true);
+    if (torchvision) {
+        if (op.mode == GridMode::Bicubic)
+            fail("{}: the torchvision convention supports nearest and bilinear mode, not bicubic", r.where());
+        if (op.padding_mode != PaddingMode::Zeros)
+            fail("{}: the torchvision convention pads with zeros (or 'fill'), not {}", r.where(),
+                 padding_mode_name(op.padding_mode));
+        if (op.align_corners) fail("{}: the torchvision convention has no align_corners", r.where());
+    }
+    if (!op.fill.empty()) {
+        if (op.mode == GridMode::Bicubic) fail("{}: 'fill' works with nearest and bilinear mode, not bicubic", r.where());
+        if (op.padding_mode != PaddingMode::Zeros)
+            fail("{}: 'fill' needs padding_mode 'zeros', got '{}'", r.where(), padding_mode_name(op.padding_mode));
+    }
+    return op;
+}
+
+void write_affine(const AffineOp& o, JsonWriter& w) {
+    w.field("theta", o.theta);
+    w.field("mode", grid_mode_name(o.mode));
+    w.field("padding_mode", padding_mode_name(o.padding_mode));
+    w.field("align_corners", o.align_corners);
+    if (o.size) w.field("size", *o.size);
+    if (o.convention != AffineConvention::PyTorch) {
+        w.field("convention", affine_convention_name(o.convention));
+        w.field("grid_fma", o.grid_fma);
+        w.field("sample_fma", o.sample_fma);
+    }
+    if (!o.fill.empty()) w.field("fill", o.fill);
+}
+
+ShapeInfo affine_shape(const AffineOp& o, const ShapeInfo& in) {
+    const Dims& s = in.shape;
+    ShapeInfo out = in;
+    // The torchvision convention samples uint8 in float32 and rounds back.
+    if (o.convention == AffineConvention::PyTorch) require_float("affine", in.dtype);
+    if (o.size) out.shape = {s[0], s[1], (*o.size)[0], (*o.size)[1]};
+    if (o.fill.size() > 1 && static_cast<std::int64_t>(o.fill.size()) != s[1])
+        fail("affine: 'fill' has {} values but the input has {} channels (give one value per "
+             "channel, or one for all)",
+             o.fill.size(), s[1]);
+    if (in.dtype == DType::UInt8)
+        for (double v : o.fill)
+            if (!(v >= 0.0 && v <= 255.0)) fail("affine: fill {} is outside 0..255, the range of the uint8 input", v);
+    return out;
+}
+
+GridSampleOp parse_grid_sample(OpReader& r, const ParseContext& c) {
+    GridSampleOp op;
+    op.grid_path = r.string("grid");
+    op.mode = parse_enum(r, "mode", kGridModes, std::optional<GridMode>(GridMode::Bilinear));
+    op.padding_mode = parse_enum(r, "padding_mode", kPaddingModes, std::optional<PaddingMode>(PaddingMode::Zeros));
+    op.align_corners = r.boolean("align_corners", false);
+    op.grid = load_grid(r, op.grid_path, c);
+    return op;
+}
+
+void write_grid_sample(const GridSampleOp& o, JsonWriter& w) {
+    w.field("grid", o.grid_path);
+    w.field("mode", grid_mode_name(o.mode));
+    w.field("padding_mode", padding_mode_name(o.padding_mode));
+    w.field("align_corners", o.align_corners);
+}
+
+ShapeInfo grid_sample_shape(const GridSampleOp& o, const ShapeInfo& in) {
+    const Dims& s = in.shape;
+    require_float("grid_sample", in.dtype);
+    const Dims& g = o.grid.shape();
+    if (g[0] != s[0])
+        fail("grid_sample: grid '{}' has batch {} but the input has batch {}", o.grid_path, g[0], s[0]);
+    return {in.dtype, {s[0], s[1], g[1], g[2]}};
+}
+
+const Tensor* grid_sample_data(const GridSampleOp& o) { return &o.grid; }
+
+}  // namespace
+
+OpDef affine_op_def() {
+    return make_op_def(TypedOpDef<AffineOp>{
+        .syntax = {{"affine", parse_affine}},
+        .write = write_affine,
+        .shape = affine_shape,
+    });
+}
+
+OpDef grid_sample_op_def() {
+    return make_op_def(TypedOpDef<GridSampleOp>{
+        .syntax = {{"grid_sample", parse_grid_sample}},
+        .write = write_grid_sample,
+        .shape = grid_sample_shape,
+        .data = grid_sample_data,
+    });
+}
+
+}  // namespace toroid

@@ -1,0 +1,292 @@
+// The primitive graph of each op's decomposition, structurally: how many tables and
+// computed tensors it adds, which are realized, what the result's body is made of (sums,
+// selects, casts, gathers of the input). Each expectation is read from decomp/*.cpp; the
+// values themselves are tested against the reference by the engine tests.
+#include "decomp/decompose.h"
+
+#include "../ops/op_test_support.h"
+#include "ir/expr.h"
+#include "ops/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace toroid {
+namespace {
+
+using test::error_of;
+using test::GridFolder;
+
+constexpr DType U8 = DType::UInt8;
+constexpr DType F32 = DType::Float32;
+
+TensorSpec spec(DType dt, const Dims& shape, Layout layout = Layout::Contiguous) {
+    return TensorSpec{dt, shape, dense_strides(shape, layout)};
+}
+
+// What a graph holds and what its result's body is made of.
+struct Census {
+    int inputs = 0, tables = 0, computes = 0, realized = 0;
+    std::vector<ir::Type> table_types;
+    ir::GraphTensor output;  // a copy: the graph may be a temporary
+
+    explicit Census(const ir::Graph& g) {
+        for (const ir::GraphTensor& t : g.tensors()) {
+            if (t.kind == ir::TensorKind::Input) ++inputs;
+            if (t.kind == ir::TensorKind::Constant) {
+                ++tables;
+                table_types.push_back(t.type);
+            }
+            if (t.kind == ir::TensorKind::Compute) {
+                ++computes;
+                if (t.realize) ++realized;
+            }
+        }
+        output = g.at(g.output);
+    }
+    int tables_of(ir::Type type) const {
+        return static_cast<int>(std::count(table_types.begin(), table_types.end(), type));
+    }
+};
+
+// Distinct nodes of `op` in e.
+int count(const ir::Expr& e, ir::Op op) {
+    int n = 0;
+    ir::visit(e, [&](const ir::Expr& x) { n += x->op == op ? 1 : 0; });
+    return n;
+}
+
+// Distinct loads of graph tensor `tensor` in e (0 is the pipeline's input).
+int loads_of(const ir::Expr& e, int tensor) {
+    int n = 0;
+    ir::visit(e, [&](const ir::Expr& x) { n += x->op == ir::Op::Load && x->buffer == tensor ? 1 : 0; });
+    return n;
+}
+
+ir::Graph decompose_json(const std::string& json, const TensorSpec& in,
+                         const std::filesystem::path& dir = std::filesystem::temp_directory_path()) {
+    return decomp::decompose(parse_pipeline(json, dir), in);
+}
+
+TEST(DecomposeOps, EveryKindHasADecomposition) {
+    for (std::size_t k = 0; k < kOpKinds; ++k)
+        EXPECT_TRUE(decomp::has_decomposition(static_cast<OpKind>(k))) << op_def(static_cast<OpKind>(k)).name();
+    EXPECT_FALSE(decomp::has_decomposition(static_cast<OpKind>(kOpKinds)));
+}
+
+TEST(DecomposeOps, Flip) {
+    const ir::Graph g = decompose_json(R"([{"op": "flip", "dims": [2, 3]}])", spec(U8, {1, 3, 8, 10}));
+    const Census c(g);
+    EXPECT_EQ(c.inputs, 1);
+    EXPECT_EQ(c.tables, 0);
+    EXPECT_EQ(c.computes, 1);
+    EXPECT_EQ(c.output.name, "op0.flip");
+    EXPECT_EQ(c.output.origin, "op 0 (flip)");
+    // An index rewrite: one read of the input, (size - 1) - i along each flipped dim.
+    const ir::Expr& body = c.output.body;
+    EXPECT_EQ(body->op, ir::Op::Load);
+    EXPECT_EQ(loads_of(body, 0), 1);
+    EXPECT_EQ(count(body, ir::Op::Sub), 4);
+    const ir::Graph one = decompose_json(R"([{"op": "flip", "dims": [3]}])", spec(U8, {1, 3, 8, 10}));
+    EXPECT_EQ(count(Census(one).output.body, ir::Op::Sub), 2);
+}
+
+TEST(DecomposeOps, CropInsideIsAShiftedReadOutsideIsMasked) {
+    for (const char* inside : {R"([{"op": "crop", "top": 1, "left": 2, "height": 4, "width": 5}])",
+                               R"([{"op": "center_crop", "size": [4, 5]}])"}) {
+        SCOPED_TRACE(inside);
+        const Census c(decompose_json(inside, spec(F32, {1, 3, 8, 10})));
+        EXPECT_EQ(c.tables, 0);
+        EXPECT_EQ(c.computes, 1);
+        EXPECT_EQ(c.output.body->op, ir::Op::Load);
+        EXPECT_EQ(count(c.output.body, ir::Op::Select), 0);
+        EXPECT_EQ(count(c.output.body, ir::Op::Min), 0);
+    }
+    for (const char* outside : {R"([{"op": "crop", "top": -2, "left": 2, "height": 4, "width": 5}])",
+                                R"([{"op": "center_crop", "size": [12, 5]}])"}) {
+        SCOPED_TRACE(outside);
+        const Census c(decompose_json(outside, spec(U8, {1, 3, 8, 10})));
+        EXPECT_EQ(c.tables, 0);
+        EXPECT_EQ(c.computes, 1);
+        // Zeros outside: a select over a clamped read (min(max(...)) on H and W).
+        EXPECT_EQ(c.output.body->op, ir::Op::Select);
+        EXPECT_EQ(loads_of(c.output.body, 0), 1);
+        EXPECT_EQ(count(c.output.body, ir::Op::Min), 2);
+        EXPECT_EQ(count(c.output.body, ir::Op::Max), 2);
+    }
+}
+
+TEST(DecomposeOps, Convert) {
+    const Census scale(decompose_json(R"([{"op": "convert", "dtype": "float32", "scale": true}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(scale.computes, 1);
+    EXPECT_EQ(scale.output.type, ir::Type::F32);
+    EXPECT_EQ(scale.output.body->op, ir::Op::Mul);
+    EXPECT_EQ(count(scale.output.body, ir::Op::Cast), 1);
+    const Census plain(decompose_json(R"([{"op": "convert", "dtype": "float32"}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(plain.output.body->op, ir::Op::Cast);
+    const Census back(decompose_json(R"([{"op": "convert", "dtype": "uint8", "scale": true}])", spec(F32, {1, 3, 4, 4})));
+    EXPECT_EQ(back.output.type, ir::Type::U8);
+    EXPECT_EQ(back.output.body->op, ir::Op::SatCast);
+    EXPECT_EQ(count(back.output.body, ir::Op::Mul), 1);
+    const Census same(decompose_json(R"([{"op": "convert", "dtype": "uint8"}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(same.output.body->op, ir::Op::Load);
+}
+
+TEST(DecomposeOps, Normalize) {
+    const ir::Graph g = decompose_json(R"([{"op": "normalize", "mean": [1, 2, 3], "std": 0.5}])", spec(F32, {1, 3, 4, 4}));
+    const Census c(g);
+    // mean and std as per-channel tables: (x - mean[c]) / std[c].
+    EXPECT_EQ(c.tables, 2);
+    EXPECT_EQ(c.tables_of(ir::Type::F32), 2);
+    EXPECT_EQ(c.computes, 1);
+    EXPECT_EQ(c.output.body->op, ir::Op::Div);
+    EXPECT_EQ(c.output.body->args[0]->op, ir::Op::Sub);
+    EXPECT_EQ(count(c.output.body, ir::Op::Load), 3);
+}
+
+TEST(DecomposeOps, ResizeNearestGathersThroughTwoIndexTables) {
+    const Census c(decompose_json(R"([{"op": "resize", "size": [4, 6]}])", spec(U8, {1, 3, 8, 10})));
+    EXPECT_EQ(c.tables, 2);
+    EXPECT_EQ(c.tables_of(ir::Type::I32), 2);
+    EXPECT_EQ(c.computes, 1);
+    EXPECT_EQ(c.output.name, "op0.nearest");
+    EXPECT_EQ(loads_of(c.output.body, 0), 1);
+    EXPECT_EQ(count(c.output.body, ir::Op::Sum), 0);
+}
+
+TEST(DecomposeOps, ResizeFloatInterpolationSumsTapsOfBothAxes) {
+    const Census c(decompose_json(R"([{"op": "resize", "mode": "bilinear", "size": [4, 6]}])", spec(F32, {1, 3, 8, 10})));
+    // An index and a weight table per axis; a sum over W's taps inside one over H's.
+    EXPECT_EQ(c.tables, 4);
+    EXPECT_EQ(c.tables_of(ir::Type::I32), 2);
+    EXPECT_EQ(c.tables_of(ir::Type::F32), 2);
+    EXPECT_EQ(c.computes, 1);
+    EXPECT_EQ(c.output.name, "op0.interpolate");
+    EXPECT_EQ(c.output.body->op, ir::Op::Sum);
+    EXPECT_EQ(count(c.output.body, ir::Op::Sum), 2);
+    EXPECT_EQ(loads_of(c.output.body, 0), 1);
+}
+
+TEST(DecomposeOps, ResizeSeparablePasses) {
+    // float32 antialias, both axes shrink: two passes, each a start, first-tap, last-tap
+    // and weight table and one sum; the first realized, the second the op's result.
+    const ir::Graph f = decompose_json(R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [4, 6]}])",
+                                       spec(F32, {1, 3, 8, 10}));
+    const Census cf(f);
+    EXPECT_EQ(cf.tables, 8);
+    EXPECT_EQ(cf.tables_of(ir::Type::I32), 6);
+    EXPECT_EQ(cf.tables_of(ir::Type::F32), 2);
+    EXPECT_EQ(cf.computes, 2);
+    EXPECT_EQ(cf.realized, 1);
+    EXPECT_FALSE(cf.output.realize);
+    EXPECT_EQ(cf.output.body->op, ir::Op::Sum);
+    EXPECT_EQ(loads_of(cf.output.body, 0), 0);  // the second pass reads the first
+
+    // uint8 (any bilinear): a start and an int16 weight table per pass, the horizontal pass
+    // first; each rounds, shifts by the run-time precision and saturates.
+    const ir::Graph u = decompose_json(R"([{"op": "resize", "mode": "bilinear", "size": [4, 6]}])", spec(U8, {1, 3, 8, 10}));
+    const Census cu(u);
+    EXPECT_EQ(cu.tables, 4);
+    EXPECT_EQ(cu.tables_of(ir::Type::I16), 2);
+    EXPECT_EQ(cu.computes, 2);
+    EXPECT_EQ(cu.realized, 1);
+    EXPECT_EQ(cu.output.name, "op0.vertical");
+    EXPECT_EQ(cu.output.body->op, ir::Op::SatCast);
+    EXPECT_EQ(count(cu.output.body, ir::Op::ShiftRight), 1);
+    EXPECT_EQ(count(cu.output.body, ir::Op::Sum), 1);
+
+    // An axis whose size does not change is skipped, as PyTorch skips its pass.
+    const Census one(decompose_json(R"([{"op": "resize", "mode": "bilinear", "size": [8, 6]}])", spec(U8, {1, 3, 8, 10})));
+    EXPECT_EQ(one.tables, 2);
+    EXPECT_EQ(one.computes, 1);
+    EXPECT_EQ(one.output.name, "op0.horizontal");
+
+    // Nothing changes: a copy.
+    const Census copy(decompose_json(R"([{"op": "resize", "mode": "bicubic", "antialias": true, "size": [8, 10]}])",
+                                     spec(F32, {1, 3, 8, 10})));
+    EXPECT_EQ(copy.tables, 0);
+    EXPECT_EQ(copy.computes, 1);
+    EXPECT_EQ(copy.output.body->op, ir::Op::Load);
+}
+
+TEST(DecomposeOps, AffineGathersOneFourOrSixteenTaps) {
+    const std::string theta = R"("theta": [[0.9, 0.1, 0.05], [-0.1, 0.9, 0]])";
+    const std::pair<const char*, int> modes[] = {{"nearest", 1}, {"bilinear", 4}, {"bicubic", 16}};
+    for (const auto& [mode, taps] : modes) {
+        SCOPED_TRACE(mode);
+        const Census c(decompose_json(R"([{"op": "affine", )" + theta + R"(, "mode": ")" + mode + R"("}])",
+                                      spec(F32, {1, 3, 8, 10})));
+        // Base coordinates along x and y, and theta with the size-derived floats.
+        EXPECT_EQ(c.tables, 3);
+        EXPECT_EQ(c.tables_of(ir::Type::F32), 3);
+        EXPECT_EQ(c.computes, 1);
+        EXPECT_EQ(c.output.name, "op0.affine");
+        EXPECT_EQ(loads_of(c.output.body, 0), taps);
+    }
+    // A fill adds its per-channel table.
+    const Census fill(decompose_json(R"([{"op": "affine", )" + theta + R"(, "fill": [1, 2, 3]}])", spec(F32, {1, 3, 8, 10})));
+    EXPECT_EQ(fill.tables, 4);
+    EXPECT_EQ(loads_of(fill.output.body, 0), 4);
+    // torchvision on uint8: sampled in float32, rounded half to even and saturated back.
+    const Census tv(decompose_json(R"([{"op": "affine", "convention": "torchvision", )" + theta + R"(}])",
+                                   spec(U8, {1, 3, 8, 10})));
+    EXPECT_EQ(tv.tables, 3);
+    EXPECT_EQ(tv.output.type, ir::Type::U8);
+    EXPECT_EQ(tv.output.body->op, ir::Op::SatCast);
+    EXPECT_EQ(tv.output.body->args[0]->op, ir::Op::RoundEven);
+    EXPECT_EQ(loads_of(tv.output.body, 0), 4);
+}
+
+TEST(DecomposeOps, GridSampleReadsTheGridAsATable) {
+    const GridFolder grids(1, 3, 4);
+    for (const auto& [mode, taps] : {std::pair<std::string, int>{"nearest", 1}, {"bilinear", 4}}) {
+        SCOPED_TRACE(mode);
+        const ir::Graph g = decompose_json(R"([{"op": "grid_sample", "grid": "grid.npy", "mode": ")" + mode + R"("}])",
+                                           spec(F32, {1, 3, 8, 10}), grids.dir());
+        const Census c(g);
+        // The grid and the size-derived floats.
+        EXPECT_EQ(c.tables, 2);
+        EXPECT_EQ(c.computes, 1);
+        EXPECT_EQ(loads_of(c.output.body, 0), taps);
+        EXPECT_EQ(g.concrete_shape(g.output), (std::vector<std::int64_t>{1, 3, 3, 4}));
+    }
+}
+
+TEST(DecomposeOps, OpsChainAndAnEmptyPipelineCopies) {
+    const ir::Graph g = decompose_json(R"([{"op": "resize", "size": [6, 6]}, {"op": "center_crop", "size": 4},
+        {"op": "flip", "dims": [3]}, {"op": "convert", "dtype": "float32", "scale": true}])",
+                                       spec(U8, {1, 3, 8, 10}, Layout::ChannelsLast));
+    const Census c(g);
+    EXPECT_EQ(c.computes, 4);
+    EXPECT_TRUE(g.channels_last);
+    EXPECT_EQ(c.output.origin, "op 3 (convert)");
+    EXPECT_EQ(g.at(g.output - 1).origin, "op 2 (flip)");
+    EXPECT_EQ(g.at(g.output - 2).origin, "op 1 (center_crop)");
+    EXPECT_EQ(g.concrete_shape(g.output), (std::vector<std::int64_t>{1, 3, 4, 4}));
+
+    const Census empty(decomp::decompose(Pipeline{}, spec(F32, {1, 2, 3, 4})));
+    EXPECT_EQ(empty.computes, 1);
+    EXPECT_EQ(empty.output.name, "op0.copy");
+    EXPECT_EQ(empty.output.body->op, ir::Op::Load);
+}
+
+TEST(DecomposeOps, TakesTheShapesAPrepareInferred) {
+    const Pipeline p = parse_pipeline(R"([{"op": "resize", "size": [4, 6]}, {"op": "convert", "dtype": "float32"}])", ".");
+    const TensorSpec in = spec(U8, {1, 3, 8, 10});
+    const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
+    EXPECT_EQ(decomp::decompose(p, in, shapes).structure(), decomp::decompose(p, in).structure());
+    // Shapes of another input or pipeline are an internal error, not a wrong graph.
+    const std::vector<ShapeInfo> other = infer_shapes(p, ShapeInfo{U8, {1, 3, 9, 10}});
+    EXPECT_EQ(error_of([&] { decomp::decompose(p, in, other); }),
+              "internal: decompose was given the shapes of another pipeline or input");
+    EXPECT_EQ(error_of([&] { decomp::decompose(p, in, std::span<const ShapeInfo>(shapes).first(2)); }),
+              "internal: decompose was given the shapes of another pipeline or input");
+    std::vector<ShapeInfo> wrong = shapes;
+    wrong[1].shape[3] = 7;
+    EXPECT_EQ(error_of([&] { decomp::decompose(p, in, wrong); }),
+              "internal: the decomposition of op 0 (resize) gives the wrong result shape");
+}
+
+}  // namespace
+}  // namespace toroid
