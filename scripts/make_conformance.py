@@ -185,6 +185,10 @@ def generate(out, tables, seed, first):
             d = os.path.join(out, case)
             os.makedirs(d, exist_ok=True)
             x = make_input(rng, dtype, shape)
+            if pipeline[0]["op"] == "convert" and pipeline[0]["dtype"] == "uint8" and dtype == "float32":
+                # Float images are in [0, 1]: outside it PyTorch's cast to uint8 is undefined
+                # behaviour in C++ (x86 wraps), where toroid saturates (docs/reference.md).
+                x = ((x - x.min()) / max(float(x.max() - x.min()), 1e-6)).astype(np.float32)
             np.save(os.path.join(d, "input.npy"), x)
             with open(os.path.join(d, "pipeline.json"), "w") as f:
                 json.dump(pipeline, f)
