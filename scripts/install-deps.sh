@@ -9,6 +9,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libpng-dev libturbojpeg0-dev libgtest-dev libssl-dev libdlpack-dev
   python3 python3-numpy python3-torch python3-torchvision python3-opencv python3-pil
   python3-dask python3-distributed python3-tqdm python3-matplotlib
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 
 missing=()
