@@ -440,12 +440,14 @@ void unmark_entry_in_use(const fs::path& dir) {
 void cancel_cache_waits() { g_waits_cancelled.store(true); }
 bool cache_waits_cancelled() { return g_waits_cancelled.load(); }
 
-void remove_private_builds() {
+namespace {
+
+void remove_private_dirs(bool exiting) {
     ProcessState& ps = ProcessState::get();
     std::vector<fs::path> dirs;
     {
         std::lock_guard lock(ps.mutex);
-        ps.exited = true;
+        if (exiting) ps.exited = true;
         dirs.swap(ps.private_dirs);
         ps.private_results.clear();
     }
@@ -454,6 +456,12 @@ void remove_private_builds() {
         fs::remove_all(d, ec);
     }
 }
+
+void remove_private_dirs_at_exit() { remove_private_dirs(true); }
+
+}  // namespace
+
+void remove_private_builds() { remove_private_dirs(false); }
 
 std::string cache_key(std::string_view domain, const std::vector<std::string>& parts) {
     std::string material(domain);
@@ -578,7 +586,7 @@ void keep_private(const fs::path& root, const std::string& key, const fs::path& 
             ps.private_dirs.push_back(dir);
             if (!ps.exit_hook) {
                 ps.exit_hook = true;
-                std::atexit(remove_private_builds);
+                std::atexit(remove_private_dirs_at_exit);
             }
         }
     }

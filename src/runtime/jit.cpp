@@ -960,6 +960,7 @@ void TieredModule::serve_quick(std::shared_ptr<CompiledModule> module, const std
 // Nobody may ever wait() for a background build: its failure is said here, as a compiler's
 // warning would be.
 void TieredModule::warn_full_failed(const std::exception_ptr& error) {
+    if (cache_waits_cancelled()) return;  // cancelled at exit: nobody runs it any more
     try {
         std::rethrow_exception(error);
     } catch (const std::exception& e) {
