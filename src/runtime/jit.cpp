@@ -126,9 +126,9 @@ std::string search_path(const std::string& name) {
 // thread that started it, and reports a failed exec through `report`.
 [[noreturn]] __attribute__((noinline)) void exec_child(const char* program, char* const* args, const char* cwd,
                                                        int in, int out, int report, pid_t parent,
-                                                       const sigset_t* mask) {
+                                                       const sigset_t* mask, int death_signal) {
     ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::prctl(PR_SET_PDEATHSIG, death_signal);
     if (::getppid() != parent) ::_exit(127);
     // The parent's handlers must not run here (this child shares its memory until exec).
     for (int sig = 1; sig < NSIG; ++sig) {
@@ -159,9 +159,9 @@ std::string search_path(const std::string& name) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wclobbered"
 __attribute__((noinline)) pid_t vfork_exec(const char* program, char* const* args, const char* cwd, int in, int out,
-                                           int report, pid_t parent, const sigset_t* mask) {
+                                           int report, pid_t parent, const sigset_t* mask, int death_signal) {
     const pid_t pid = ::vfork();
-    if (pid == 0) exec_child(program, args, cwd, in, out, report, parent, mask);
+    if (pid == 0) exec_child(program, args, cwd, in, out, report, parent, mask, death_signal);
     return pid;
 }
 #pragma GCC diagnostic pop
@@ -176,9 +176,25 @@ Spawned spawn(const std::vector<std::string>& argv, const fs::path& cwd, const f
     if (argv[0].find('/') != std::string::npos) program = fs::absolute(argv[0]).string();
     else program = search_path(argv[0]);
     if (program.empty()) return {-1, ENOENT};
+    struct stat st {};
+    if (::stat(program.c_str(), &st) != 0) return {-1, errno};
+    if (!S_ISREG(st.st_mode) || ::access(program.c_str(), X_OK) != 0) return {-1, EACCES};
 
+    // The program runs under a guard shell that leads its process group: when the thread
+    // that started it dies (PR_SET_PDEATHSIG sends SIGTERM), the guard kills the whole group,
+    // so that a compiler driver's own children (cc1plus, as, ld) do not outlive us either.
+    // Without /bin/sh, the program itself gets SIGKILL.
+    static const bool guard = ::access("/bin/sh", X_OK) == 0;
+    std::vector<std::string> full;
+    if (guard) {
+        full = {"/bin/sh", "-c", "trap 'kill -KILL 0' TERM HUP; \"$@\" & wait $!", "toroid-compiler", program};
+        full.insert(full.end(), argv.begin() + 1, argv.end());
+        program = "/bin/sh";
+    } else {
+        full = argv;
+    }
     std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : full) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
 
     const int out = out_path.empty() ? out_fd : ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -196,7 +212,7 @@ Spawned spawn(const std::vector<std::string>& argv, const fs::path& cwd, const f
     ::sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &old);
     const pid_t pid = vfork_exec(program.c_str(), args.data(), dir.empty() ? nullptr : dir.c_str(), in, out, report[1],
-                                 ::getpid(), &old);
+                                 ::getpid(), &old, guard ? SIGTERM : SIGKILL);
     const int fork_error = errno;
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     ::close(report[1]);

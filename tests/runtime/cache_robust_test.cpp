@@ -457,6 +457,39 @@ TEST_F(CacheRobustTest, HungCompilerTimesOut) {
     EXPECT_FALSE(running(child)) << "the compiler's child " << child << " outlived the timeout";
 }
 
+// A process killed (SIGKILL: no handler runs) while its compiler runs takes the compiler
+// and the compiler's own children with it.
+TEST_F(CacheRobustTest, CompilerDiesWithItsParent) {
+    const fs::path driver_file = root_ / "driver.pid", child_file = root_ / "child.pid";
+    CompilerConfig c = config(cache_);
+    c.cxx = compiler_script("echo $$ > '" + driver_file.string() + "'\nsleep 60 &\necho $! > '" +
+                            child_file.string() + "'\nwait\n")
+                .string();
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        try {
+            JitCompiler(c).load(kAnswer, "answer");
+        } catch (...) {
+        }
+        ::_exit(0);
+    }
+    for (int i = 0; i < 500 && read_file_or_empty(child_file).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const pid_t driver = std::stoi(read_file_bytes(driver_file));
+    const pid_t child = std::stoi(read_file_bytes(child_file));
+    EXPECT_TRUE(running(driver));
+    EXPECT_TRUE(running(child));
+    ::kill(pid, SIGKILL);
+    ASSERT_EQ(::waitpid(pid, nullptr, 0), pid);
+    for (int i = 0; i < 250 && (running(driver) || running(child)); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(running(driver)) << "the compiler outlived its parent";
+    EXPECT_FALSE(running(child)) << "the compiler's child outlived its parent";
+    for (const auto& e : fs::directory_iterator(cache_))
+        if (e.path().filename().string().rfind(".tmp-", 0) == 0) fs::remove_all(e.path());  // the killed one's
+}
+
 TEST_F(CacheRobustTest, HungCompilerVersionTimesOut) {
     const fs::path path = root_ / "hang.sh";
     std::ofstream(path) << "#!/bin/sh\nexec sleep 60\n";
