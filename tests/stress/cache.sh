@@ -202,7 +202,57 @@ case_size_cap() {
     fi
 }
 
+# ---- 6. Python: exit with a background build waiting for a stopped holder's lock
+case_python_exit() {
+    local py=/usr/bin/python3 lib
+    lib=$(dirname "$CLI")/libtoroid_c.so
+    if ! [ -x $py ] || ! [ -f "$lib" ] || ! $py -c 'import numpy' 2>/dev/null; then
+        echo "SKIP python-exit (no python3 with numpy, or no $lib)"
+        return
+    fi
+    cat >"$WORK/run.py" <<'PYEOF'
+import sys
+import numpy as np
+import toroid
+x = np.load(sys.argv[1])
+y = toroid.Pipeline(open(sys.argv[2]).read())(x)
+np.save(sys.argv[3], y)
+if len(sys.argv) > 4:
+    toroid.wait_for_background_builds()
+PYEOF
+    export PYTHONPATH=$HERE/../../python TOROID_LIBRARY=$lib
+    local ref=$WORK/py/ref c=$WORK/py/cache
+    mkdir -p "$ref" "$c"
+    if ! TOROID_CACHE_DIR=$ref timeout 120 $py "$WORK/run.py" "$IN" "$PIPE" "$WORK/py/ref.npy" wait 2>"$WORK/py/err"; then
+        bad python-exit "reference run: $(tail -1 "$WORK/py/err")"
+        return
+    fi
+    # The full builds' locks (manifest "tier": "full") held by stopped processes.
+    local k keys_full
+    keys_full=$(cd "$ref" && grep -l '"tier": "full"' [0-9a-f]*/manifest.json | cut -d/ -f1)
+    if [ -z "$keys_full" ]; then bad python-exit "the reference run made no full build"; return; fi
+    for k in $keys_full; do
+        (flock -x 9 && kill -STOP "$BASHPID") 9>"$c/$k.lock" &
+        pids+=($!)
+        disown $!
+    done
+    sleep 0.5
+    local start=$SECONDS
+    TOROID_CACHE_DIR=$c TOROID_LOCK_TIMEOUT=600 timeout 120 $py "$WORK/run.py" "$IN" "$PIPE" "$WORK/py/out.npy" \
+        2>"$WORK/py/err2"
+    local rc=$? took=$((SECONDS - start))
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    pids=()
+    if [ $rc -ne 0 ]; then bad python-exit "exit $rc after ${took} s: $(tail -1 "$WORK/py/err2")"
+    elif [ $took -gt 30 ]; then bad python-exit "took ${took} s"
+    elif ! cmp -s "$WORK/py/ref.npy" "$WORK/py/out.npy"; then bad python-exit "result differs"
+    elif ls -d "$c"/.tmp-* >/dev/null 2>&1; then bad python-exit "left: $(ls -d "$c"/.tmp-*)"
+    else ok "python-exit (${took} s)"
+    fi
+}
+
 case_stopped_holder
+case_python_exit
 case_kill_during_compile
 case_compile_timeout
 case_unwritable_cache
