@@ -169,7 +169,8 @@ void clean_stale_once(const fs::path& root) {
 struct ProcessState {
     std::mutex mutex;
     std::map<std::string, fs::path> private_results;  // root/key -> this process's private build
-    std::vector<fs::path> private_dirs;               // removed at exit
+    // Removed at exit by the process that made them (a forked child leaves its parent's).
+    std::vector<std::pair<pid_t, fs::path>> private_dirs;
     std::map<std::string, int> in_use;                // entry folders of loaded modules
     bool exit_hook = false;
     bool exited = false;  // private folders made from now on are removed at once
@@ -206,11 +207,19 @@ fs::path private_parent() {
     made = pattern;
     ProcessState& ps = ProcessState::get();
     std::lock_guard plock(ps.mutex);
-    ps.private_dirs.push_back(made);
+    ps.private_dirs.emplace_back(::getpid(), made);
     return made;
 }
 
 // ---- folders and locks ----------------------------------------------------------------------
+
+// Mode 0755 for a folder of ours, keeping a setgid bit it inherited (a cache shared by a
+// group: the entry's files then get the folder's group).
+void close_folder(const fs::path& dir) {
+    struct stat st {};
+    const mode_t setgid = ::stat(dir.c_str(), &st) == 0 ? (st.st_mode & S_ISGID) : 0;
+    ::chmod(dir.c_str(), 0755 | setgid);
+}
 
 // A private folder removed on scope exit unless released (moved into the cache).
 class TempDir {
@@ -231,7 +240,7 @@ public:
         for (int attempt = 0;; ++attempt) {
             fs::path path = parent / private_name(".tmp-");
             if (::mkdir(path.c_str(), 0755) == 0) {
-                ::chmod(path.c_str(), 0755);
+                close_folder(path);
                 return path;
             }
             if (errno != EEXIST || attempt > 100)
@@ -341,7 +350,7 @@ void close_to_writers(const fs::path& dir) {
         if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)))
             ::chmod(it->path().c_str(), st.st_mode & 07755);
     }
-    ::chmod(dir.c_str(), 0755);
+    close_folder(dir);
 }
 
 }  // namespace
@@ -444,16 +453,16 @@ namespace {
 
 void remove_private_dirs(bool exiting) {
     ProcessState& ps = ProcessState::get();
-    std::vector<fs::path> dirs;
+    std::vector<std::pair<pid_t, fs::path>> dirs;
     {
         std::lock_guard lock(ps.mutex);
         if (exiting) ps.exited = true;
         dirs.swap(ps.private_dirs);
         ps.private_results.clear();
     }
-    for (const auto& d : dirs) {
+    for (const auto& [pid, d] : dirs) {
         std::error_code ec;
-        fs::remove_all(d, ec);
+        if (pid == ::getpid()) fs::remove_all(d, ec);
     }
 }
 
@@ -564,13 +573,26 @@ fs::path DiskCache::keep_failure(const std::string& key, const fs::path& from) c
 
 namespace {
 
-// This process's private build of `key` under `root`, if it made one.
-std::optional<fs::path> private_result(const fs::path& root, const std::string& key) {
+// This process's private build of `key` under `root`, if it made one, opened by `open`
+// (forgotten when it no longer opens: a parent that forked us may have removed it).
+std::optional<fs::path> private_result(const fs::path& root, const std::string& key,
+                                       const std::function<void(const fs::path&)>& open) {
     ProcessState& ps = ProcessState::get();
-    std::lock_guard lock(ps.mutex);
-    auto it = ps.private_results.find((root / key).string());
-    if (it == ps.private_results.end()) return std::nullopt;
-    return it->second;
+    fs::path dir;
+    {
+        std::lock_guard lock(ps.mutex);
+        auto it = ps.private_results.find((root / key).string());
+        if (it == ps.private_results.end()) return std::nullopt;
+        dir = it->second;
+    }
+    try {
+        if (open) open(dir);
+        return dir;
+    } catch (const std::exception&) {
+        std::lock_guard lock(ps.mutex);
+        ps.private_results.erase((root / key).string());
+        return std::nullopt;
+    }
 }
 
 // Keeps `dir` as this process's private build of `key` (until exit).
@@ -583,7 +605,7 @@ void keep_private(const fs::path& root, const std::string& key, const fs::path& 
             remove_now = true;
         } else {
             ps.private_results[(root / key).string()] = dir;
-            ps.private_dirs.push_back(dir);
+            ps.private_dirs.emplace_back(::getpid(), dir);
             if (!ps.exit_hook) {
                 ps.exit_hook = true;
                 std::atexit(remove_private_dirs_at_exit);
@@ -629,10 +651,7 @@ std::optional<fs::path> DiskCache::find(const Recipe& recipe) const {
         warn_once("untrusted:" + root_.string(),
                   fmt::format("cache entry {} is not owned by this user{} or is writable by others: not loaded",
                               dir.string(), options_.group >= 0 ? " (or TOROID_CACHE_GROUP)" : ""));
-    if (auto mine = private_result(root_, recipe.key)) {
-        if (recipe.open) recipe.open(*mine);
-        return mine;
-    }
+    if (auto mine = private_result(root_, recipe.key, recipe.open)) return mine;
     return std::nullopt;
 }
 
@@ -641,8 +660,7 @@ std::optional<fs::path> DiskCache::find(const Recipe& recipe) const {
 // after all when the lock is free by the time it is done.
 DiskCache::Result DiskCache::build_privately(const Recipe& recipe, const fs::path& parent, const std::string& why) const {
     Result result;
-    if (auto mine = private_result(root_, recipe.key)) {
-        if (recipe.open) recipe.open(*mine);
+    if (auto mine = private_result(root_, recipe.key, recipe.open)) {
         result.directory = *mine;
         result.is_private = true;
         return result;
@@ -707,8 +725,7 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
         result.directory = dir;
         return result;
     }
-    if (auto mine = private_result(root_, recipe.key)) {
-        if (recipe.open) recipe.open(*mine);
+    if (auto mine = private_result(root_, recipe.key, recipe.open)) {
         result.directory = *mine;
         result.is_private = true;
         return result;
