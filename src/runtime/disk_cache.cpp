@@ -658,14 +658,15 @@ std::optional<fs::path> DiskCache::find(const Recipe& recipe) const {
 // Builds `recipe` in a private folder under `parent` and uses it from there (this process
 // only; removed at exit). With parent == root_ (the lock was busy), the build is installed
 // after all when the lock is free by the time it is done.
-DiskCache::Result DiskCache::build_privately(const Recipe& recipe, const fs::path& parent, const std::string& why) const {
+DiskCache::Result DiskCache::build_privately(const Recipe& recipe, const fs::path& parent, const std::string& what,
+                                             const std::string& why) const {
     Result result;
     if (auto mine = private_result(root_, recipe.key, recipe.open)) {
         result.directory = *mine;
         result.is_private = true;
         return result;
     }
-    warn_once(why, why + "; building privately");
+    warn_once(what, why + "; building privately");
     TempDir tmp(TempDir::make(parent));
     const auto start = std::chrono::steady_clock::now();
     nlohmann::json manifest;
@@ -734,7 +735,7 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
     std::error_code ec;
     fs::create_directories(root_, ec);
     if (ec)
-        return build_privately(recipe, private_parent(),
+        return build_privately(recipe, private_parent(), "folder:" + root_.string(),
                                fmt::format("cannot use the cache folder {}: {}", root_.string(), ec.message()));
     clean_stale_once(root_);
 
@@ -745,11 +746,12 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
     case FileLock::Outcome::Locked:
         break;
     case FileLock::Outcome::Unusable:
-        return build_privately(recipe, private_parent(),
+        // Once per folder and reason: a read-only folder fails every key's lock alike.
+        return build_privately(recipe, private_parent(), "lock:" + root_.string() + ":" + why,
                                fmt::format("cannot use the cache lock {}: {}", lock_path.string(), why));
     case FileLock::Outcome::Busy:
         return build_privately(
-            recipe, ::access(root_.c_str(), W_OK) == 0 ? root_ : private_parent(),
+            recipe, ::access(root_.c_str(), W_OK) == 0 ? root_ : private_parent(), "busy:" + lock_path.string(),
             fmt::format("the cache lock {} was held by another process for {} s (TOROID_LOCK_TIMEOUT)",
                         lock_path.string(), options_.lock_timeout));
     case FileLock::Outcome::Cancelled:
@@ -768,7 +770,7 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
         struct stat st {};
         if (::lstat(dir.c_str(), &st) != 0 || st.st_uid != ::geteuid() || !discard(dir)) {
             lock.release();
-            return build_privately(recipe, private_parent(),
+            return build_privately(recipe, private_parent(), "untrusted:" + root_.string(),
                                    fmt::format("cache entry {} is not owned by this user or is writable by others",
                                                dir.string()));
         }
@@ -783,7 +785,7 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
         tmp.emplace(TempDir::make(root_));
     } catch (const Error& e) {
         lock.release();
-        return build_privately(recipe, private_parent(), e.what());
+        return build_privately(recipe, private_parent(), "folder:" + root_.string(), e.what());
     }
 
     const auto start = std::chrono::steady_clock::now();

@@ -135,7 +135,9 @@ private:
     State check(const Recipe& recipe, const std::filesystem::path& dir) const;
     bool discard(const std::filesystem::path& dir) const;
     std::filesystem::path keep_failure(const std::string& key, const std::filesystem::path& from) const;
-    Result build_privately(const Recipe& recipe, const std::filesystem::path& parent, const std::string& why) const;
+    // `what` names the trouble for warn-once purposes; `why` is the warning's text.
+    Result build_privately(const Recipe& recipe, const std::filesystem::path& parent, const std::string& what,
+                           const std::string& why) const;
     void account(std::uint64_t added_bytes) const;
 
     std::filesystem::path root_;
