@@ -213,13 +213,15 @@ TOROID_API toroid_status toroid_run_batch_on_stream(const toroid_pipeline* pipel
 typedef struct toroid_cache_counts {
     uint32_t struct_size;  /* sizeof as the caller was built with (0: this header's) */
     int64_t prepares;      /* functions prepared (toroid_compile, and per size in batches and files) */
-    int64_t compiles;      /* compiler runs that produced a module */
+    int64_t compiles;      /* compiler runs that produced a module (background ones included) */
     int64_t disk_hits;     /* modules loaded from the on-disk cache */
     int64_t memory_hits;   /* prepares answered from memory: a bound instance or a loaded program */
     int64_t binds;         /* instances bound (a pipeline and input spec bound to its program) */
     int64_t prebuilt_hits; /* programs loaded from a prebuilt folder (`toroid prebuild`, the
                               catalogue): built ahead of time, no compile (set when struct_size
                               covers it) */
+    int64_t background_compiles; /* of `compiles`, the full builds compiled in the background
+                                    while a quick build served (set when struct_size covers it) */
 } toroid_cache_counts;
 
 TOROID_API toroid_status toroid_cache_stats(toroid_cache_counts* out);

@@ -639,6 +639,8 @@ toroid_status toroid_cache_stats(toroid_cache_counts* out) {
         out->memory_hits = c.memory_hits;
         out->binds = c.binds;
         if (size >= offsetof(toroid_cache_counts, prebuilt_hits) + sizeof(std::int64_t)) out->prebuilt_hits = c.prebuilt_hits;
+        if (size >= offsetof(toroid_cache_counts, background_compiles) + sizeof(std::int64_t))
+            out->background_compiles = c.background_compiles;
     });
 }
 

@@ -6,6 +6,7 @@
 #include "engine/cuda_engine.h"
 #include "core/parallel.h"
 #include "reference/reference.h"
+#include "runtime/jit.h"
 
 #include <fmt/format.h>
 
@@ -70,6 +71,9 @@ CacheStats cache_stats() {
     s.memory_hits = c.memory_hits.load(std::memory_order_relaxed);
     s.binds = c.binds.load(std::memory_order_relaxed);
     s.prebuilt_hits = c.prebuilt_hits.load(std::memory_order_relaxed);
+    // The prepares count their own compiles; the JIT counts the background ones.
+    s.background_compiles = background_compiles();
+    s.compiles += s.background_compiles;
     return s;
 }
 

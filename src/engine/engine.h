@@ -64,11 +64,12 @@ struct PrepareStats {
 // once per size.
 struct CacheStats {
     std::int64_t prepares = 0;     // prepare() calls of the compiled and CUDA engines
-    std::int64_t compiles = 0;     // compiler runs (C++ or NVRTC) that produced a module
+    std::int64_t compiles = 0;     // compiler runs (C++ or NVRTC) that produced a module, background ones included
     std::int64_t disk_hits = 0;    // modules loaded from the on-disk cache
     std::int64_t memory_hits = 0;  // prepares answered from memory: a bound instance or a program
     std::int64_t binds = 0;        // instances bound: a graph decomposed and bound to its program
     std::int64_t prebuilt_hits = 0;  // programs loaded from a prebuilt folder (built ahead of time)
+    std::int64_t background_compiles = 0;  // of `compiles`, the full builds compiled in the background
 };
 CacheStats cache_stats();
 // Adds `delta` to the process-wide counters (the engines call it once per prepare).

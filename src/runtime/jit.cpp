@@ -30,10 +30,14 @@
 #include <utility>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,54 +84,222 @@ std::vector<std::string> split_whitespace(const std::string& text) {
     return out;
 }
 
+// ---- compiler processes -------------------------------------------------------------------
+
+// The process groups of the compilers running now, for kill_running_compilers() (a signal
+// handler may call it: plain atomics, no locks). A slot is cleared before its process is
+// reaped, so that a group id is never signalled after it could be reused.
+constexpr int kMaxRunning = 64;
+std::atomic<pid_t> g_running[kMaxRunning];
+// Set at exit once the grace for running compiles is over: waits kill their compilers.
+std::atomic<bool> g_kill_compilers{false};
+std::atomic<std::int64_t> g_background_compiles{0};
+
+int register_running(pid_t pid) {
+    for (int i = 0; i < kMaxRunning; ++i) {
+        pid_t expected = 0;
+        if (g_running[i].compare_exchange_strong(expected, pid)) return i;
+    }
+    return -1;  // more than kMaxRunning at once: this one is killed on timeout only
+}
+
 struct Spawned {
     pid_t pid = -1;
     int error = 0;  // errno-style code when the program could not be started
+    int slot = -1;  // in g_running
 };
 
-// Starts argv without a shell, stdin from /dev/null and stdout+stderr into `out_path`
-// (when set) or `out_fd`, in `cwd` when set.
-Spawned spawn(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& out_path,
-              int out_fd) {
-    posix_spawn_file_actions_t actions;
-    if (int rc = posix_spawn_file_actions_init(&actions); rc != 0) return {-1, rc};
-    struct Destroy {
-        posix_spawn_file_actions_t* a;
-        ~Destroy() { posix_spawn_file_actions_destroy(a); }
-    } destroy{&actions};
-
-    int rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (rc == 0) {
-        rc = out_path.empty() ? posix_spawn_file_actions_adddup2(&actions, out_fd, 1)
-                              : posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
-                                                                 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+// The file `name` (no '/') names on $PATH, as execvp would find it; empty when none.
+std::string search_path(const std::string& name) {
+    const char* env = std::getenv("PATH");
+    std::istringstream in(env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin");
+    for (std::string dir; std::getline(in, dir, ':');) {
+        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+        struct stat st {};
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
     }
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    if (rc == 0 && !cwd.empty()) rc = posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    if (rc != 0) return {-1, rc};
-
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    Spawned out;
-    if (argv[0].find('/') != std::string::npos) {
-        // The child changes directory before exec, so a relative path must be made
-        // absolute here, against the caller's working directory.
-        std::string program = fs::absolute(argv[0]).string();
-        out.error = posix_spawn(&out.pid, program.c_str(), &actions, nullptr, args.data(), environ);
-    } else {
-        out.error = posix_spawnp(&out.pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-    }
-    return out;
+    return {};
 }
 
-// The wait status, or nullopt when it cannot be had (e.g. SIGCHLD ignored by the host).
-std::optional<int> wait_for(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return std::nullopt;
+// The child side of spawn(), between vfork and exec: system calls only. It leads a process
+// group of its own (so that a timeout kills the compiler's own children too), dies with the
+// thread that started it, and reports a failed exec through `report`.
+[[noreturn]] __attribute__((noinline)) void exec_child(const char* program, char* const* args, const char* cwd,
+                                                       int in, int out, int report, pid_t parent,
+                                                       const sigset_t* mask, int death_signal) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, death_signal);
+    if (::getppid() != parent) ::_exit(127);
+    // The parent's handlers must not run here (this child shares its memory until exec).
+    for (int sig = 1; sig < NSIG; ++sig) {
+        if (sig == SIGKILL || sig == SIGSTOP) continue;
+        struct sigaction sa {};
+        if (::sigaction(sig, nullptr, &sa) != 0) continue;
+        if (sig == SIGCHLD || (sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)) {
+            sa.sa_handler = SIG_DFL;
+            sa.sa_flags = 0;
+            ::sigaction(sig, &sa, nullptr);
+        }
     }
-    return status;
+    ::sigprocmask(SIG_SETMASK, mask, nullptr);
+    int error = 0;
+    if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(1, 2) < 0) error = errno;
+    else if (cwd != nullptr && ::chdir(cwd) != 0) error = errno;
+    if (error == 0) {
+        ::execve(program, args, environ);
+        error = errno;
+    }
+    (void)!::write(report, &error, sizeof error);
+    ::_exit(127);
+}
+
+// vfork (no pthread_atfork handlers run, nothing of the parent is copied) and exec_child;
+// the child's pid, or -1. Alone in a function of its own: nothing here lives across the
+// vfork in a register the child could clobber.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wclobbered"
+__attribute__((noinline)) pid_t vfork_exec(const char* program, char* const* args, const char* cwd, int in, int out,
+                                           int report, pid_t parent, const sigset_t* mask, int death_signal) {
+    const pid_t pid = ::vfork();
+    if (pid == 0) exec_child(program, args, cwd, in, out, report, parent, mask, death_signal);
+    return pid;
+}
+#pragma GCC diagnostic pop
+
+// Starts argv without a shell, stdin from /dev/null and stdout+stderr into `out_path`
+// (when set) or `out_fd`, in `cwd` when set; in a process group of its own, registered for
+// kill_running_compilers().
+Spawned spawn(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& out_path, int out_fd) {
+    // The child changes directory before exec, so a relative path must be made absolute
+    // here, against the caller's working directory; a bare name is looked up on $PATH.
+    std::string program;
+    if (argv[0].find('/') != std::string::npos) program = fs::absolute(argv[0]).string();
+    else program = search_path(argv[0]);
+    if (program.empty()) return {-1, ENOENT};
+    struct stat st {};
+    if (::stat(program.c_str(), &st) != 0) return {-1, errno};
+    if (!S_ISREG(st.st_mode) || ::access(program.c_str(), X_OK) != 0) return {-1, EACCES};
+
+    // The program runs under a guard shell that leads its process group: when the thread
+    // that started it dies (PR_SET_PDEATHSIG sends SIGTERM), the guard kills the whole group,
+    // so that a compiler driver's own children (cc1plus, as, ld) do not outlive us either.
+    // Without /bin/sh, the program itself gets SIGKILL.
+    static const bool guard = ::access("/bin/sh", X_OK) == 0;
+    std::vector<std::string> full;
+    if (guard) {
+        full = {"/bin/sh", "-c", "trap 'kill -KILL 0' TERM HUP; \"$@\" & wait $!", "toroid-compiler", program};
+        full.insert(full.end(), argv.begin() + 1, argv.end());
+        program = "/bin/sh";
+    } else {
+        full = argv;
+    }
+    std::vector<char*> args;
+    for (const auto& a : full) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+
+    const int out = out_path.empty() ? out_fd : ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) return {-1, errno};
+    const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int report[2] = {-1, -1};
+    if (in < 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+        const int error = errno;
+        if (in >= 0) ::close(in);
+        if (!out_path.empty()) ::close(out);
+        return {-1, error};
+    }
+    const std::string dir = cwd.string();
+    sigset_t all, old;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    const pid_t pid = vfork_exec(program.c_str(), args.data(), dir.empty() ? nullptr : dir.c_str(), in, out, report[1],
+                                 ::getpid(), &old, guard ? SIGTERM : SIGKILL);
+    const int fork_error = errno;
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    ::close(report[1]);
+    ::close(in);
+    if (!out_path.empty()) ::close(out);
+    if (pid < 0) {
+        ::close(report[0]);
+        return {-1, fork_error};
+    }
+    // Also from here, so that a kill right after never misses the group.
+    ::setpgid(pid, pid);
+    int error = 0;
+    ssize_t n;
+    do {
+        n = ::read(report[0], &error, sizeof error);
+    } while (n < 0 && errno == EINTR);
+    ::close(report[0]);
+    if (n == static_cast<ssize_t>(sizeof error)) {  // exec failed: the child is gone
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        return {-1, error};
+    }
+    return {pid, 0, register_running(pid)};
+}
+
+struct Waited {
+    std::optional<int> status;  // nullopt when it cannot be had (e.g. SIGCHLD ignored by the host)
+    bool timed_out = false;
+    bool cancelled = false;  // killed because the process is exiting
+};
+
+void kill_group(pid_t pid) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+}
+
+// Waits for a spawned child, `timeout` seconds at most: past it (or once exit cancels the
+// builds) its whole process group is killed.
+Waited wait_for(const Spawned& child, double timeout) {
+    Waited out;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    auto pause = std::chrono::microseconds(500);
+    // A pidfd wakes us the moment the child exits; without one (kernels before 5.3), short sleeps.
+#ifdef SYS_pidfd_open
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0));
+#else
+    const int pidfd = -1;
+#endif
+    for (;;) {
+        siginfo_t info{};
+        // WNOWAIT: the child stays unreaped (its pid and group not reusable) until its slot
+        // is cleared.
+        const int rc = ::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT);
+        if (rc < 0 && errno == EINTR) continue;
+        const bool exited = rc == 0 && info.si_pid == child.pid;
+        if (rc < 0 || exited) break;
+        if (g_kill_compilers.load()) {
+            out.cancelled = true;
+            kill_group(child.pid);
+            break;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            out.timed_out = true;
+            kill_group(child.pid);
+            break;
+        }
+        if (pidfd >= 0) {
+            // Woken by the exit, or every 50 ms to look at the deadline and the exit flag.
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            pollfd p{pidfd, POLLIN, 0};
+            ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left.count() + 1, 1, 50)));
+        } else {
+            std::this_thread::sleep_for(pause);
+            pause = std::min(pause * 2, std::chrono::microseconds(5000));
+        }
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    if (g_kill_compilers.load()) out.cancelled = true;
+    if (child.slot >= 0) g_running[child.slot].store(0);
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(child.pid, &status, 0)) < 0 && errno == EINTR) {
+    }
+    if (r == child.pid) out.status = status;
+    return out;
 }
 
 bool succeeded(const std::optional<int>& status) {
@@ -144,9 +316,11 @@ std::string describe(const std::optional<int>& status) {
     return fmt::format("wait status {}", *status);
 }
 
+std::string timeout_text(double seconds) { return fmt::format("{:g} s", seconds); }
+
 // `cxx --version`, memoized per process: it costs a process start and the answer only
 // changes when the compiler is reinstalled, which a running process need not notice.
-std::string compiler_identity(const std::string& cxx) {
+std::string compiler_identity(const std::string& cxx, double timeout) {
     // Never destroyed: a background build may still ask while static objects go away at
     // exit (before the exit hook below has waited for it, when these were made after it).
     static std::mutex& mutex = *new std::mutex;
@@ -158,19 +332,35 @@ std::string compiler_identity(const std::string& cxx) {
     if (::pipe2(fds, O_CLOEXEC) != 0) fail("cannot run the C++ compiler '{}': pipe: {}", one_line(cxx), std::strerror(errno));
     Spawned child = spawn({cxx, "--version"}, {}, {}, fds[1]);
     ::close(fds[1]);
+    if (child.error != 0) {
+        ::close(fds[0]);
+        fail("cannot run the C++ compiler '{}' (set TOROID_CXX or CXX): {}", one_line(cxx), std::strerror(child.error));
+    }
     std::string output;
     char buffer[4096];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0 || g_kill_compilers.load()) break;
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
+        if (ready < 0 && errno != EINTR) break;
+        if (ready <= 0) continue;
         ssize_t n = ::read(fds[0], buffer, sizeof buffer);
         if (n > 0) output.append(buffer, static_cast<std::size_t>(n));
         else if (n == 0 || errno != EINTR) break;
     }
     ::close(fds[0]);
-    if (child.error != 0)
-        fail("cannot run the C++ compiler '{}' (set TOROID_CXX or CXX): {}", one_line(cxx), std::strerror(child.error));
-    auto status = wait_for(child.pid);
-    if (!succeeded(status))
-        fail("'{} --version' failed ({}): {}", one_line(cxx), describe(status), one_line(output.substr(0, output.find('\n'))));
+    // An output that never ended is a hung compiler: the wait below kills it at once.
+    const bool ended = std::chrono::steady_clock::now() < deadline && !g_kill_compilers.load();
+    const Waited waited = wait_for(child, ended ? timeout : 0);
+    if (waited.timed_out)
+        fail("'{} --version' did not finish within {} (TOROID_COMPILE_TIMEOUT); it was killed", one_line(cxx),
+             timeout_text(timeout));
+    if (waited.cancelled) fail("cancelled: the process is exiting");
+    if (!succeeded(waited.status))
+        fail("'{} --version' failed ({}): {}", one_line(cxx), describe(waited.status),
+             one_line(output.substr(0, output.find('\n'))));
     known.emplace(cxx, output);
     return output;
 }
@@ -222,7 +412,22 @@ struct InFlight {
     // destructors run in the reverse order of their registration).
     static void install_exit_hook() {
         static std::once_flag hook;
-        std::call_once(hook, [] { std::atexit([] { get().wait_all(); }); });
+        std::call_once(hook, [] { std::atexit(&at_exit); });
+    }
+
+    // Exit waits for no lock: builds waiting for another process's lock give up at once;
+    // compilers already running get a grace to finish (their builds then land in the disk
+    // cache), then are killed and their builds fail (their private folders removed).
+    static void at_exit() {
+        cancel_cache_waits();
+        InFlight& b = get();
+        {
+            std::unique_lock lock(b.mutex);
+            if (b.settled.wait_for(lock, std::chrono::seconds(10), [&] { return b.running == mine; })) return;
+        }
+        g_kill_compilers.store(true);
+        kill_running_compilers();
+        b.wait_all();
     }
 
     void enter() {
@@ -314,8 +519,19 @@ int usable_cores() {
 
 // ---------------------------------------------------------------------------------------
 
+std::int64_t background_compiles() { return g_background_compiles.load(); }
+
+void kill_running_compilers() {
+    for (auto& slot : g_running) {
+        const pid_t pid = slot.load();
+        if (pid > 0) ::kill(-pid, SIGKILL);
+    }
+}
+
 CompilerConfig CompilerConfig::from_environment() {
     CompilerConfig config;
+    if (auto t = env_nonempty("TOROID_COMPILE_TIMEOUT")) config.compile_timeout = parse_seconds(*t, "TOROID_COMPILE_TIMEOUT");
+    config.cache_options = CacheOptions::from_environment();
     config.cxx = env_nonempty("TOROID_CXX").value_or(env_nonempty("CXX").value_or("c++"));
     // Set but empty is honoured: it is how a user asks for the compiler's own defaults.
     if (auto flags = env_value("TOROID_CXXFLAGS")) {
@@ -347,9 +563,13 @@ CompiledModule::CompiledModule(const fs::path& library, Info info) : info_(std::
         fail("cannot load JIT module {}: {}", one_line(library.string()), one_line(why ? why : "unknown dlopen error"));
     }
     handle_.reset(handle);
+    // The cache's eviction leaves the entry of a loaded module alone.
+    if (!info_.directory.empty()) mark_entry_in_use(info_.directory);
 }
 
-CompiledModule::~CompiledModule() = default;
+CompiledModule::~CompiledModule() {
+    if (!info_.directory.empty()) unmark_entry_in_use(info_.directory);
+}
 
 void CompiledModule::Closer::operator()(void* handle) const {
     if (handle != nullptr) ::dlclose(handle);
@@ -383,7 +603,7 @@ struct JitCompiler::State {
     std::vector<DiskCache> prebuilt;
     std::vector<const IsaLevel*> levels;
 
-    explicit State(const fs::path& root) : cache(root) {}
+    State(const fs::path& root, const CacheOptions& options) : cache(root, options) {}
 
     // Counts into this compiler's stats and, when set, the caller's own (LoadOptions::stats).
     template <typename F>
@@ -394,7 +614,7 @@ struct JitCompiler::State {
     }
 
     std::string key(const std::string& source, bool quick) const {
-        std::vector<std::string> parts = {source, compiler_identity(config.cxx)};
+        std::vector<std::string> parts = {source, compiler_identity(config.cxx, config.compile_timeout)};
         for (const auto& arg : commands[quick]) parts.push_back(arg);
         return cache_key("toroid-jit-key-v1", parts);
     }
@@ -425,8 +645,18 @@ struct JitCompiler::State {
         if (child.error != 0) {
             problem = fmt::format("cannot run '{}': {}", one_line(command[0]), std::strerror(child.error));
             write_file_bytes(output, problem + "\n");
-        } else if (auto status = wait_for(child.pid); !succeeded(status)) {
-            problem = describe(status);
+        } else if (const Waited waited = wait_for(child, config.compile_timeout); waited.cancelled) {
+            fail("cancelled: the process is exiting");  // not a failure of the source: nothing kept
+        } else if (waited.timed_out) {
+            const std::string limit = timeout_text(config.compile_timeout);
+            throw BuildFailure{[limit](const fs::path& kept) {
+                return fmt::format(
+                    "C++ compiler did not finish within {} (TOROID_COMPILE_TIMEOUT) and was killed; kernel.cpp, "
+                    "command.txt and compiler_output.txt are in {}/",
+                    limit, one_line(kept.string()));
+            }};
+        } else if (!succeeded(waited.status)) {
+            problem = describe(waited.status);
         } else if (!fs::exists(dir / "kernel.so")) {
             problem = "it wrote no kernel.so";
         }
@@ -440,15 +670,17 @@ struct JitCompiler::State {
                     problem, one_line(kept.string()), quoted);
             }};
         }
-        const std::string identity = compiler_identity(config.cxx);
+        const std::string identity = compiler_identity(config.cxx, config.compile_timeout);
         return {{"command", command}, {"compiler", identity.substr(0, identity.find('\n'))}, {"tier", tier}};
     }
 
     DiskCache::Recipe recipe(const std::string& key, const std::string& source, bool quick,
-                             std::shared_ptr<CompiledModule>& module) const {
+                             std::shared_ptr<CompiledModule>& module, bool keep_source = false) const {
         DiskCache::Recipe recipe;
         recipe.key = key;
         recipe.checked_files = {"kernel.so"};
+        recipe.source_files = {"kernel.cpp"};
+        recipe.keep_sources = keep_source;
         recipe.build = [this, &source, quick](const fs::path& dir) { return build(dir, source, quick); };
         // dlopen is the last check: an entry that passes its manifest but does not load
         // is as broken as one that fails it.
@@ -494,11 +726,11 @@ struct JitCompiler::State {
     }
 
     std::shared_ptr<CompiledModule> resolve(const std::string& key, const std::string& source, bool quick,
-                                            JitStats* also) {
+                                            JitStats* also, bool keep_source) {
         if (!quick && !prebuilt.empty())
             if (auto module = find_prebuilt(source, also)) return module;
         std::shared_ptr<CompiledModule> module;
-        const DiskCache::Recipe recipe = this->recipe(key, source, quick, module);
+        const DiskCache::Recipe recipe = this->recipe(key, source, quick, module, keep_source);
         DiskCache::Result result;
         try {
             result = cache.get(recipe);
@@ -544,7 +776,8 @@ JitCompiler::JitCompiler() : JitCompiler(CompilerConfig::from_environment()) {}
 JitCompiler::JitCompiler(CompilerConfig config) {
     if (config.cxx.empty()) fail("JIT compiler configuration: no C++ compiler named");
     if (config.cache_dir.empty()) fail("JIT compiler configuration: no cache folder named");
-    state_ = std::make_shared<State>(config.cache_dir);
+    if (!(config.compile_timeout > 0)) fail("JIT compiler configuration: the compile timeout must be positive");
+    state_ = std::make_shared<State>(config.cache_dir, config.cache_options);
     State& s = *state_;
     const std::vector<std::string> quick_flags = config.quick_optimization_flags.empty()
                                                      ? quick_flags_from(config.optimization_flags)
@@ -558,7 +791,12 @@ JitCompiler::JitCompiler(CompilerConfig config) {
         for (const char* f : {"kernel.cpp", "-o", "kernel.so"}) command.emplace_back(f);
         s.command_lines[quick] = shell_join(command);
     }
-    for (const auto& dir : config.prebuilt_dirs) s.prebuilt.emplace_back(dir);
+    // Prebuilt folders are read only here (no size cap applies); root-owned installs are
+    // trusted as the user's own.
+    CacheOptions prebuilt_options = config.cache_options;
+    prebuilt_options.trust_root = true;
+    prebuilt_options.max_bytes = 0;
+    for (const auto& dir : config.prebuilt_dirs) s.prebuilt.emplace_back(dir, prebuilt_options);
     for (const IsaLevel& level : isa_levels())
         if (isa_supported(level.name)) s.levels.push_back(&level);
     s.config = std::move(config);
@@ -602,7 +840,7 @@ std::shared_ptr<CompiledModule> JitCompiler::load_module(State& s, const std::st
     if (owner) {
         try {
             try {
-                module = s.resolve(k, source, quick, options.stats);
+                module = s.resolve(k, source, quick, options.stats, !options.debug_dir.empty());
             } catch (const Error&) {
                 throw;
             } catch (const std::bad_alloc&) {
@@ -650,7 +888,10 @@ std::shared_ptr<CompiledModule> JitCompiler::prebuild(const std::string& source,
     LoadInFlight in_flight;  // the compiler runs
     State& s = *state_;
     const IsaLevel& level = isa_level(level_name);
-    const DiskCache cache(into);
+    // A catalogue being made: no size cap, no eviction.
+    CacheOptions into_options = s.config.cache_options;
+    into_options.max_bytes = 0;
+    const DiskCache cache(into, into_options);
     const std::vector<std::string> command = s.level_command(level);
     const std::string key = prebuilt_key(source, level, s.config.extra_flags);
     std::shared_ptr<CompiledModule> module;
@@ -750,6 +991,7 @@ void TieredModule::serve_quick(std::shared_ptr<CompiledModule> module, const std
 // Nobody may ever wait() for a background build: its failure is said here, as a compiler's
 // warning would be.
 void TieredModule::warn_full_failed(const std::exception_ptr& error) {
+    if (cache_waits_cancelled()) return;  // cancelled at exit: nobody runs it any more
     try {
         std::rethrow_exception(error);
     } catch (const std::exception& e) {
@@ -860,10 +1102,17 @@ std::shared_ptr<TieredModule> JitCompiler::load_tiered(const std::string& full_s
     auto background = [state = state_, tiered, full_source, entry, start] {
         std::shared_ptr<CompiledModule> module;
         std::exception_ptr error;
+        JitStats own;  // counted as background work, besides the compiler's stats
+        LoadOptions background_options;
+        background_options.stats = &own;
         try {
-            module = load_module(*state, full_source, entry, false, {});
+            module = load_module(*state, full_source, entry, false, background_options);
         } catch (...) {
             error = std::current_exception();
+        }
+        if (own.compiled > 0) {
+            g_background_compiles.fetch_add(own.compiled);
+            state->count([&](JitStats& st) { st.background_compiled += own.compiled; });
         }
         tiered->settle(std::move(module), error, entry,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

@@ -3,7 +3,10 @@
 // JitCompiler and on disk in a folder that several processes may share at once.
 #pragma once
 
+#include "runtime/disk_cache.h"
+
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <exception>
@@ -29,13 +32,19 @@ struct CompilerConfig {
     // Folders of prebuilt modules (runtime/prebuilt.h) looked in before a full build
     // compiles; read only.
     std::vector<std::filesystem::path> prebuilt_dirs;
+    // Seconds a compiler run may take (its --version included); then its whole process group
+    // is killed and the build fails with an error saying so.
+    double compile_timeout = 120;
+    // Lock timeout, size cap, trusted group, kept sources of cache_dir (runtime/disk_cache.h).
+    CacheOptions cache_options;
 
     // cxx: $TOROID_CXX, else $CXX, else "c++". optimization_flags: $TOROID_CXXFLAGS, else
     // "-O3 -march=native". quick_optimization_flags: $TOROID_QUICK_CXXFLAGS (unset or empty:
     // derived as above). cache_dir: $TOROID_CACHE_DIR, else $XDG_CACHE_HOME/toroid, else
     // $HOME/.cache/toroid (throws toroid::Error when none of these is set). prebuilt_dirs:
     // prebuilt_dirs_from_environment(), none when $TOROID_CXXFLAGS is set (the user chose
-    // the flags their code is built with).
+    // the flags their code is built with). compile_timeout: $TOROID_COMPILE_TIMEOUT.
+    // cache_options: CacheOptions::from_environment().
     static CompilerConfig from_environment();
 };
 
@@ -58,7 +67,18 @@ struct JitStats {
     double compile_seconds = 0;  // wall time spent in the compiler (background builds included)
     int quick_loads = 0;      // load_tiered() calls answered by a quick build (the full one in the background)
     int prebuilt_hits = 0;    // full builds loaded from a prebuilt folder (CompilerConfig::prebuilt_dirs)
+    int background_compiled = 0;  // of `compiled`, the full builds of load_tiered's background threads
 };
+
+// Compiler runs of background builds (load_tiered) in this process that produced a module,
+// every JitCompiler together (the engines' cache_stats() reports them).
+std::int64_t background_compiles();
+
+// Kills the process group of every compiler this process is running (async-signal-safe:
+// for a SIGINT/SIGTERM handler that is about to end the process). Each compiler also runs
+// in its own process group and gets SIGKILL when the thread that started it dies
+// (PR_SET_PDEATHSIG).
+void kill_running_compilers();
 
 // One loaded shared object. Owns the dlopen handle: the code stays mapped while any
 // shared_ptr to the module (including the JitCompiler's memory cache) is alive.
@@ -153,9 +173,11 @@ private:
 // load_tiered), and every load another thread has in flight. A process also waits for them
 // before it forks (pthread_atfork: a child has none of its parent's threads, so a build or
 // load in flight there would never finish, and a module, lock or compiler --version another
-// thread held would stay held) and when it exits (atexit), so that the disk cache gets the
-// full build and no compiler outlives the process that started it. Each wait is bounded by
-// the compiles in flight (at most one per source and process).
+// thread held would stay held). At exit (atexit) it waits for no lock: builds waiting for
+// another process's lock give up at once, compilers already running get 10 s to finish (so
+// that the disk cache gets the full build), then are killed, their folders removed. Each
+// wait is bounded by the compiles in flight (at most one per source and process), the lock
+// timeout and the compile timeout.
 void wait_for_background_builds();
 
 struct LoadOptions {
@@ -177,7 +199,8 @@ struct LoadOptions {
 // builds it.
 //
 // Disk layout under cache_dir (runtime/disk_cache.h, shared with the CUDA toolchain):
-//   <key>/kernel.cpp, kernel.so, command.txt, compiler_output.txt, manifest.json   an entry
+//   <key>/kernel.so, command.txt, compiler_output.txt, manifest.json   an entry (kernel.cpp
+//                too with CacheOptions::keep_sources or a LoadOptions::debug_dir)
 //   <key>.lock                                                          builders' lock
 //   failed/<key>/kernel.cpp, compiler_output.txt, command.txt          the last failed build
 //                (plus kernel.so and manifest.json when it built but would not dlopen)

@@ -318,6 +318,7 @@ CompiledCubin Compiler::compile(const std::string& source, const std::string& ar
     DiskCache::Recipe recipe;
     recipe.key = out.key;
     recipe.checked_files = {"kernel.cubin"};
+    recipe.source_files = {"kernel.cu"};  // kept in failed builds, and in entries when asked
     recipe.build = [&](const fs::path& dir) -> nlohmann::json {
         write_file_bytes(dir / "kernel.cu", source);
         write_file_bytes(dir / "options.txt", join_lines(opts));
