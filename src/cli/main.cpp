@@ -13,6 +13,7 @@
 #include "io/jpeg.h"
 #include "io/paths.h"
 #include "ops/pipeline_json.h"
+#include "runtime/jit.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -195,7 +196,7 @@ int error_exit(const std::string& message) {
 
 int main(int argc, char** argv) {
     // Ctrl-C or a kill while an output is written removes its temporary file.
-    io::remove_temp_files_on_signal();
+    io::remove_temp_files_on_signal(kill_running_compilers);
     CLI::App app{"toroid: a just-in-time compiler for image-transform pipelines"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("toroid ") + TOROID_VERSION);

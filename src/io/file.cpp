@@ -105,9 +105,12 @@ struct TempRegistration {
     ~TempRegistration() { unregister_temp(slot); }
 };
 
+std::atomic<void (*)()> g_on_signal{nullptr};
+
 extern "C" void remove_temps_and_reraise(int sig) {
     for (TempSlot& slot : g_temp_slots)
         if (slot.state.load() == 2) ::unlink(slot.path);
+    if (void (*also)() = g_on_signal.load()) also();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
 }
@@ -236,7 +239,8 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
     if (::rename(temp.c_str(), path.c_str()) != 0) remove_and_fail(temp, name, errno);
 }
 
-void remove_temp_files_on_signal() {
+void remove_temp_files_on_signal(void (*also)()) {
+    g_on_signal.store(also);
     struct sigaction action {};
     action.sa_handler = remove_temps_and_reraise;
     sigemptyset(&action.sa_mask);

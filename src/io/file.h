@@ -30,7 +30,9 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
 // progress (async-signal-safe calls only), then re-raise the signal with its default action,
 // so that an interrupted command leaves no partial output. For programs (the CLI), not for a
 // library's host process.
-void remove_temp_files_on_signal();
+// `also` (async-signal-safe, may be null) runs in the handler too, before the signal is
+// raised again: the CLI kills the compilers it started (runtime/jit.h).
+void remove_temp_files_on_signal(void (*also)() = nullptr);
 
 // The pixel limit of every decoder (PNG, JPEG) and of .npy arrays, applied to the header
 // before anything is allocated: width x height (x batch for .npy). Default
