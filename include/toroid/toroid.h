@@ -28,8 +28,8 @@ typedef enum toroid_status {
     /* A bad argument: invalid pipeline JSON, null pointer, tensor that does not match
      * the spec the function was compiled for, impossible size... */
     TOROID_ERROR_INVALID_ARGUMENT = 1,
-    /* Valid but not implemented yet: reserved dtypes (float16, bfloat16, float64) and
-     * devices (cuda). */
+    /* Valid but not supported: reserved dtypes (float16, bfloat16, float64), or a device
+     * this build or machine cannot run (no CUDA driver). */
     TOROID_ERROR_UNSUPPORTED = 2,
     TOROID_ERROR_OUT_OF_MEMORY = 3,
     /* A bug in toroid (or a broken installation, e.g. no C++ compiler for the JIT). */

@@ -88,7 +88,7 @@ protected:
     // each loop over its window's taps only (scalar targets, where a thread's window is its
     // own). Sums of several windows that share a loop (a thread's outputs a warp apart) keep
     // their selects (kPeelSharedWindow), or run in loops of their own (kPeelSplit: fewer
-    // registers, but the copies' shared tap arithmetic is lost; docs/performance.md 5.1).
+    // registers, but the copies' shared tap arithmetic is lost; docs/results/history.md 5.1).
     static constexpr int kPeelNone = 0, kPeelSharedWindow = 1, kPeelSplit = 2;
     virtual int peel_padding_taps() const { return kPeelNone; }
 

@@ -926,7 +926,7 @@ inline vec<std::int32_t> mul16_v(vec<std::int32_t> a, vec<std::int32_t> b) {
 }
 // acc + a * b lane by lane under mul16_v's conditions, the add the multiply-add's own: one
 // vpdpwssd with AVX512-VNNI (a tap loop's accumulators: on the Intel host 1.11x over the
-// uint8 antialiased rows against pmaddwd and an add, docs/performance.md section 17).
+// uint8 antialiased rows against pmaddwd and an add, docs/results/history.md section 17).
 inline vec<std::int32_t> dp16_v(vec<std::int32_t> acc, vec<std::int32_t> a, vec<std::int32_t> b) {
 #if defined(__AVX512VNNI__) && TOROID_LANES == 16
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));

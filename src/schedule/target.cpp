@@ -97,7 +97,7 @@ Target Target::host_cpu() {
         t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
         t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
-        // where 16 outputs span several windows (docs/performance.md, section 14): there the
+        // where 16 outputs span several windows (docs/results/history.md, section 14): there the
         // form serves only rows of fewer than 16 outputs.
         if (__builtin_cpu_is("amd")) t.tap_lanes_span = kTapLanesShortRowsOnly;
 #endif

@@ -28,7 +28,7 @@ struct Target {
     // CPU with byte_permute: channels-last tap sums run with taps in lanes
     // (schedule/tap_pairs.h, TapLanes) where, at run time, the taps of 16 outputs span more
     // than this many bytes (below it the vector loop's window permutes were faster on the
-    // Intel Xeon measured: docs/performance.md, section 14); $TOROID_TAP_LANES_SPAN
+    // Intel Xeon measured: docs/results/history.md, section 14); $TOROID_TAP_LANES_SPAN
     // overrides it (negative: never).
     int tap_lanes_span = 112;
     // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
