@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -106,11 +107,21 @@ struct TempRegistration {
 };
 
 std::atomic<void (*)()> g_on_signal{nullptr};
+// Set by the handler: no write starts a temporary file after it, and one that opened its
+// file as the signal came removes it itself.
+std::atomic<bool> g_dying{false};
 
 extern "C" void remove_temps_and_reraise(int sig) {
-    for (TempSlot& slot : g_temp_slots)
-        if (slot.state.load() == 2) ::unlink(slot.path);
+    g_dying.store(true);
     if (void (*also)() = g_on_signal.load()) also();
+    // Other threads go on writing until the process ends: a few passes, 10 ms apart, so a
+    // temporary another thread published just after the first pass is removed too.
+    for (int pass = 0; pass < 3; ++pass) {
+        for (TempSlot& slot : g_temp_slots)
+            if (slot.state.load() == 2) ::unlink(slot.path);
+        struct timespec pause {0, 10 * 1000 * 1000};
+        ::nanosleep(&pause, nullptr);
+    }
     ::signal(sig, SIG_DFL);
     ::raise(sig);
 }
@@ -218,8 +229,13 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& byt
     fs::path temp = temp_path_for(path);
     // Registered before it exists: a signal between open and registration would leave it.
     TempRegistration registration{register_temp(temp)};
+    if (g_dying.load()) fail("cannot write '{}': interrupted", name);
     Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd.get() < 0) fail("cannot write '{}': {}", name, errno_text(errno));
+    if (g_dying.load()) {
+        ::unlink(temp.c_str());
+        fail("cannot write '{}': interrupted", name);
+    }
 
     // From here on, any failure removes the temporary file before reporting.
     const char* p = bytes.data();

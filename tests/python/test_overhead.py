@@ -248,7 +248,8 @@ class CacheStatsTest(unittest.TestCase):
 
     def test_counters_are_a_dict_of_counts(self):
         s = toroid.cache_stats()
-        self.assertEqual(set(s), {"prepares", "compiles", "disk_hits", "memory_hits", "binds", "prebuilt_hits"})
+        self.assertEqual(set(s) - {"background_compiles"},
+                         {"prepares", "compiles", "disk_hits", "memory_hits", "binds", "prebuilt_hits"})
         for v in s.values():
             self.assertIsInstance(v, int)
             self.assertGreaterEqual(v, 0)
@@ -264,13 +265,15 @@ class CacheStatsTest(unittest.TestCase):
             first = self.run_child(cache_dir)
             # One program for the structure, one bound instance per size; the second call
             # on each size prepares nothing.
-            self.assertEqual(first["compiles"], 1, first)
+            # (background_compiles: the full build that may follow a quick one, counted in
+            # `compiles` too when it finished before the counters were read)
+            self.assertEqual(first["compiles"] - first.get("background_compiles", 0), 1, first)
             self.assertEqual(first["disk_hits"], 0, first)
             self.assertEqual(first["binds"], 3, first)
             self.assertEqual(first["prepares"], 3, first)
             # A new process finds the program on disk instead of compiling it.
             second = self.run_child(cache_dir)
-            self.assertEqual(second["compiles"], 0, second)
+            self.assertEqual(second["compiles"] - second.get("background_compiles", 0), 0, second)
             self.assertEqual(second["disk_hits"], 1, second)
             self.assertEqual(second["binds"], 3, second)
 
