@@ -27,7 +27,7 @@ constexpr std::int64_t kDynamicExtent = 16;
 // The most distinct nodes an inlined tensor's body may have: beyond it the tensor is
 // realized (a buffer) rather than substituted into its readers. The largest fused kernels
 // of single ops and of the usual pipelines have a few hundred nodes.
-constexpr std::size_t kMaxInlinedNodes = 4096;
+constexpr std::size_t kMaxInlinedNodes = 1024;
 
 // Loads of `tensor` in `e`, each weighted by the extents of the Sums around it: how
 // many times one evaluation of `e` reads the tensor (saturating; memoized, as
@@ -210,12 +210,15 @@ struct Scheduler {
             if (realized[id]) continue;
             // Simplified without ranges (true for every index: the value is unchanged), a
             // chain's index arithmetic folds (flips of flips, crops of crops) before it counts.
-            if (node_count(body[id]) > kMaxInlinedNodes) body[id] = simplify(body[id]);
-            if (const std::size_t nodes = node_count(body[id]); nodes > kMaxInlinedNodes) {
+            // Realized when still over half the bound, so that a body is simplified once per
+            // kMaxInlinedNodes / 2 nodes it grows at most (time linear in the chain's length).
+            if (node_count(body[id]) <= kMaxInlinedNodes) continue;
+            body[id] = simplify(body[id]);
+            if (const std::size_t nodes = node_count(body[id]); nodes > kMaxInlinedNodes / 2) {
                 realized[id] = true;
                 const std::string why =
-                    fmt::format("{} nodes with its inlined sources, over {} (a kernel of bounded size)", nodes,
-                                kMaxInlinedNodes);
+                    fmt::format("{} nodes with its inlined sources (simplified), over {} (a kernel of bounded size)",
+                                nodes, kMaxInlinedNodes / 2);
                 notes[t.id].push_back("realize: " + why);
                 log.push_back(fmt::format("realize {} ({}): {}", t.name, t.origin, why));
             }
