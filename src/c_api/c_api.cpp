@@ -4,6 +4,7 @@
 #include "toroid/toroid.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "engine/cuda_engine.h"
@@ -647,6 +648,8 @@ toroid_status toroid_cache_stats(toroid_cache_counts* out) {
 toroid_status toroid_wait_for_background_builds(void) {
     return guard([] { wait_for_background_builds(); });
 }
+
+void toroid_interrupt(void) { interrupt_prepares(); }
 
 toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                  toroid_tensor_desc* out) {

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -67,15 +69,11 @@ public:
             decls.push_back(fmt::format("{}{}* __restrict b{} = static_cast<{}{}*>(buffers[{}]);  // {}", is_out ? "" : "const ",
                                         ctype(b.type), b.id, is_out ? "" : "const ", ctype(b.type), b.id, b.name));
         }
-        // Every run-time parameter, read once (int32 where its declared range allows).
-        for (std::size_t i = 0; i < prog_.params.size(); ++i) {
-            const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
-            decls.push_back(fmt::format("const {} p{} = static_cast<{}>(params[{}]);  // {}",
-                                        fits_i32(r) ? "std::int32_t" : "std::int64_t", i,
-                                        fits_i32(r) ? "std::int32_t" : "std::int64_t", i, prog_.params[i].name));
-            decls.push_back(fmt::format("(void)p{};", i));
-        }
         for (const std::string& d : decls) line(d);
+        // The run-time parameters the kernel uses are declared here once it is written
+        // (params_used): a long pipeline's kernels do not each read every parameter.
+        const std::size_t params_at = static_cast<std::size_t>(text_.tellp());
+        const std::string params_indent(static_cast<std::size_t>(indent_) * 4, ' ');
         // Parallel loops are the outermost ones, collapsed into one OpenMP loop.
         int parallel = 0;
         while (parallel < static_cast<int>(k_.loops.size()) &&
@@ -338,10 +336,38 @@ public:
         }
         --indent_;
         line("}");
-        return text_.str();
+        std::string text = text_.str();
+        text.insert(params_at, param_decls(std::string_view(text).substr(params_at), params_indent));
+        return text;
     }
 
 private:
+    // Declarations of the run-time parameters `body` names (identifiers p<i>), each read
+    // once (int32 where its declared range allows). A name matched in a comment only adds a
+    // declaration that is not used.
+    std::string param_decls(std::string_view body, const std::string& indent) const {
+        std::vector<bool> used(prog_.params.size(), false);
+        auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        for (std::size_t i = 0; i + 1 < body.size(); ++i) {
+            if (body[i] != 'p' || (i > 0 && ident(body[i - 1]))) continue;
+            std::size_t j = i + 1, n = 0;
+            while (j < body.size() && std::isdigit(static_cast<unsigned char>(body[j])) && n < prog_.params.size())
+                n = n * 10 + static_cast<std::size_t>(body[j++] - '0');
+            if (j == i + 1 || (j < body.size() && ident(body[j]))) continue;
+            if (n < used.size()) used[n] = true;
+        }
+        std::string out;
+        for (std::size_t i = 0; i < prog_.params.size(); ++i) {
+            if (!used[i]) continue;
+            const Interval r = declared_range(prog_.params[i].kind, prog_.index_width);
+            const char* t = fits_i32(r) ? "std::int32_t" : "std::int64_t";
+            out += fmt::format("{}const {} p{} = static_cast<{}>(params[{}]);  // {}\n", indent, t, i, t, i,
+                               prog_.params[i].name);
+            out += fmt::format("{}(void)p{};\n", indent, i);
+        }
+        return out;
+    }
+
     // Whether the vector loop prints its last vector as a second copy of the body (see
     // write()): a body without tap loops (sums) and of at most kSplitLastNodes distinct
     // nodes, so that the copy costs little compile time.
@@ -669,7 +695,12 @@ private:
         // term -> the least and greatest constant term.
         std::map<std::string, std::map<std::string, std::pair<std::int64_t, std::int64_t>>> offsets;
         vector_var_ = v;
+        // Each distinct node once per tap loop: the value is a DAG, and a tree walk takes
+        // time exponential in the depth of its sharing (chains of inlined warps). A repeated
+        // visit would find the same window and offsets again.
+        std::set<std::pair<const Node*, int>> seen;
         std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
+            if (!seen.emplace(e.get(), tap).second) return;
             if (e->op == Op::Sum) {
                 walk(e->args[0], const_extent(e) ? tap : e->var);
                 return;

@@ -10,6 +10,7 @@
 
 #include "codegen/cpp.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ops/pipeline_json.h"
 #include "runtime/jit.h"
 #include "runtime/sha256.h"
@@ -325,6 +326,7 @@ public:
 
     std::unique_ptr<PreparedPipeline> prepare(const Pipeline& p, const TensorSpec& in) override {
         const auto start = std::chrono::steady_clock::now();
+        const InterruptScope interruptible;  // toroid_interrupt() stops this prepare
         // Bad pipelines fail before compiling; the decomposition reuses the shapes.
         const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
         PrepareStats stats;
@@ -345,7 +347,8 @@ public:
             counted.memory_hits = 1;
         } else {
             auto made = std::make_shared<Instance>();
-            driver::Decomposed d = driver::decompose_for(p, in, shapes, options_.specialize, host_target().name(), options_.debug_dir);
+            driver::Decomposed d = driver::decompose_for(p, in, shapes, options_.specialize, host_target().name(),
+                                                         options_.debug_dir, {options_.max_ops, options_.max_graph_nodes});
             const std::string structure = tier + d.structure;
             made->art = fresh ? nullptr : cache().find_artifact(structure);
             if (made->art) stats.memory_hits = 1;

@@ -9,6 +9,7 @@
 
 #include "codegen/cuda.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "engine/driver.h"
 #include "runtime/cuda/cuda.h"
 #include "schedule/bind.h"
@@ -572,7 +573,9 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     } else {
         auto made = std::make_shared<CudaInstance>();
         const schedule::Target target = target_for(dev);
-        driver::Decomposed d = driver::decompose_for(p, in, shapes, options.specialize, target.name(), options.debug_dir);
+        const InterruptScope interruptible;  // toroid_interrupt() stops this prepare
+        driver::Decomposed d = driver::decompose_for(p, in, shapes, options.specialize, target.name(), options.debug_dir,
+                                                     {options.max_ops, options.max_graph_nodes});
         made->graph = std::move(d.graph);
         made->art = fresh ? nullptr : cuda_cache().find_artifact(d.structure);
         if (made->art) stats.memory_hits = 1;

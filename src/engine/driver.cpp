@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace toroid::driver {
@@ -37,10 +40,44 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
     if (!f) fail("cannot write debug file '{}'", path.string());
 }
 
+namespace {
+
+std::size_t limit_from_env(const char* name, std::size_t fallback) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    std::size_t n = 0;
+    const char* end = v + std::strlen(v);
+    const auto [ptr, ec] = std::from_chars(v, end, n);
+    if (ec != std::errc() || ptr != end || n == 0)
+        fail("${} must be a positive whole number, got '{}'", name, printable(v, 40));
+    return n;
+}
+
+}  // namespace
+
+Limits effective_limits(const Limits& options) {
+    Limits l;
+    l.max_ops = options.max_ops ? options.max_ops : limit_from_env("TOROID_MAX_OPS", kDefaultMaxOps);
+    l.max_graph_nodes =
+        options.max_graph_nodes ? options.max_graph_nodes : limit_from_env("TOROID_MAX_GRAPH_NODES", kDefaultMaxGraphNodes);
+    return l;
+}
+
 Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes, bool specialize,
-                         const std::string& target, const std::string& debug_dir) {
+                         const std::string& target, const std::string& debug_dir, const Limits& limits) {
+    const Limits lim = effective_limits(limits);
+    if (p.ops.size() > lim.max_ops)
+        fail("the pipeline has {} ops, more than the limit of {} ($TOROID_MAX_OPS or the max_ops option)", p.ops.size(),
+             lim.max_ops);
     Decomposed d;
     d.graph = decomp::decompose(p, in, shapes);
+    std::size_t nodes = 0;
+    for (const ir::GraphTensor& t : d.graph.tensors())
+        if (t.kind == ir::TensorKind::Compute) nodes += ir::node_count(t.body);
+    if (nodes > lim.max_graph_nodes)
+        fail("the pipeline's decomposition has {} expression nodes, more than the limit of {} "
+             "($TOROID_MAX_GRAPH_NODES or the max_graph_nodes option)",
+             nodes, lim.max_graph_nodes);
     if (specialize) d.graph = d.graph.specialized();
     d.width = schedule::fits_index32(d.graph) ? ir::IndexWidth::I32 : ir::IndexWidth::I64;
     d.structure = fmt::format("{}\nint{}\n{}", target, d.width == ir::IndexWidth::I32 ? 32 : 64, d.graph.structure());

@@ -40,12 +40,25 @@ struct Decomposed {
     std::string structure;  // the target, the index width and the graph's structure
 };
 
+// The limits on one prepare's work (EngineOptions::max_ops and max_graph_nodes; 0: the
+// default, from $TOROID_MAX_OPS and $TOROID_MAX_GRAPH_NODES where set).
+struct Limits {
+    std::size_t max_ops = 0;
+    std::size_t max_graph_nodes = 0;
+};
+inline constexpr std::size_t kDefaultMaxOps = 100000;
+inline constexpr std::size_t kDefaultMaxGraphNodes = 200000;
+// The limits that apply: the option where set, else the environment's, else the default.
+// A malformed environment value is a toroid::Error.
+Limits effective_limits(const Limits& options);
+
 // decompose(p, in), specialized (sizes baked in) when asked, with the index width its values
 // allow and the key of the code it needs on `target`. `shapes` is infer_shapes(p, in), which
 // the engine's prepare computed once (checking the pipeline before anything else). Writes
-// pipeline.json and the primitive graph into debug_dir when set.
+// pipeline.json and the primitive graph into debug_dir when set. A pipeline of more ops than
+// the limit is refused before any work, a graph of more nodes once decomposed (toroid::Error).
 Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<const ShapeInfo> shapes, bool specialize,
-                         const std::string& target, const std::string& debug_dir);
+                         const std::string& target, const std::string& debug_dir, const Limits& limits = {});
 
 // The table data of `g` (moved out: the buffers keep their addresses, so a binding's table
 // pointers stay valid), for an instance that keeps its tables but not its graph.

@@ -45,6 +45,12 @@ struct EngineOptions {
     // (runtime/prebuilt.h) for the target's instruction-set level, not into the JIT cache;
     // no quick build.
     std::string prebuild_into;
+    // Compiled and CUDA engines: the most ops a pipeline may have, and the most expression
+    // nodes its decomposition may build (every tensor's distinct nodes, summed); past either
+    // prepare() fails at once with a toroid::Error instead of working for hours. 0: the
+    // default, $TOROID_MAX_OPS or 100000 ops, $TOROID_MAX_GRAPH_NODES or 200000 nodes.
+    std::size_t max_ops = 0;
+    std::size_t max_graph_nodes = 0;
 };
 
 // What preparing cost, for `--stats`.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -608,6 +609,11 @@ bool depends_on_var(const Expr& e, int id) {
     return depends_rec(e, id, memo);
 }
 
+bool DependsOnVar::operator()(const Expr& e) {
+    if (e->op != Op::Var && !memo_.count(e.get())) pinned_.push_back(e);
+    return depends_rec(e, id_, memo_);
+}
+
 std::size_t node_count(const Expr& e) {
     std::size_t n = 0;
     visit(e, [&](const Expr&) { ++n; });
@@ -644,7 +650,13 @@ std::uint64_t structural_hash(const Expr& e) {
     return hash_rec(e, memo);
 }
 
-bool structurally_equal(const Expr& a, const Expr& b) {
+namespace {
+
+// Pairs of distinct nodes already found equal: operands shared inside each side (a DAG)
+// are compared once, not once per path to them.
+using EqualPairs = std::set<std::pair<const Node*, const Node*>>;
+
+bool equal_rec(const Expr& a, const Expr& b, EqualPairs& equal) {
     if (a == b) return true;
     if (!a || !b) return false;
     // Float constants compare by bits: -0.0 differs from 0.0 and a NaN equals itself.
@@ -652,9 +664,24 @@ bool structurally_equal(const Expr& a, const Expr& b) {
         std::bit_cast<std::uint64_t>(a->fval) != std::bit_cast<std::uint64_t>(b->fval) || a->var != b->var ||
         a->buffer != b->buffer || a->args.size() != b->args.size())
         return false;
+    if (a->args.empty()) return true;
+    if (equal.count({a.get(), b.get()})) return true;
     for (std::size_t i = 0; i < a->args.size(); ++i)
-        if (!structurally_equal(a->args[i], b->args[i])) return false;
+        if (!equal_rec(a->args[i], b->args[i], equal)) return false;
+    equal.emplace(a.get(), b.get());
     return true;
+}
+
+}  // namespace
+
+bool structurally_equal(const Expr& a, const Expr& b) {
+    EqualPairs equal;
+    return equal_rec(a, b, equal);
+}
+
+std::uint64_t StructuralHash::operator()(const Expr& e) {
+    if (!memo_.count(e.get())) pinned_.push_back(e);
+    return hash_rec(e, memo_);
 }
 
 // ---- printing ----

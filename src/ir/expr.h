@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace toroid::ir {
@@ -134,11 +135,35 @@ Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
 // Calls `f` once on every distinct node (pre-order).
 void visit(const Expr& e, const std::function<void(const Expr&)>& f);
 bool depends_on_var(const Expr& e, int id);
+// depends_on_var(e, id) for many subexpressions of the same expressions (a walk asking at
+// every node): one memo shared by the calls, so the questions together cost time linear
+// in the distinct nodes instead of a walk per question. It keeps each expression it was
+// asked about alive (a node's address is never reused while it is remembered).
+class DependsOnVar {
+public:
+    explicit DependsOnVar(int id) : id_(id) {}
+    bool operator()(const Expr& e);
+
+private:
+    int id_;
+    std::unordered_map<const Node*, bool> memo_;
+    std::vector<Expr> pinned_;
+};
 std::size_t node_count(const Expr& e);  // distinct nodes
 bool structurally_equal(const Expr& a, const Expr& b);
 // A hash of the structure (equal for structurally equal expressions; the same in every
 // run, unlike node addresses), in time linear in the number of distinct nodes.
 std::uint64_t structural_hash(const Expr& e);
+// structural_hash for many expressions that share nodes (the simplifier hashes the terms of
+// every sum it builds): one memo shared by the calls, keeping each hashed expression alive.
+class StructuralHash {
+public:
+    std::uint64_t operator()(const Expr& e);
+
+private:
+    std::unordered_map<const Node*, std::uint64_t> memo_;
+    std::vector<Expr> pinned_;
+};
 // e's node with its operands replaced by `args`, rebuilt through the builder of e's op, so
 // that types are re-checked and constants re-folded (rewrite() and substitute() use it).
 Expr with_args(const Expr& e, std::vector<Expr> args);

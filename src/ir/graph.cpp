@@ -4,6 +4,7 @@
 #include "ir/graph.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ir/eval.h"
 
 #include <fmt/format.h>
@@ -202,6 +203,7 @@ int Graph::add_constant(std::string name, Type t, Shape shape, std::vector<std::
 }
 
 int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::string origin, bool realize) {
+    check_interrupt();  // once per op's result: a long pipeline's decomposition stops here
     check_shape(name, shape, params_.size());
     if (!body) fail("ir::Graph: compute '{}' has no body", name);
     if (body->type != t)

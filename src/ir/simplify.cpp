@@ -413,7 +413,7 @@ Linear linearize(const Expr& e) {
     return l;
 }
 
-Expr build(Linear l) {
+Expr build(Linear l, StructuralHash& hash) {
     l.prune();
     // Canonical order, from the terms that vary least to those that vary most: run-time
     // parameters, then other terms by a structural hash (the same in every run, so generated
@@ -424,7 +424,7 @@ Expr build(Linear l) {
     for (std::size_t i = 0; i < l.terms.size(); ++i) {
         const Expr& a = l.terms[i].first;
         std::string key;
-        if (a->op != Op::Var) key = fmt::format("1{:016x}", structural_hash(a));
+        if (a->op != Op::Var) key = fmt::format("1{:016x}", hash(a));
         else if (is_param_var(a->var)) key = fmt::format("0{:010}", a->var);
         else if (a->var < kFirstReductionVar) key = fmt::format("2{:010}", a->var);
         else key = fmt::format("3{:010}", a->var);
@@ -511,7 +511,7 @@ private:
             const Linear lb = linearize(b);
             for (const auto& [atom, c] : lb.terms) l.add(atom, wneg(c));
             l.k = wadd(l.k, wneg(lb.k));
-            if (const auto dd = bounds_of(build(std::move(l)))) {
+            if (const auto dd = bounds_of(build(std::move(l), hash_))) {
                 // Both are exact values of a - b, which fits in int64: intersect.
                 d->lo = std::max(d->lo, dd->lo);
                 d->hi = std::min(d->hi, dd->hi);
@@ -528,7 +528,7 @@ private:
             case Op::Neg:
                 if (n->type == Type::I64) {
                     // Keep the node itself when already canonical: parents then see no change.
-                    Expr c = build(linearize(n));
+                    Expr c = build(linearize(n), hash_);
                     return structurally_equal(c, n) ? n : c;
                 }
                 return n;
@@ -609,8 +609,8 @@ private:
         }
         q.k = floordiv_pos(l.k, c);
         r.k = floormod_pos(l.k, c);
-        const Expr re = build(r);
-        const auto br = bounds_of(re), bq = bounds_of(build(q));
+        const Expr re = build(r, hash_);
+        const auto br = bounds_of(re), bq = bounds_of(build(q, hash_));
         if (!br || !bq) return n;
         // c * Q + R must not overflow either: then it equals a, not just modulo 2^64.
         const auto cq = corners(*bq, Interval{c, c}, cmul);
@@ -619,15 +619,15 @@ private:
         if (is_div) {
             if (m_lo == m_hi) {
                 q.k = wadd(q.k, m_lo);
-                return build(std::move(q));
+                return build(std::move(q), hash_);
             }
             if (q.terms.empty()) return n;
             q.add(floordiv(re, n->args[1]), 1);
-            return build(std::move(q));
+            return build(std::move(q), hash_);
         }
         if (m_lo == m_hi) {
             r.k = wadd(r.k, wneg(wmul(m_lo, c)));
-            return build(std::move(r));
+            return build(std::move(r), hash_);
         }
         if (q.terms.empty() && q.k == 0) return n;
         return mod(re, n->args[1]);
@@ -635,6 +635,7 @@ private:
 
     Analysis an_;
     std::map<std::pair<const Node*, std::uint64_t>, std::pair<Expr, Expr>> memo_;  // key node pinned in .first
+    StructuralHash hash_;  // the canonical order's keys, shared by every sum built
 };
 
 bool fits_rec(const Expr& e, Analysis& an) {

@@ -4,12 +4,15 @@
 #include "schedule/schedule.h"
 #include "schedule/tap_pairs.h"
 
+#include "core/interrupt.h"
 #include "ir/simplify.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
+#include <set>
+#include <unordered_set>
 
 namespace toroid::schedule {
 
@@ -52,8 +55,11 @@ bool column_only(const Expr& off, int v) {
 // as 4-byte words by targets with a word gather (`word_gather`): those do not count either.
 bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute, bool word_gather) {
     bool found = false;
+    // Each distinct node once per tap context: the value is a DAG (inlined tensors share
+    // their index expressions), and a tree walk takes time exponential in its depth.
+    std::set<std::pair<const Node*, int>> seen;
     std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
-        if (found) return;
+        if (found || !seen.emplace(e.get(), tap).second) return;
         if (e->op == Op::Sum) {
             walk(e->args[0], const_extent(e) ? tap : e->var);
             return;
@@ -108,8 +114,9 @@ bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int6
     const Expr store = simplify(offset_expr(out, idx));
     if (!depends_on_var(store, c) || !moves_together(store, out.type, false)) return false;
     bool ok = true;
+    std::unordered_set<const Node*> seen;  // each distinct node once (a DAG)
     std::function<void(const Expr&)> walk = [&](const Expr& e) {
-        if (!ok) return;
+        if (!ok || !seen.insert(e.get()).second) return;
         if (e->op == Op::Var && (e->var == c || e->var == w)) ok = false;
         if (e->op == Op::Load) {
             const Buffer& b = prog.buffer(e->buffer);
@@ -134,8 +141,14 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
     if (idx.empty())
         for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
     const Expr store = simplify(offset_expr(out, idx));
+    // Each distinct node once per context (a DAG); the addresses it holds stay valid while
+    // the walk runs (the offsets it walks are kept in `offsets`).
+    DependsOnVar moves(v);
+    std::set<std::pair<const Node*, bool>> seen;
+    std::vector<Expr> offsets;
     std::function<void(const Expr&, bool)> walk = [&](const Expr& e, bool in_taps) {
-        if (!depends_on_var(e, v)) return;  // computed once per vector, as a scalar
+        if (!seen.emplace(e.get(), in_taps).second) return;
+        if (!moves(e)) return;  // computed once per vector, as a scalar
         if (e->op == Op::Sum) {
             if (!const_extent(e)) in_taps = true;
             walk(e->args[0], in_taps);
@@ -144,7 +157,7 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
         if (e->op == Op::Load) {
             const Buffer& b = prog.buffer(e->buffer);
             widest = std::max(widest, type_bytes(b.type));
-            const Expr off = simplify(offset_expr(b, e->args));
+            const Expr off = offsets.emplace_back(simplify(offset_expr(b, e->args)));
             if (linear_stride(off, v)) return;
             if (byte_permute && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;
             walk(off, in_taps);
@@ -179,6 +192,7 @@ constexpr int kVectorUnroll = 4;
 
 void choose_cpu_axes(Program& prog, const Target& target) {
     for (Kernel& k : prog.kernels) {
+        check_interrupt();
         std::size_t inner = k.loops.size() - 1;
         // A tiny innermost loop (the channels of a channels-last pixel) is unrolled and the
         // loop around it is the vector loop.

@@ -4,6 +4,7 @@
 #include "schedule/schedule.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ir/simplify.h"
 #include "schedule/gpu_fuse.h"
 
@@ -22,6 +23,11 @@ namespace {
 
 // What a Sum of unknown extent counts as when estimating how often a tensor is read.
 constexpr std::int64_t kDynamicExtent = 16;
+
+// The most distinct nodes an inlined tensor's body may have: beyond it the tensor is
+// realized (a buffer) rather than substituted into its readers. The largest fused kernels
+// of single ops and of the usual pipelines have a few hundred nodes.
+constexpr std::size_t kMaxInlinedNodes = 1024;
 
 // Loads of `tensor` in `e`, each weighted by the extents of the Sums around it: how
 // many times one evaluation of `e` reads the tensor (saturating; memoized, as
@@ -87,6 +93,7 @@ struct Scheduler {
     std::vector<std::optional<Interval>> table_ranges;  // by buffer id (declared ranges)
 
     ir::Program run() {
+        check_interrupt();
         choose_realized();
         inline_tensors();
         Program prog = lower();
@@ -110,7 +117,9 @@ struct Scheduler {
         return prog;
     }
 
+    // After every pass: the dump asked for, and a check for an interrupted prepare.
     void dump(const char* pass, const Program& prog) {
+        check_interrupt();
         if (dumps) dumps->push_back(PassDump{pass, prog.to_string()});
     }
 
@@ -128,6 +137,22 @@ struct Scheduler {
         const auto n = g.tensors().size();
         realized.assign(n, false);
         std::vector<std::int64_t> uses(n, 0);
+        // The computed tensors that read each tensor (in graph order): a tensor's readers
+        // are looked at, not every later tensor (a long chain of ops would take time
+        // quadratic in its length).
+        std::vector<std::vector<int>> readers(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            const GraphTensor& c = g.tensors()[j];
+            if (c.kind != TensorKind::Compute) continue;
+            std::vector<int> read;
+            visit(c.body, [&](const Expr& e) {
+                if (e->op == Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < n)
+                    read.push_back(e->buffer);
+            });
+            std::sort(read.begin(), read.end());
+            read.erase(std::unique(read.begin(), read.end()), read.end());
+            for (int r : read) readers[static_cast<std::size_t>(r)].push_back(static_cast<int>(j));
+        }
         for (std::size_t i = n; i-- > 0;) {
             const GraphTensor& t = g.tensors()[i];
             if (t.kind != TensorKind::Compute) continue;
@@ -137,9 +162,10 @@ struct Scheduler {
             if (!realize) {
                 // How often one element of each consumer kernel reads this tensor.
                 std::int64_t count = 0;
-                for (std::size_t j = i + 1; j < n; ++j) {
+                for (const int r : readers[i]) {
+                    const auto j = static_cast<std::size_t>(r);
                     const GraphTensor& c = g.tensors()[j];
-                    if (c.kind != TensorKind::Compute) continue;
+                    if (j <= i) continue;
                     const std::int64_t k = read_count(c.body, id);
                     count += k * (realized[j] ? 1 : std::max<std::int64_t>(uses[j], 1));
                 }
@@ -162,12 +188,18 @@ struct Scheduler {
         }
     }
 
-    // Pass 2: substitute the bodies of inlined tensors into their readers.
+    // Pass 2: substitute the bodies of inlined tensors into their readers. A tensor whose
+    // body, with its inlined sources substituted, grows past kMaxInlinedNodes is realized
+    // instead: a long chain of ops that each read their input once (nearest warps, flips
+    // that do not cancel) fuses into kernels of bounded size, so that every later pass and
+    // the C++ compiler see work linear in the pipeline's length.
     void inline_tensors() {
         body.assign(g.tensors().size(), nullptr);
         for (const GraphTensor& t : g.tensors()) {
             if (t.kind != TensorKind::Compute) continue;
-            body[static_cast<std::size_t>(t.id)] = rewrite(t.body, [&](const Expr& e) -> Expr {
+            check_interrupt();
+            const auto id = static_cast<std::size_t>(t.id);
+            body[id] = rewrite(t.body, [&](const Expr& e) -> Expr {
                 if (e->op != Op::Load) return e;
                 const GraphTensor& src = g.at(e->buffer);
                 if (src.kind != TensorKind::Compute || realized[static_cast<std::size_t>(src.id)]) return e;
@@ -175,6 +207,21 @@ struct Scheduler {
                 for (std::size_t k = 0; k < e->args.size(); ++k) sub.emplace_back(static_cast<int>(k), e->args[k]);
                 return substitute(body[static_cast<std::size_t>(src.id)], sub);
             });
+            if (realized[id]) continue;
+            // Simplified without ranges (true for every index: the value is unchanged), a
+            // chain's index arithmetic folds (flips of flips, crops of crops) before it counts.
+            // Realized when still over half the bound, so that a body is simplified once per
+            // kMaxInlinedNodes / 2 nodes it grows at most (time linear in the chain's length).
+            if (node_count(body[id]) <= kMaxInlinedNodes) continue;
+            body[id] = simplify(body[id]);
+            if (const std::size_t nodes = node_count(body[id]); nodes > kMaxInlinedNodes / 2) {
+                realized[id] = true;
+                const std::string why =
+                    fmt::format("{} nodes with its inlined sources (simplified), over {} (a kernel of bounded size)",
+                                nodes, kMaxInlinedNodes / 2);
+                notes[t.id].push_back("realize: " + why);
+                log.push_back(fmt::format("realize {} ({}): {}", t.name, t.origin, why));
+            }
         }
     }
 
@@ -187,13 +234,15 @@ struct Scheduler {
             prog.params.push_back(ProgramParam{g.params()[i].name, g.params()[i].kind,
                                                ParamSource{ParamSource::Kind::Graph, static_cast<int>(i), -1, -1}});
         std::map<int, int> buffer_of;  // graph id -> buffer id
-        auto reads = [&](int id) {
-            for (const GraphTensor& t : g.tensors())
-                if (t.kind == TensorKind::Compute && realized[static_cast<std::size_t>(t.id)] &&
-                    read_count(body[static_cast<std::size_t>(t.id)], id) > 0)
-                    return true;
-            return false;
-        };
+        // The tensors some kernel reads (one walk of each kernel's value).
+        std::vector<bool> read(g.tensors().size(), false);
+        for (const GraphTensor& t : g.tensors())
+            if (t.kind == TensorKind::Compute && realized[static_cast<std::size_t>(t.id)])
+                visit(body[static_cast<std::size_t>(t.id)], [&](const Expr& e) {
+                    if (e->op == Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < read.size())
+                        read[static_cast<std::size_t>(e->buffer)] = true;
+                });
+        auto reads = [&](int id) { return read[static_cast<std::size_t>(id)]; };
         for (const GraphTensor& t : g.tensors()) {
             const bool keep = t.id == 0 || (t.kind == TensorKind::Constant && reads(t.id)) ||
                               (t.kind == TensorKind::Compute && realized[static_cast<std::size_t>(t.id)]);
@@ -253,7 +302,10 @@ struct Scheduler {
 
     // Pass 4: simplify every kernel's value under its ranges.
     void simplify_kernels(Program& prog) {
-        for (Kernel& k : prog.kernels) k.value = simplify(k.value, kernel_ranges(prog, k, load_bounds()), load_bounds());
+        for (Kernel& k : prog.kernels) {
+            check_interrupt();
+            k.value = simplify(k.value, kernel_ranges(prog, k, load_bounds()), load_bounds());
+        }
     }
 
     // Pass 5: each realized intermediate is computed only over the region its consumers

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace toroid::schedule {
@@ -79,7 +80,9 @@ std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
     // One tap sum; outside it nothing but parameters and constants.
     std::vector<Expr> sums;
     bool other = false;
+    std::unordered_set<const Node*> seen;  // each distinct node once (a DAG)
     std::function<void(const Expr&)> walk = [&](const Expr& e) {
+        if (other || !seen.insert(e.get()).second) return;
         if (e->op == Op::Sum) {
             if (std::none_of(sums.begin(), sums.end(), [&](const Expr& s) { return s.get() == e.get(); }))
                 sums.push_back(e);

@@ -1,0 +1,34 @@
+#include "core/interrupt.h"
+
+#include "core/error.h"
+
+#include <atomic>
+
+namespace toroid {
+
+namespace {
+
+std::atomic<std::uint64_t> g_interrupts{0};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "interrupt_prepares must be signal-safe");
+
+struct ThreadScope {
+    int depth = 0;
+    std::uint64_t start = 0;  // g_interrupts when the outermost scope began
+};
+thread_local ThreadScope t_scope;
+
+}  // namespace
+
+void interrupt_prepares() noexcept { g_interrupts.fetch_add(1, std::memory_order_relaxed); }
+
+InterruptScope::InterruptScope() {
+    if (t_scope.depth++ == 0) t_scope.start = g_interrupts.load(std::memory_order_relaxed);
+}
+
+InterruptScope::~InterruptScope() { --t_scope.depth; }
+
+void check_interrupt() {
+    if (t_scope.depth > 0 && g_interrupts.load(std::memory_order_relaxed) != t_scope.start) fail("interrupted");
+}
+
+}  // namespace toroid

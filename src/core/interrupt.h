@@ -1,0 +1,28 @@
+// Interrupting a prepare. interrupt_prepares() (toroid_interrupt() in the C API; one atomic
+// increment, so a signal handler may call it) makes every prepare in progress in the process
+// stop at its next check with toroid::Error("interrupted"); prepares that begin later are
+// not affected: each notes the count of interrupts when it begins. The compiling engines'
+// prepare() holds an InterruptScope; decomposition (per op), scheduling (per pass and per
+// tensor), code generation and binding call check_interrupt().
+#pragma once
+
+#include <cstdint>
+
+namespace toroid {
+
+void interrupt_prepares() noexcept;
+
+// Marks the calling thread's prepare (nested scopes keep the outermost one's start).
+class InterruptScope {
+public:
+    InterruptScope();
+    ~InterruptScope();
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+};
+
+// Throws toroid::Error("interrupted") when interrupt_prepares() was called since the calling
+// thread's InterruptScope began; does nothing outside one.
+void check_interrupt();
+
+}  // namespace toroid
