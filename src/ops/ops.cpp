@@ -98,7 +98,21 @@ ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {
     return out;
 }
 
+namespace {
+
+// Every op refuses an input with a zero-size dimension; a pipeline of no ops (a copy) does
+// too, so that no kernel is run over an empty extent.
+void check_empty_pipeline_input(const Pipeline& p, const ShapeInfo& in) {
+    const Dims& s = in.shape;
+    if (!p.ops.empty()) return;
+    for (auto d : s)
+        if (d <= 0) fail("pipeline: input has a zero-size dimension ({}, {}, {}, {})", s[0], s[1], s[2], s[3]);
+}
+
+}  // namespace
+
 std::vector<ShapeInfo> infer_shapes(const Pipeline& p, const ShapeInfo& in) {
+    check_empty_pipeline_input(p, in);
     std::vector<ShapeInfo> shapes;
     shapes.reserve(p.ops.size() + 1);
     shapes.push_back(in);
@@ -107,6 +121,7 @@ std::vector<ShapeInfo> infer_shapes(const Pipeline& p, const ShapeInfo& in) {
 }
 
 ShapeInfo infer_shape(const Pipeline& p, const ShapeInfo& in) {
+    check_empty_pipeline_input(p, in);
     ShapeInfo cur = in;
     for (const Op& op : p.ops) cur = infer_shape(op, cur);
     return cur;

@@ -105,6 +105,18 @@ TEST(OpShapes, ConvertAndNormalize) {
               "or one for all)");
 }
 
+// A pipeline of no ops refuses a zero-size input as every op does (it ran a copy kernel over
+// an empty extent, which divided by zero).
+TEST(OpShapes, EmptyPipelineRefusesAZeroSizeInput) {
+    const Pipeline none;
+    for (const Dims& d : {Dims{1, 4, 0, 4}, Dims{1, 0, 3, 3}, Dims{0, 3, 2, 2}}) {
+        EXPECT_EQ(error_of([&] { infer_shape(none, ShapeInfo{U8, d}); }).rfind("pipeline: input has a zero-size", 0), 0u);
+        EXPECT_EQ(error_of([&] { infer_shapes(none, ShapeInfo{F32, d}); }).rfind("pipeline: input has a zero-size", 0),
+                  0u);
+    }
+    EXPECT_EQ(infer_shape(none, ShapeInfo{U8, {1, 3, 2, 2}}), (ShapeInfo{U8, {1, 3, 2, 2}}));
+}
+
 TEST(OpShapes, InferShapesGivesEveryStep) {
     const Pipeline p = parse_pipeline(R"([{"op": "resize", "size": [4, 6]}, {"op": "center_crop", "size": 3},
         {"op": "convert", "dtype": "float32", "scale": true}, {"op": "normalize", "mean": 0.5, "std": 0.25}])",
