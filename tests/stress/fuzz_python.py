@@ -22,7 +22,7 @@ Cases are a function of (--seed, case index): a run is deterministic, and `--onl
 case I. Prints `N passed, M failed` last; exit status 1 if any case failed or hung.
 
 Usage: fuzz_python.py [--cases N] [--seed S] [--workers W] [--timeout SEC] [--max-chain K]
-                      [--cache-size SIZE] [--memory-limit MIB] [--only I] [--verbose] [--keep]
+                      [--cache-size SIZE] [--memory-limit MIB] [--time-limit SEC] [--only I] [--verbose] [--keep]
 Needs the library (TOROID_LIBRARY, as the Python tests) and NumPy.
 """
 import argparse
@@ -462,6 +462,7 @@ def main():
     ap.add_argument("--cache-size", default="64M", help="TOROID_CACHE_SIZE of the run's own cache")
     ap.add_argument("--memory-limit", type=int, default=4096, help="each worker's address space, MiB")
     ap.add_argument("--keep", action="store_true", help="keep the run's folder (cache, scratch) and print it")
+    ap.add_argument("--time-limit", type=float, help="start no case after this many seconds")
     ap.add_argument("--only", type=int, help="run this case alone (and print it)")
     ap.add_argument("--verbose", action="store_true", help="print every case's outcome")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -501,6 +502,10 @@ def main():
                  " (as JSON text)" if as_text else "", show_ops(ops), sys.executable, os.path.abspath(__file__),
                  args.seed, args.max_chain, index), flush=True)
 
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)  # the finally below ends the workers and their compilers
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         for w in workers:
             if pending:
@@ -560,7 +565,7 @@ def main():
                         size = sum(entries(cache))
                         print("fuzz_python: %d/%d cases, %.0f s, cache %.1f MiB" % (
                             done, len(indices), time.monotonic() - started, size / 2 ** 20), flush=True)
-                    if pending:
+                    if pending and (args.time_limit is None or time.monotonic() - started < args.time_limit):
                         w.send(pending.pop())
     finally:
         for w in workers:
@@ -582,8 +587,9 @@ def main():
     else:
         shutil.rmtree(top, ignore_errors=True)
     passed = counts["ok"] + counts["error"]
+    ran = passed + len(failures) + len(hangs)
     print("fuzz_python: seed %d: %d cases in %.0f s: %d ran, %d refused with a toroid.Error (%s); %d hangs; "
-          "%d other failures" % (args.seed, len(indices), time.monotonic() - started, counts["ok"], counts["error"],
+          "%d other failures" % (args.seed, ran, time.monotonic() - started, counts["ok"], counts["error"],
                                  ", ".join("%s %d" % kv for kv in sorted(error_kinds.items())), len(hangs),
                                  len(failures)))
     print("fuzz_python: cache entries %.2f MiB at the end, at most %.2f MiB while running (cap %.2f MiB, "
