@@ -114,3 +114,39 @@ pipelines = {
 }
 for name, p in pipelines.items():
     put("fuzz_pipeline_json", name, json.dumps(p))
+
+# Long chains, written compactly to stay a few KB: the parse, canonical JSON and shape
+# inference must stay linear in the length.
+def compact(p):
+    return json.dumps(p, separators=(",", ":"))
+
+
+put("fuzz_pipeline_json", "chain_flip_300.json",
+    compact([{"op": "flip", "dims": [(-1, -2, 1)[i % 3]]} for i in range(300)]))
+put("fuzz_pipeline_json", "chain_crop_120.json",
+    compact([{"op": "crop", "top": i % 3 - 1, "left": i % 5 - 2, "height": 6 + i % 3, "width": 8 + i % 2}
+             for i in range(120)]))
+put("fuzz_pipeline_json", "chain_affine_tv_40.json",
+    compact([{"op": "affine", "theta": [[1, 0, i % 3 - 1], [0, 1, 0]], "mode": "nearest", "convention": "torchvision"}
+             for i in range(40)]))
+put("fuzz_pipeline_json", "chain_affine_40.json",
+    compact([{"op": "convert", "dtype": "float32"}]
+            + [{"op": "affine", "theta": [[1.1, 0.1, 0], [-0.1, 0.9, 0.05]]} for _ in range(40)]))
+
+# Grid paths: in the folder (a subfolder, `..` that stays inside, a symlink inside), and
+# paths the policy refuses before opening anything (absolute, `..` out, /dev/zero, a
+# symlink out of the folder or to /dev/zero); the FIFO is refused by its type. The harness
+# creates these files in its scratch folder (fuzz_pipeline_json.cpp, write_grids).
+grid_paths = {
+    "grid_local_paths.json": ["sub/grid.npy", "sub/../grid.npy", "./link_in.npy"],
+    "grid_absolute.json": ["/dev/zero"],
+    "grid_dotdot.json": ["../grid.npy"],
+    "grid_dotdot_deep.json": ["sub/../../../../../dev/zero"],
+    "grid_fifo.json": ["fifo.npy"],
+    "grid_symlink_zero.json": ["link_zero.npy"],
+    "grid_symlink_out.json": ["link_out/passwd"],
+    "grid_symlink_up.json": ["link_up/grid.npy"],
+}
+for name, paths in grid_paths.items():
+    put("fuzz_pipeline_json", name,
+        json.dumps([{"op": "convert", "dtype": "float32"}] + [{"op": "grid_sample", "grid": g} for g in paths]))
