@@ -26,7 +26,11 @@ constexpr OpTable<ReferenceHook> kReferences = [] {
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, normalize>;
     return t;
 }();
+// The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in
+// a constant expression; the registry tests check the table there.
+#ifndef __SANITIZE_ADDRESS__
 static_assert(op_table_complete(kReferences), "every op kind needs a reference");
+#endif
 
 }  // namespace
 
