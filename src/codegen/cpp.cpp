@@ -10,6 +10,7 @@
 #include "codegen/c_printer.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ir/graph.h"
 #include "ir/simplify.h"
 #include "schedule/tap_pairs.h"
@@ -1319,6 +1320,7 @@ std::string generate_cpp(const Program& program, int lanes) {
         src += "\n";
         const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(program, k) : k;
         src += fmt::format("namespace {} {{\n", lane_namespace(kernel_lanes(k)));
+        check_interrupt();  // an interrupted prepare stops between kernels
         src += CppKernelWriter(program, printed, lb).write();
         src += "}\n";
     }

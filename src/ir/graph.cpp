@@ -108,9 +108,8 @@ void check_shape(const std::string& name, const Shape& shape, std::size_t params
     }
 }
 
-int push(std::vector<GraphTensor>& tensors, GraphTensor t) {
-    for (const GraphTensor& o : tensors)
-        if (o.name == t.name) fail("ir::Graph: duplicate tensor name '{}'", t.name);
+int push(std::vector<GraphTensor>& tensors, std::unordered_set<std::string>& names, GraphTensor t) {
+    if (!names.insert(t.name).second) fail("ir::Graph: duplicate tensor name '{}'", t.name);
     t.id = static_cast<int>(tensors.size());
     tensors.push_back(std::move(t));
     return tensors.back().id;
@@ -131,8 +130,7 @@ std::string shape_text(const Shape& s) {
 }
 
 Expr Graph::add_param(std::string name, ParamKind kind, std::int64_t value) {
-    for (const Param& p : params_)
-        if (p.name == name) fail("ir::Graph: duplicate parameter name '{}'", name);
+    if (!param_names_.insert(name).second) fail("ir::Graph: duplicate parameter name '{}'", name);
     params_.push_back(Param{std::move(name), kind, value});
     values_.push_back(value);
     return param(static_cast<int>(params_.size()) - 1);
@@ -175,7 +173,7 @@ int Graph::add_input(std::string name, Type t, Shape shape, Shape strides) {
     std::vector<std::int64_t> dims;
     for (const Expr& d : g.shape) dims.push_back(value_of(d));
     checked_numel(g.name, dims);
-    return push(tensors_, std::move(g));
+    return push(tensors_, tensor_names_, std::move(g));
 }
 
 int Graph::add_constant(std::string name, Type t, Shape shape, std::vector<std::uint8_t> data,
@@ -199,7 +197,7 @@ int Graph::add_constant(std::string name, Type t, Shape shape, std::vector<std::
     g.shape = std::move(shape);
     g.data = std::move(data);
     g.value_range = value_range;
-    return push(tensors_, std::move(g));
+    return push(tensors_, tensor_names_, std::move(g));
 }
 
 int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::string origin, bool realize) {
@@ -221,7 +219,7 @@ int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::st
     std::vector<std::int64_t> dims;
     for (const Expr& d : g.shape) dims.push_back(value_of(d));
     checked_numel(g.name, dims);
-    return push(tensors_, std::move(g));
+    return push(tensors_, tensor_names_, std::move(g));
 }
 
 Graph Graph::specialized() const {
@@ -233,6 +231,7 @@ Graph Graph::specialized() const {
     g.output = output;
     g.channels_last = channels_last;
     g.next_reduction_var_ = next_reduction_var_;
+    g.tensor_names_ = tensor_names_;
     for (GraphTensor t : tensors_) {
         for (Expr& d : t.shape) d = fix(d);
         for (Expr& d : t.strides) d = fix(d);

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace toroid::ir {
@@ -112,6 +113,8 @@ public:
 private:
     std::vector<GraphTensor> tensors_;
     std::vector<Param> params_;
+    // The names taken, to refuse a duplicate without a scan (a long pipeline adds many).
+    std::unordered_set<std::string> tensor_names_, param_names_;
     std::vector<std::int64_t> values_;  // params_[i].value, for eval_params
     int next_reduction_var_ = kFirstReductionVar;
 };

@@ -2,6 +2,7 @@
 #include "schedule/bind.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "ir/eval.h"
 #include "ir/simplify.h"
 
@@ -125,6 +126,7 @@ Binding bind(const Program& p, const Graph& g) {
     for (std::size_t ki = p.kernels.size(); ki-- > 0;) {
         const Buffer& buf = p.buffer(p.kernels[ki].output);
         if (buf.role != BufferRole::Temp) continue;
+        check_interrupt();
         const std::size_t rank = buf.shape.size();
         std::vector<std::optional<Interval>> region(rank);
         std::vector<bool> unknown(rank, false);
