@@ -33,7 +33,7 @@ export TOROID_SWEEP_SEED="${TOROID_ASAN_SWEEP_SEED:-5000}"
 # uninstrumented compiles), then every fifth conformance case on the compiled engine and
 # every tenth on the reference engine.
 ctest --test-dir "$build" --output-on-failure -j "$jobs" \
-  -E '^(python_api|check_cuda_source.*|pip_install|stress_fuzz_python|stress_cache)$|EngineConformance'
+  -E '^(python_api|check_cuda_source.*|pip_install|stress_fuzz_python|stress_cache|stress_files)$|EngineConformance'
 ctest --test-dir "$build" --output-on-failure -j "$jobs" \
   -R 'EngineConformance\.MatchesPyTorch/(compiled_case0[0-9][0-9][05]|reference_case0[0-9][0-9]0)_'
 
