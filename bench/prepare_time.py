@@ -51,7 +51,9 @@ def chain(kind, n):
             ops.append({"op": "affine", "theta": [[0.98, -0.17, 1.5], [0.17, 0.98, -0.5]], "mode": "nearest",
                         "convention": "torchvision"})
         elif kind == "affine_bilinear":
-            ops.append({"op": "affine", "theta": [[0.98, -0.17, 0.01], [0.17, 0.98, -0.02]], "mode": "bilinear"})
+            # PyTorch convention (float32 input): the first op converts, the others warp.
+            ops.append({"op": "convert", "dtype": "float32", "scale": True} if i == 0 else
+                       {"op": "affine", "theta": [[0.98, -0.17, 0.01], [0.17, 0.98, -0.02]], "mode": "bilinear"})
         elif kind == "resize":
             ops.append({"op": "resize", "mode": "bilinear", "antialias": True, "size": [60, 60] if i % 2 == 0 else [64, 64]})
         elif kind == "convert":

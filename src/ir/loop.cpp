@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <functional>
+#include <unordered_set>
 
 namespace toroid::ir {
 
@@ -85,6 +87,39 @@ VarRanges Program::param_ranges() const {
     VarRanges r;
     for (std::size_t i = 0; i < params.size(); ++i)
         r[kFirstParamVar + static_cast<int>(i)] = declared_range(params[i].kind, index_width);
+    return r;
+}
+
+VarRanges Program::param_ranges(const Kernel& k) const {
+    VarRanges r;
+    std::unordered_set<const Node*> seen;
+    std::vector<bool> buffer_seen(buffers.size(), false);
+    std::function<void(const Expr&)> walk;
+    auto use_buffer = [&](int id) {
+        if (id < 0 || static_cast<std::size_t>(id) >= buffers.size() || buffer_seen[static_cast<std::size_t>(id)]) return;
+        buffer_seen[static_cast<std::size_t>(id)] = true;
+        const Buffer& b = buffers[static_cast<std::size_t>(id)];
+        for (const auto* v : {&b.shape, &b.strides, &b.origin, &b.logical})
+            for (const Expr& e : *v)
+                if (e) walk(e);
+    };
+    walk = [&](const Expr& e) {
+        if (!seen.insert(e.get()).second) return;
+        if (e->op == Op::Var && is_param_var(e->var)) {
+            const auto i = static_cast<std::size_t>(e->var - kFirstParamVar);
+            if (i < params.size()) r[e->var] = declared_range(params[i].kind, index_width);
+        }
+        if (e->op == Op::Load) use_buffer(e->buffer);
+        for (const Expr& a : e->args) walk(a);
+    };
+    if (k.value) walk(k.value);
+    for (const Expr& e : k.store_index)
+        if (e) walk(e);
+    for (const Loop& l : k.loops) {
+        if (l.begin) walk(l.begin);
+        if (l.extent) walk(l.extent);
+    }
+    use_buffer(k.output);
     return r;
 }
 

@@ -144,6 +144,10 @@ struct Program {
     const Buffer& buffer(int id) const { return buffers.at(static_cast<std::size_t>(id)); }
     // Every parameter's declared range, as variable ranges for ir::bounds / simplify.
     VarRanges param_ranges() const;
+    // The declared ranges of the parameters kernel `k` can name: in its value and loops, and
+    // in the shape, strides and origin of every buffer it loads or stores (a long
+    // pipeline's kernels each name a few of its many parameters).
+    VarRanges param_ranges(const Kernel& k) const;
     std::string to_string() const;  // readable dump of parameters, buffers and loop nests
 };
 

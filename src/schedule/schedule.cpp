@@ -292,7 +292,7 @@ struct Scheduler {
 
     // Ranges of a kernel's loop variables, parameters and reduction variables.
     static VarRanges kernel_ranges(const Program& prog, const Kernel& k, const LoadBounds& lb) {
-        VarRanges r = prog.param_ranges();
+        VarRanges r = prog.param_ranges(k);
         for (const Loop& l : k.loops) {
             const auto b = bounds(l.begin, r, lb), e = bounds(l.extent, r, lb);
             if (b && e && e->hi >= 1) r[l.var] = Interval{b->lo, b->hi + e->hi - 1};
