@@ -1,4 +1,7 @@
-"""toroid.transforms: image-tensor transforms with torchvision.transforms.v2's names, arguments
+"""The core of toroid.transforms: the per-call state, Compose, the geometric transforms toroid
+has had from the start, and their functional forms.
+
+toroid.transforms: image-tensor transforms with torchvision.transforms.v2's names, arguments
 and results. A Compose turns its transforms into one list of toroid ops per call and runs it as
 one compiled pipeline; random transforms draw their parameters with torch's default generator
 exactly as torchvision does and put them into the ops as run-time values (a bind, not a compile).
@@ -10,13 +13,14 @@ import numbers
 import os
 import threading
 
-from . import _api, _capi, _core
-from ._capi import Error, InvalidTypeError, Passthrough, as_error, public, show
+from .. import _api, _capi, _core
+from .._capi import Error, InvalidTypeError, Passthrough, as_error, public, show
 
-__all__ = ["Compose", "Transform", "Resize", "CenterCrop", "RandomCrop", "HorizontalFlip", "RandomHorizontalFlip",
-           "VerticalFlip", "RandomVerticalFlip", "RandomAffine", "ToDtype", "Normalize", "InterpolationMode",
-           "resize", "center_crop", "crop", "horizontal_flip", "hflip", "vertical_flip", "vflip", "affine",
-           "to_dtype", "normalize"]
+TRANSFORMS = ["Compose", "Transform", "Resize", "CenterCrop", "RandomCrop", "HorizontalFlip", "RandomHorizontalFlip",
+              "VerticalFlip", "RandomVerticalFlip", "RandomAffine", "ToDtype", "Normalize", "InterpolationMode"]
+FUNCTIONAL = ["resize", "center_crop", "crop", "horizontal_flip", "hflip", "vertical_flip", "vflip", "affine",
+              "to_dtype", "normalize"]
+__all__ = TRANSFORMS + FUNCTIONAL
 
 
 def _torch():

@@ -1,0 +1,21 @@
+"""toroid.transforms: image-tensor transforms with torchvision.transforms.v2's names, arguments
+and results. A Compose turns its transforms into one list of toroid ops per call and runs it as
+one compiled pipeline; random transforms draw their parameters with torch's default generator
+exactly as torchvision does and put them into the ops as run-time values (a bind, not a compile).
+
+The functional forms (torchvision.transforms.v2.functional's names) are in
+toroid.transforms.functional and importable from here too.
+
+Each module below adds its transforms (TRANSFORMS) and functional forms (FUNCTIONAL):
+_base holds the per-call state, Compose and the first geometric ops.
+"""
+
+from . import _base
+from ._base import *  # noqa: F401,F403
+from ._base import _wait_for_variants  # noqa: F401 - the programs compiling in the background
+
+_MODULES = (_base,)
+
+__all__ = [name for m in _MODULES for name in m.TRANSFORMS + m.FUNCTIONAL] + ["functional"]
+
+from . import functional  # noqa: E402
