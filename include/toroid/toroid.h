@@ -248,10 +248,15 @@ typedef struct toroid_file_options {
     int32_t jpeg_quality;   /* 1..100; default 90 */
     const char* format;     /* "jpg", "png", "npy", or NULL: from output_path's extension */
     const char* engine;     /* "compiled" or "reference"; NULL: "compiled" */
+    /* The channels PNG and JPEG inputs decode to, as torchvision.io.decode_image's mode
+     * converts them: "rgb", "gray", "rgb_alpha", "gray_alpha" or "unchanged"; NULL:
+     * "unchanged" (a palette PNG expands to RGB or RGBA). */
+    const char* mode;
+    int32_t apply_exif_orientation; /* nonzero (default): PNG/JPEG inputs turned as EXIF says */
 } toroid_file_options;
 
 /* Fills `options` with the defaults (every core, quality 90, format from the extension,
- * compiled engine). */
+ * compiled engine, mode unchanged, EXIF orientation applied). */
 TOROID_API void toroid_file_options_init(toroid_file_options* options);
 /* The pixel limit of the image decoders (PNG, JPEG, .npy), applied to the header before
  * anything is allocated: `pixels` > 0 sets it for the process, 0 removes it, < 0 goes back
@@ -264,6 +269,18 @@ TOROID_API toroid_status toroid_set_max_image_pixels(int64_t pixels);
  * When `format` is given, output_path is used as is. `options` may be NULL. */
 TOROID_API toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path,
                                              const char* output_path, const toroid_file_options* options);
+
+/* An image decoded by toroid_decode_image: uint8 (1, C, H, W) for PNG and JPEG, the array
+ * stored for .npy. Owned by toroid until toroid_image_free. */
+typedef struct toroid_image toroid_image;
+/* Decodes PNG, JPEG or .npy bytes (told apart by their signature) with `mode` (as in
+ * toroid_file_options; NULL: "unchanged") and the EXIF orientation applied when
+ * apply_exif_orientation is nonzero. The pixel limit applies (toroid_set_max_image_pixels). */
+TOROID_API toroid_status toroid_decode_image(const void* data, size_t size, const char* mode,
+                                             int32_t apply_exif_orientation, toroid_image** out);
+/* The decoded image: `out->data` stays valid until toroid_image_free. */
+TOROID_API toroid_status toroid_image_tensor(const toroid_image* image, toroid_tensor* out);
+TOROID_API void toroid_image_free(toroid_image* image); /* NULL is fine */
 
 #ifdef __cplusplus
 }

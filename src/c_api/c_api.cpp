@@ -32,6 +32,10 @@
 #include <utility>
 #include <vector>
 
+struct toroid_image {
+    toroid::Tensor tensor;
+};
+
 struct toroid_pipeline {
     toroid::Pipeline pipeline;
     std::vector<bool> grid_missing;  // per op: a grid_sample still waiting for its grid
@@ -848,6 +852,8 @@ void toroid_file_options_init(toroid_file_options* options) {
     options->jpeg_quality = 90;
     options->format = nullptr;
     options->engine = nullptr;
+    options->mode = nullptr;
+    options->apply_exif_orientation = 1;
 }
 
 toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path, const char* output_path,
@@ -866,6 +872,10 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
             o.jpeg_quality = options->jpeg_quality;
             o.format = options->format;
             o.engine = options->engine;
+            // Callers built before the decode fields keep their defaults.
+            if (size >= offsetof(toroid_file_options, mode) + sizeof(const char*)) o.mode = options->mode;
+            if (size >= offsetof(toroid_file_options, apply_exif_orientation) + sizeof(int32_t))
+                o.apply_exif_orientation = options->apply_exif_orientation;
         }
         for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
             if (pipeline->grid_missing[i])
@@ -876,6 +886,8 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
         FileOptions fo;
         if (o.format) fo.format = io::parse_image_format(o.format);
         fo.jpeg_quality = o.jpeg_quality;
+        if (o.mode) fo.decode.mode = io::parse_image_mode(o.mode);
+        fo.decode.apply_exif_orientation = o.apply_exif_orientation != 0;
         // The handle's engine for these options: a same-sized image compiles once across
         // calls and threads (the compiled engine's process-wide cache) and is found by its
         // spec on later calls.
@@ -884,5 +896,42 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
         process_file(*engine, pipeline->pipeline, input_path, output_path, fo);
     });
 }
+
+toroid_status toroid_decode_image(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation,
+                                  toroid_image** out) {
+    return guard([&] {
+        require(out, "out");
+        *out = nullptr;
+        if (size > 0) require(data, "data");
+        const std::string bytes(static_cast<const char*>(data), size);
+        const std::optional<io::ImageFormat> format = io::sniff_image_format(bytes);
+        if (!format) bad("not a PNG, JPEG or .npy image (unknown signature)");
+        io::DecodeOptions d;
+        if (mode) d.mode = io::parse_image_mode(mode);
+        d.apply_exif_orientation = apply_exif_orientation != 0;
+        auto image = std::make_unique<toroid_image>();
+        image->tensor = io::decode_image(bytes, "image", *format, d);
+        *out = image.release();
+    });
+}
+
+toroid_status toroid_image_tensor(const toroid_image* image, toroid_tensor* out) {
+    return guard([&] {
+        require(image, "image");
+        require(out, "out");
+        const Tensor& t = image->tensor;
+        *out = toroid_tensor{};
+        out->data = t.data();
+        out->desc.dtype = t.dtype() == DType::UInt8 ? TOROID_UINT8 : TOROID_FLOAT32;
+        out->desc.device = TOROID_CPU;
+        out->desc.ndim = 4;
+        for (int i = 0; i < 4; ++i) {
+            out->desc.shape[i] = t.shape()[static_cast<std::size_t>(i)];
+            out->desc.strides[i] = t.stride(i);
+        }
+    });
+}
+
+void toroid_image_free(toroid_image* image) { delete image; }
 
 }  // extern "C"

@@ -47,7 +47,19 @@ struct ApplyArgs {
     bool explain = false;
     bool allow_paths = false;      // --allow-paths: grid paths anywhere
     std::int64_t max_pixels = -1;  // --max-pixels; < 0: $TOROID_MAX_IMAGE_PIXELS or the default
+    std::string mode;              // --mode; unset: rgb in folder mode, unchanged for one file
+    bool no_exif = false;          // --no-exif-orientation
 };
+
+// How PNG and JPEG inputs decode: --mode (folder mode's default rgb, so that gray, RGBA and
+// palette files reach a 3-channel pipeline as torchvision's decode_image(mode=RGB) gives
+// them; a single file's default keeps its channels) and the EXIF orientation.
+io::DecodeOptions decode_options(const ApplyArgs& a, bool folder) {
+    io::DecodeOptions d;
+    d.mode = !a.mode.empty() ? io::parse_image_mode(a.mode) : folder ? io::ImageMode::Rgb : io::ImageMode::Unchanged;
+    d.apply_exif_orientation = !a.no_exif;
+    return d;
+}
 
 // --device cuda runs the cuda engine (copies to the GPU and back); else --engine.
 std::string engine_name(const ApplyArgs& a) {
@@ -85,6 +97,7 @@ int run_apply_folder(const ApplyArgs& a) {
     if (!a.format.empty()) options.file.format = io::parse_image_format(a.format);
     options.file.jpeg_quality = a.quality;
     if (!a.layout.empty()) options.file.layout = parse_layout(a.layout);
+    options.file.decode = decode_options(a, true);
     options.jobs = a.jobs > 0 ? a.jobs : default_threads();
     const std::filesystem::path in_dir(a.input), out_dir(a.output);
     std::error_code ec;
@@ -159,7 +172,7 @@ int run_apply(const ApplyArgs& a) {
 
     Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
     auto engine = make_engine(engine_name(a), engine_options(a, threads, true));
-    Tensor input = io::read_image(a.input).to_layout(layout);
+    Tensor input = io::read_image(a.input, decode_options(a, false)).to_layout(layout);
     const auto prepare_start = std::chrono::steady_clock::now();
     auto prepared = engine->prepare(pipeline, input.spec());
     if (a.prepare_only) {
@@ -210,6 +223,11 @@ int main(int argc, char** argv) {
     apply_cmd->add_option("--format", apply.format,
                           "output format jpg|png|npy (default: the output's extension; folder mode: the input's)");
     apply_cmd->add_option("--quality", apply.quality, "JPEG output quality 1..100 (default 90)");
+    apply_cmd->add_option("--mode", apply.mode,
+                          "channels PNG/JPEG inputs decode to: rgb|gray|rgb_alpha|gray_alpha|unchanged (default: rgb in "
+                          "folder mode, unchanged for one file), as torchvision's decode_image converts them");
+    apply_cmd->add_flag("--no-exif-orientation", apply.no_exif,
+                        "do not apply the EXIF orientation of PNG/JPEG inputs (applied by default)");
     apply_cmd->add_option("--jobs", apply.jobs, "folder mode: files processed at once (default: all cores)");
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
     apply_cmd->add_option("--device", apply.device, "cpu (default) or cuda (input copied to the GPU, result back)");

@@ -92,7 +92,7 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
              quoted(output), printable(output.extension().string(), 20));
 
     check_output_is_not_input(input, output);
-    Tensor in = io::read_image(input);  // its messages name the file
+    Tensor in = io::read_image(input, options.decode);  // its messages name the file
     if (options.layout) in = in.to_layout(*options.layout);
     Tensor result;
     try {

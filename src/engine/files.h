@@ -19,6 +19,7 @@ struct FileOptions {
     std::optional<io::ImageFormat> format;  // unset: from the output path's extension
     int jpeg_quality = 90;                  // 1..100
     std::optional<Layout> layout;           // unset: the input stays in the layout it decodes to
+    io::DecodeOptions decode;               // PNG and JPEG inputs: channels, EXIF orientation
 };
 
 // Decodes `input` (.jpg/.jpeg/.png/.npy), prepares `pipeline` for its spec with `engine`

@@ -322,11 +322,10 @@ std::string_view image_format_extension(ImageFormat f) {
     return ".npy";
 }
 
-Tensor read_image(const std::filesystem::path& path) {
+Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options) {
     const std::optional<ImageFormat> f = image_format_of(path);
     if (f == ImageFormat::Npy) return read_npy_image(path);
-    if (f == ImageFormat::Png) return read_png(path);
-    if (f == ImageFormat::Jpeg) return read_jpeg(path);
+    if (f) return decode_image(read_file(path, max_image_file_bytes()), printable(path.string()), *f, options);
     fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy, .png, .jpg and .jpeg)",
          printable(path.string()), printable(lower_extension(path), 20));
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/tensor.h"
+#include "io/decode.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -58,9 +59,15 @@ ImageFormat parse_image_format(std::string_view name);
 // The extension toroid gives files of a format: ".npy", ".png", ".jpg".
 std::string_view image_format_extension(ImageFormat f);
 
-// Reads an image by extension (.npy: rank 2-4, uint8/float32; .png: 8-bit; .jpg / .jpeg:
-// gray or RGB) as (N, C, H, W).
-Tensor read_image(const std::filesystem::path& path);
+// The format of image bytes by their signature (PNG, JPEG, .npy), if any.
+std::optional<ImageFormat> sniff_image_format(std::string_view bytes);
+// Decodes image bytes of `format` as (1, C, H, W) uint8 (PNG, JPEG: in options.mode, the
+// EXIF orientation applied unless options say not) or as the array stored (.npy: rank 2-4,
+// uint8/float32, (N, C, H, W); the options do not apply). `what` names the source in messages.
+Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
+                    const DecodeOptions& options = {});
+// Reads an image by extension (.npy, .png, .jpg / .jpeg) through decode_image.
+Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
 
 struct WriteOptions {
     std::optional<ImageFormat> format;  // unset: from the path's extension

@@ -8,6 +8,8 @@
 
 #include <turbojpeg.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 
 namespace toroid::io {
@@ -34,13 +36,25 @@ std::string tj_message(tjhandle h) {
 constexpr double kMaxExpansion = 10000.0;
 constexpr double kExpansionAllowance = 64.0 * 1024 * 1024;
 
+// torchvision's CMYK conversion (Pillow's): a channel's ink `cmy` = 255 - c under black k.
+std::uint8_t cmyk_channel(int k, int cmy) {
+    int v = k * cmy + 128;
+    v = ((v >> 8) + v) >> 8;
+    return static_cast<std::uint8_t>(std::clamp(k - v, 0, 255));
+}
+
+std::uint8_t luma(int r, int g, int b) { return static_cast<std::uint8_t>((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16); }
+
 }  // namespace
 
-Tensor decode_jpeg(const std::string& bytes, const std::string& what) {
+Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode) {
     if (bytes.empty()) fail("{}: file is empty (expected a JPEG file)", what);
     if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0xFF ||
         static_cast<unsigned char>(bytes[1]) != 0xD8)
         fail("{}: not a JPEG file (no start-of-image marker)", what);
+    if (mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha)
+        fail("{}: a JPEG has no alpha channel: mode '{}' is not supported for JPEG files (use rgb, gray or unchanged)",
+             what, image_mode_name(mode));
     Handle h(tjInitDecompress());
     if (!h) fail("{}: cannot initialize libjpeg-turbo", what);
     const auto* src = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -49,31 +63,52 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what) {
     int width = 0, height = 0, subsamp = 0, colorspace = 0;
     if (tjDecompressHeader3(h.get(), src, size, &width, &height, &subsamp, &colorspace) != 0)
         fail("{}: invalid JPEG: {}", what, tj_message(h.get()));
-    if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
-        fail("{}: CMYK JPEG is not supported (toroid reads gray and RGB JPEGs; convert it to RGB first)", what);
     if (width < 1 || height < 1) fail("{}: invalid JPEG: empty image ({}x{})", what, width, height);
     check_image_pixels(std::int64_t{width} * height, what, fmt::format("JPEG of {}x{}", width, height));
-    const bool gray = colorspace == TJCS_GRAY;
-    const std::int64_t c = gray ? 1 : 3;
+    const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
+    const bool file_gray = colorspace == TJCS_GRAY;
+    // The channels of the result, and what libjpeg decodes to (CMYK is converted here).
+    std::int64_t c = 3;
+    if (mode == ImageMode::Gray || (mode == ImageMode::Unchanged && file_gray)) c = 1;
+    if (mode == ImageMode::Unchanged && cmyk) c = 4;
+    const int pixel_format = cmyk ? TJPF_CMYK : c == 1 ? TJPF_GRAY : TJPF_RGB;
+    const std::int64_t decoded_c = cmyk ? 4 : c;
     const std::int64_t w = width, hgt = height;
-    if (static_cast<double>(w * hgt * c) > kMaxExpansion * static_cast<double>(bytes.size()) + kExpansionAllowance)
+    if (static_cast<double>(w * hgt * decoded_c) > kMaxExpansion * static_cast<double>(bytes.size()) + kExpansionAllowance)
         fail("{}: invalid JPEG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what, w, hgt,
              bytes.size());
 
     // TurboJPEG writes interleaved rows: exactly a dense channels-last (1, C, H, W) tensor.
-    Tensor t = Tensor::empty(DType::UInt8, {1, c, hgt, w}, Layout::ChannelsLast);
+    Tensor decoded = Tensor::empty(DType::UInt8, {1, decoded_c, hgt, w}, Layout::ChannelsLast);
     // STOPONWARNING: libjpeg reports truncated data and corrupt segments as warnings and
     // fills the rest with gray; toroid treats them as failures. LIMITSCANS bounds the
     // number of progressive scans (a many-scan file takes unbounded time otherwise).
     const int flags = TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS | TJFLAG_ACCURATEDCT;
-    if (tjDecompress2(h.get(), src, size, t.data_as<unsigned char>(), width, static_cast<int>(w * c), height,
-                      gray ? TJPF_GRAY : TJPF_RGB, flags) != 0)
+    if (tjDecompress2(h.get(), src, size, decoded.data_as<unsigned char>(), width, static_cast<int>(w * decoded_c),
+                      height, pixel_format, flags) != 0)
         fail("{}: invalid JPEG: {}", what, tj_message(h.get()));
+    if (decoded_c == c) return decoded;
+
+    Tensor t = Tensor::empty(DType::UInt8, {1, c, hgt, w}, Layout::ChannelsLast);
+    const auto* in = decoded.data_as<const std::uint8_t>();
+    auto* out = t.data_as<std::uint8_t>();
+    for (std::int64_t i = 0; i < w * hgt; ++i, in += 4) {
+        const int k = in[3];
+        const std::uint8_t r = cmyk_channel(k, 255 - in[0]), g = cmyk_channel(k, 255 - in[1]),
+                           b = cmyk_channel(k, 255 - in[2]);
+        if (c == 3) {
+            *out++ = r;
+            *out++ = g;
+            *out++ = b;
+        } else {
+            *out++ = luma(r, g, b);
+        }
+    }
     return t;
 }
 
-Tensor read_jpeg(const std::filesystem::path& path) {
-    return decode_jpeg(read_file(path, max_image_file_bytes()), printable(path.string()));
+Tensor read_jpeg(const std::filesystem::path& path, ImageMode mode) {
+    return decode_jpeg(read_file(path, max_image_file_bytes()), printable(path.string()), mode);
 }
 
 std::string encode_jpeg(const Tensor& t, int quality) {

@@ -1,9 +1,11 @@
-// JPEG files via libjpeg-turbo's TurboJPEG API: gray JPEGs decode to uint8 (1, 1, H, W),
-// YCbCr / RGB JPEGs to (1, 3, H, W); CMYK / YCCK JPEGs are rejected with a clear error.
+// JPEG files via libjpeg-turbo's TurboJPEG API, decoded to uint8 (1, C, H, W) in the
+// channels `mode` asks for (io/decode.h): unchanged keeps gray (1), YCbCr / RGB (3) and
+// CMYK / YCCK (4, CMYK) as stored; rgb and gray convert as torchvision's decode_jpeg does.
 // Writing takes uint8 (1, C, H, W) with C = 1 (gray) or 3 (RGB, 4:2:0 chroma).
 #pragma once
 
 #include "core/tensor.h"
+#include "io/decode.h"
 
 #include <filesystem>
 #include <string>
@@ -15,8 +17,9 @@ inline constexpr int kDefaultJpegQuality = 90;
 
 // Decodes JPEG bytes; `what` names the source in messages. Any libjpeg warning (truncated
 // data, corrupt entropy-coded segments) is an error: a partly gray image is not accepted.
-Tensor decode_jpeg(const std::string& bytes, const std::string& what);
-Tensor read_jpeg(const std::filesystem::path& path);
+// The EXIF orientation is not applied here (io::decode_image applies it).
+Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode = ImageMode::Unchanged);
+Tensor read_jpeg(const std::filesystem::path& path, ImageMode mode = ImageMode::Unchanged);
 std::string encode_jpeg(const Tensor& t, int quality = kDefaultJpegQuality);
 
 }  // namespace toroid::io

@@ -70,14 +70,33 @@ bool read_info(ReadState* s) {
     return true;
 }
 
-// Asks libpng for 8-bit gray / gray+alpha / RGB / RGBA rows and records their size.
-bool set_transforms(ReadState* s) {
+// Asks libpng for 8-bit rows in the channels `mode` asks for (the conversions torchvision's
+// decode_png asks of libpng) and records their size.
+bool set_transforms(ReadState* s, ImageMode mode) {
     if (setjmp(png_jmpbuf(s->png))) return false;
-    if (s->color_type == PNG_COLOR_TYPE_PALETTE) {
+    const int type = s->color_type;
+    const bool palette = type == PNG_COLOR_TYPE_PALETTE;
+    const bool color = (type & PNG_COLOR_MASK_COLOR) != 0;
+    bool alpha = (type & PNG_COLOR_MASK_ALPHA) != 0;
+    if (type == PNG_COLOR_TYPE_GRAY && s->bit_depth < 8) png_set_expand_gray_1_2_4_to_8(s->png);
+    const bool want_color = mode == ImageMode::Rgb || mode == ImageMode::RgbAlpha;
+    const bool want_gray = mode == ImageMode::Gray || mode == ImageMode::GrayAlpha;
+    const bool want_alpha = mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha;
+    if (palette) {
+        // A palette's transparency (tRNS) is its alpha: kept by unchanged and the alpha modes.
         png_set_palette_to_rgb(s->png);
-        if (png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(s->png);
-    } else if (s->color_type == PNG_COLOR_TYPE_GRAY && s->bit_depth < 8) {
-        png_set_expand_gray_1_2_4_to_8(s->png);
+        if ((mode == ImageMode::Unchanged || want_alpha) && png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0) {
+            png_set_tRNS_to_alpha(s->png);
+            alpha = true;
+        }
+    }
+    if (mode != ImageMode::Unchanged) {
+        if (want_color && !color) png_set_gray_to_rgb(s->png);
+        // Added alpha is opaque (torchvision fills 2^depth - 1 of the stored depth: 1 for a
+        // 1-bit gray image; and gives palettes no alpha channel at all in the alpha modes).
+        if (want_alpha && !alpha) png_set_add_alpha(s->png, 0xFF, PNG_FILLER_AFTER);
+        if (!want_alpha && alpha) png_set_strip_alpha(s->png);
+        if (want_gray && color) png_set_rgb_to_gray(s->png, 1, 0.2989, 0.587);
     }
     png_set_interlace_handling(s->png);
     png_read_update_info(s->png, s->info);
@@ -157,7 +176,7 @@ struct WriteGuard {
 
 }  // namespace
 
-Tensor decode_png(const std::string& bytes, const std::string& what) {
+Tensor decode_png(const std::string& bytes, const std::string& what, ImageMode mode) {
     if (bytes.empty()) fail("{}: file is empty (expected a PNG file)", what);
     if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0)
         fail("{}: not a PNG file (bad signature)", what);
@@ -183,7 +202,7 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
     if (packed > 1100.0 * static_cast<double>(bytes.size()) + 4096.0)
         fail("{}: invalid PNG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what,
              s.width, s.height, bytes.size());
-    if (!set_transforms(&s)) fail("{}: invalid PNG: {}", what, s.message);
+    if (!set_transforms(&s, mode)) fail("{}: invalid PNG: {}", what, s.message);
 
     std::int64_t h = s.height;
     std::int64_t w = s.width;
@@ -202,8 +221,8 @@ Tensor decode_png(const std::string& bytes, const std::string& what) {
     return t;
 }
 
-Tensor read_png(const std::filesystem::path& path) {
-    return decode_png(read_file(path, max_image_file_bytes()), printable(path.string()));
+Tensor read_png(const std::filesystem::path& path, ImageMode mode) {
+    return decode_png(read_file(path, max_image_file_bytes()), printable(path.string()), mode);
 }
 
 std::string encode_png(const Tensor& t) {

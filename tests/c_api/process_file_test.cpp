@@ -126,7 +126,17 @@ TEST_F(ProcessFile, FailuresWriteNothingAndSayWhy) {
         EXPECT_NE(std::string(toroid_last_error()).find(needle), std::string::npos) << toroid_last_error();
         EXPECT_FALSE(fs::exists(out));
     };
-    expect_fail(jpeg_data("cmyk_pillow.jpg"), &options_, "cmyk_pillow.jpg: CMYK JPEG is not supported");
+    // Unchanged (the default) keeps a CMYK JPEG's 4 channels, which a JPEG cannot hold.
+    expect_fail(jpeg_data("cmyk_pillow.jpg"), &options_, "JPEG holds 1 (gray) or 3 (RGB) channels, got 4");
+    {
+        toroid_file_options m = options_;
+        m.mode = "rgba";
+        expect_fail(jpeg_data("rgb_pillow.jpg"), &m, "unknown image mode 'rgba'");
+        m.mode = "rgb";
+        ASSERT_EQ(toroid_process_file(pipeline_, jpeg_data("cmyk_pillow.jpg").c_str(), out.c_str(), &m), TOROID_OK)
+            << toroid_last_error();
+        fs::remove(out);
+    }
     const fs::path cut = dir_ / "cut.jpg";
     {
         std::string bytes = slurp(jpeg_data("rgb_pillow.jpg"));

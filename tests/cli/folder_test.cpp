@@ -127,9 +127,10 @@ TEST_F(Folder, MirrorsTheTreeSkipsTheCorruptFileAndCounts) {
     // Progress lines on a non-terminal stderr: at least the final one.
     EXPECT_NE(r.err.find("toroid: 5/5 images, 1 failed"), std::string::npos) << r.err;
 
-    // Each result is what a single-file run gives.
+    // Each result is what a single-file run gives; a gray JPEG decodes to RGB (folder mode's
+    // default --mode rgb).
     Tensor x = io::read_npy_image(out / "a" / "x.npy");
-    EXPECT_EQ(x.shape(), (Dims{1, 1, 12, 16}));
+    EXPECT_EQ(x.shape(), (Dims{1, 3, 12, 16}));
     Tensor y = io::read_npy_image(out / "a" / "b" / "y.npy");
     EXPECT_EQ(y.shape(), (Dims{1, 3, 12, 16}));
     fs::path single = dir_ / "single.npy";
@@ -192,7 +193,16 @@ TEST_F(Folder, DefaultFormatKeepsTheInputsAndFloatNeedsNpy) {
     Result ok = run({"apply", kResize, in_.string(), out2.string(), "--engine", "reference", "--quality", "50"});
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
     EXPECT_EQ(files_under(out2), (std::vector<std::string>{"a/b/y.png", "a/b/z.npy", "a/x.JPEG", "top.jpg"}));
-    EXPECT_EQ(io::read_image(out2 / "a" / "x.JPEG").shape(), (Dims{1, 1, 12, 16}));
+    EXPECT_EQ(io::read_image(out2 / "a" / "x.JPEG").shape(), (Dims{1, 3, 12, 16}));
+    // --mode unchanged keeps the gray file gray.
+    fs::path out4 = dir_ / "out4";
+    Result kept = run({"apply", kResize, in_.string(), out4.string(), "--engine", "reference", "--mode", "unchanged"});
+    EXPECT_EQ(kept.exit_code, 0) << kept.err;
+    EXPECT_EQ(io::read_image(out4 / "a" / "x.JPEG").shape(), (Dims{1, 1, 12, 16}));
+    Result bad_mode = run({"apply", kResize, in_.string(), (dir_ / "out5").string(), "--mode", "cmyk"});
+    EXPECT_EQ(bad_mode.exit_code, 2) << bad_mode.err;
+    EXPECT_NE(bad_mode.err.find("unknown image mode 'cmyk'"), std::string::npos) << bad_mode.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out5"));
 }
 
 TEST_F(Folder, SameOutputNameFromTwoInputsIsAnErrorForTheSecond) {

@@ -1,5 +1,6 @@
 // JPEG reading and writing: encode / decode round trips (RGB and gray, both layouts),
-// bit-exact decoding of foreign-made files against Pillow's pixels, CMYK rejection, and
+// bit-exact decoding of foreign-made files against Pillow's pixels, the decode modes (CMYK
+// kept or converted, gray and RGB either way), and
 // a one-line toroid::Error for every truncated, corrupt or unwritable case.
 #include "io/jpeg.h"
 
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -111,8 +113,46 @@ TEST(Jpeg, DecodesForeignFilesExactlyAsPillow) {
     }
 }
 
-TEST(Jpeg, CmykIsRejectedWithTheFileName) {
-    expect_error([] { read_image(jpeg_data("cmyk_pillow.jpg")); }, "cmyk_pillow.jpg: CMYK JPEG is not supported");
+TEST(Jpeg, CmykIsKeptOrConvertedByMode) {
+    const std::string bytes = read_file(jpeg_data("cmyk_pillow.jpg"));
+    const Tensor cmyk = decode_jpeg(bytes, "cmyk.jpg");
+    ASSERT_EQ(cmyk.shape()[1], 4);
+    const Tensor rgb = decode_jpeg(bytes, "cmyk.jpg", ImageMode::Rgb);
+    const Tensor gray = decode_jpeg(bytes, "cmyk.jpg", ImageMode::Gray);
+    ASSERT_EQ(rgb.shape(), (Dims{1, 3, cmyk.shape()[2], cmyk.shape()[3]}));
+    ASSERT_EQ(gray.shape(), (Dims{1, 1, cmyk.shape()[2], cmyk.shape()[3]}));
+    // Each ink under black k: k - round(k * (255 - ink) / 255); grey from those by BT.601 in
+    // 16-bit fixed point. Checked on every pixel, written out in floating point here.
+    int checked = 0;
+    for (std::int64_t y = 0; y < cmyk.shape()[2]; ++y)
+        for (std::int64_t x = 0; x < cmyk.shape()[3]; ++x) {
+            const int k = cmyk.at<std::uint8_t>(0, 3, y, x);
+            int want[3];
+            for (int ch = 0; ch < 3; ++ch) {
+                const int ink = 255 - cmyk.at<std::uint8_t>(0, ch, y, x);
+                want[ch] = std::clamp(k - static_cast<int>(std::lround(k * ink / 255.0)), 0, 255);
+                EXPECT_NEAR(rgb.at<std::uint8_t>(0, ch, y, x), want[ch], 0) << y << "," << x;
+            }
+            const double luma = 0.299 * want[0] + 0.587 * want[1] + 0.114 * want[2];
+            EXPECT_NEAR(gray.at<std::uint8_t>(0, 0, y, x), luma, 0.51) << y << "," << x;
+            ++checked;
+        }
+    EXPECT_GT(checked, 0);
+}
+
+TEST(Jpeg, ModesOfGrayAndColorFiles) {
+    const std::string gray = read_file(jpeg_data("gray_pillow.jpg")), rgb = read_file(jpeg_data("rgb_pillow.jpg"));
+    const Tensor g1 = decode_jpeg(gray, "g"), g3 = decode_jpeg(gray, "g", ImageMode::Rgb);
+    ASSERT_EQ(g1.shape()[1], 1);
+    ASSERT_EQ(g3.shape()[1], 3);
+    for (std::int64_t y = 0; y < g1.shape()[2]; ++y)
+        for (std::int64_t x = 0; x < g1.shape()[3]; ++x)
+            for (int ch = 0; ch < 3; ++ch) ASSERT_EQ(g3.at<std::uint8_t>(0, ch, y, x), g1.at<std::uint8_t>(0, 0, y, x));
+    EXPECT_EQ(decode_jpeg(gray, "g", ImageMode::Gray).shape()[1], 1);
+    EXPECT_EQ(decode_jpeg(rgb, "c", ImageMode::Gray).shape()[1], 1);  // libjpeg's luma (the Y channel)
+    EXPECT_EQ(decode_jpeg(rgb, "c", ImageMode::Rgb).shape()[1], 3);
+    expect_error([&] { decode_jpeg(rgb, "c.jpg", ImageMode::RgbAlpha); }, "c.jpg: a JPEG has no alpha channel");
+    expect_error([&] { decode_jpeg(gray, "g.jpg", ImageMode::GrayAlpha); }, "g.jpg: a JPEG has no alpha channel");
 }
 
 TEST(Jpeg, EveryTruncationIsAnError) {

@@ -1,0 +1,61 @@
+// Image modes by name, and decoding with a mode and the EXIF orientation (io/decode.h).
+#include "io/decode.h"
+
+#include "core/error.h"
+#include "io/exif.h"
+#include "io/file.h"
+#include "io/jpeg.h"
+#include "io/npy.h"
+#include "io/png.h"
+
+#include <array>
+#include <cctype>
+#include <string>
+#include <utility>
+
+namespace toroid::io {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, ImageMode>, 5> kModes{{
+    {"unchanged", ImageMode::Unchanged},
+    {"gray", ImageMode::Gray},
+    {"gray_alpha", ImageMode::GrayAlpha},
+    {"rgb", ImageMode::Rgb},
+    {"rgb_alpha", ImageMode::RgbAlpha},
+}};
+
+}  // namespace
+
+ImageMode parse_image_mode(std::string_view name) {
+    std::string lower(name.substr(0, 40));
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower == "grey") lower = "gray";
+    for (const auto& [n, m] : kModes)
+        if (name.size() == n.size() && lower == n) return m;
+    fail("unknown image mode '{}' (use rgb, gray, rgb_alpha, gray_alpha or unchanged)", printable(name, 40));
+}
+
+std::string_view image_mode_name(ImageMode m) {
+    for (const auto& [n, mode] : kModes)
+        if (mode == m) return n;
+    return "unchanged";
+}
+
+Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
+                    const DecodeOptions& options) {
+    if (format == ImageFormat::Npy) return parse_npy_image(bytes, what);
+    const bool png = format == ImageFormat::Png;
+    Tensor t = png ? decode_png(bytes, what, options.mode) : decode_jpeg(bytes, what, options.mode);
+    if (!options.apply_exif_orientation) return t;
+    return apply_orientation(t, png ? png_exif_orientation(bytes) : jpeg_exif_orientation(bytes));
+}
+
+std::optional<ImageFormat> sniff_image_format(std::string_view bytes) {
+    if (bytes.size() >= 8 && bytes.substr(0, 8) == std::string_view("\x89PNG\r\n\x1a\n", 8)) return ImageFormat::Png;
+    if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0xFF && static_cast<unsigned char>(bytes[1]) == 0xD8)
+        return ImageFormat::Jpeg;
+    if (bytes.size() >= 6 && bytes.substr(0, 6) == std::string_view("\x93NUMPY", 6)) return ImageFormat::Npy;
+    return std::nullopt;
+}
+
+}  // namespace toroid::io
