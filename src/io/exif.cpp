@@ -32,6 +32,16 @@ std::uint32_t be32(const unsigned char* p) {
     return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
 
+// The CRC-32 of PNG chunks (ISO 3309), over the type and data.
+std::uint32_t png_crc(const unsigned char* p, std::size_t n) {
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (std::size_t i = 0; i < n; ++i) {
+        c ^= p[i];
+        for (int b = 0; b < 8; ++b) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
 }  // namespace
 
 int exif_orientation(const unsigned char* tiff, std::size_t size) {
@@ -85,7 +95,8 @@ int jpeg_exif_orientation(std::string_view jpeg) {
 
 int png_exif_orientation(std::string_view png) {
     // Chunks after the 8-byte signature: length, type, data, CRC. libpng keeps an eXIf chunk
-    // only when it starts with a byte-order mark, and decoders read it before the image data.
+    // only when its CRC matches and it starts with a byte-order mark, and decoders read it
+    // before the image data.
     const auto* p = reinterpret_cast<const unsigned char*>(png.data());
     const std::size_t n = png.size();
     std::size_t at = 8;
@@ -94,7 +105,8 @@ int png_exif_orientation(std::string_view png) {
         const unsigned char* type = p + at + 4;
         if (length > n - at - 12) return 0;
         if (std::memcmp(type, "IDAT", 4) == 0 || std::memcmp(type, "IEND", 4) == 0) return 0;
-        if (std::memcmp(type, "eXIf", 4) == 0) return exif_orientation(p + at + 8, length);
+        if (std::memcmp(type, "eXIf", 4) == 0)
+            return png_crc(type, length + 4) == be32(p + at + 8 + length) ? exif_orientation(p + at + 8, length) : 0;
         at += 12 + length;
     }
     return 0;

@@ -83,12 +83,10 @@ bool set_transforms(ReadState* s, ImageMode mode) {
     const bool want_gray = mode == ImageMode::Gray || mode == ImageMode::GrayAlpha;
     const bool want_alpha = mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha;
     if (palette) {
-        // A palette's transparency (tRNS) is its alpha: kept by unchanged and the alpha modes.
+        // libpng expands a palette's transparency (tRNS) to alpha with the colours; the
+        // modes without alpha strip it.
         png_set_palette_to_rgb(s->png);
-        if ((mode == ImageMode::Unchanged || want_alpha) && png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0) {
-            png_set_tRNS_to_alpha(s->png);
-            alpha = true;
-        }
+        alpha = png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0;
     }
     if (mode != ImageMode::Unchanged) {
         if (want_color && !color) png_set_gray_to_rgb(s->png);

@@ -48,6 +48,43 @@ TEST(Png, DecodesEveryColorTypeAsPillow) {
     }
 }
 
+std::uint8_t px(const Tensor& t, std::int64_t c, std::int64_t y, std::int64_t x) { return t.at<std::uint8_t>(0, c, y, x); }
+
+// Each mode against the unchanged decode (Pillow's pixels above): channels replicated,
+// dropped, added (opaque) or mixed to grey with libpng's weights for (0.2989, 0.587).
+TEST(Png, ModesConvertFromTheStoredChannels) {
+    for (const char* name : {"gray", "gray_1bit", "gray_alpha", "palette_4bit", "palette_trns", "rgb", "rgba"}) {
+        SCOPED_TRACE(name);
+        const std::string bytes = read_file(corpus(std::string(name) + ".png"));
+        const Tensor u = decode_png(bytes, "t.png");
+        const std::int64_t c = u.shape()[1], h = u.shape()[2], w = u.shape()[3];
+        const bool color = c >= 3, alpha = c == 2 || c == 4;
+        const Tensor rgb = decode_png(bytes, "t.png", ImageMode::Rgb);
+        const Tensor rgba = decode_png(bytes, "t.png", ImageMode::RgbAlpha);
+        const Tensor gray = decode_png(bytes, "t.png", ImageMode::Gray);
+        const Tensor gray_alpha = decode_png(bytes, "t.png", ImageMode::GrayAlpha);
+        ASSERT_EQ(rgb.shape(), (Dims{1, 3, h, w}));
+        ASSERT_EQ(rgba.shape(), (Dims{1, 4, h, w}));
+        ASSERT_EQ(gray.shape(), (Dims{1, 1, h, w}));
+        ASSERT_EQ(gray_alpha.shape(), (Dims{1, 2, h, w}));
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                const int a = alpha ? px(u, c - 1, y, x) : 255;
+                for (int k = 0; k < 3; ++k) {
+                    const int want = px(u, color ? k : 0, y, x);
+                    ASSERT_EQ(px(rgb, k, y, x), want);
+                    ASSERT_EQ(px(rgba, k, y, x), want);
+                }
+                ASSERT_EQ(px(rgba, 3, y, x), a);
+                ASSERT_EQ(px(gray_alpha, 1, y, x), a);
+                const double luma = color ? 0.2989 * px(u, 0, y, x) + 0.587 * px(u, 1, y, x) + 0.1141 * px(u, 2, y, x)
+                                          : px(u, 0, y, x);
+                ASSERT_NEAR(px(gray, 0, y, x), luma, 1.0);
+                ASSERT_EQ(px(gray_alpha, 0, y, x), px(gray, 0, y, x));
+            }
+    }
+}
+
 TEST(Png, ErrorsAreOneLineAndNameTheFile) {
     const std::string rgb = read_file(corpus("rgb.png"));
     std::string msg = error_of(read_file(corpus("gray_16bit.png")));
