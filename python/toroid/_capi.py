@@ -132,7 +132,8 @@ class CacheCounts(ctypes.Structure):
 class FileOptions(ctypes.Structure):
     """toroid_file_options: how toroid_process_file decodes, runs and encodes one file."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("jpeg_quality", ctypes.c_int32),
-                ("format", ctypes.c_char_p), ("engine", ctypes.c_char_p)]
+                ("format", ctypes.c_char_p), ("engine", ctypes.c_char_p), ("mode", ctypes.c_char_p),
+                ("apply_exif_orientation", ctypes.c_int32)]
 
 
 def _candidates():
@@ -227,6 +228,14 @@ has_process_file = hasattr(lib, "toroid_process_file") and hasattr(lib, "toroid_
 if has_process_file:
     _declare("toroid_file_options_init", None, ctypes.POINTER(FileOptions))
     _declare("toroid_process_file", _status, _P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(FileOptions))
+
+# Decoding image bytes (toroid.io.decode_image).
+has_decode_image = hasattr(lib, "toroid_decode_image")
+if has_decode_image:
+    _declare("toroid_decode_image", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
+             ctypes.POINTER(_P))
+    _declare("toroid_image_tensor", _status, _P, ctypes.POINTER(Tensor))
+    _declare("toroid_image_free", None, _P)
 
 # Grid path policy (toroid_pipeline_from_json_flags) and the decoders' pixel limit.
 ALLOW_PATHS = 1

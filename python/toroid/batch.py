@@ -31,6 +31,7 @@ from ._capi import Error
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".npy")
 FORMATS = ("jpg", "png", "npy")
 DEFAULT_CHUNK = 16
+MODES = ("rgb", "gray", "rgb_alpha", "gray_alpha", "unchanged")
 DEFAULT_QUALITY = 90
 SCHEDULER_TIMEOUT_S = 10
 MAX_PIPELINE_BYTES = 16 << 20  # as `toroid apply`
@@ -149,16 +150,19 @@ def set_max_pixels(pixels):
 
 def process_file(pipeline, src, dst, options):
     """Runs `pipeline` (a PipelineHandle) on the image file src and writes dst. options:
-    dict with threads, quality, format (None: dst's extension), engine. Raises Error."""
+    dict with threads, quality, format (None: dst's extension), engine, mode (None: unchanged),
+    exif (default True). Raises Error."""
     if not _capi.has_process_file:
         raise Error("%s has no toroid_process_file: rebuild libtoroid_c" % _capi.library_path)
     o = _capi.FileOptions()
     _capi.lib.toroid_file_options_init(ctypes.byref(o))
     o.threads = int(options.get("threads", 1))
     o.jpeg_quality = int(options.get("quality", DEFAULT_QUALITY))
-    fmt, engine = options.get("format"), options.get("engine")
+    fmt, engine, mode = options.get("format"), options.get("engine"), options.get("mode")
     o.format = fmt.encode() if fmt else None
     o.engine = engine.encode() if engine else None
+    o.mode = mode.encode() if mode else None
+    o.apply_exif_orientation = 1 if options.get("exif", True) else 0
     _capi.check(_capi.lib.toroid_process_file(pipeline._handle, os.fsencode(src), os.fsencode(dst),
                                               ctypes.byref(o)))
 
@@ -443,6 +447,7 @@ def run(args):
         # when every core already has a file).
         options = {"threads": 1 if args.dask else max(1, (os.cpu_count() or 1) // at_once),
                    "quality": args.quality, "format": args.format, "engine": args.engine,
+                   "mode": args.mode, "exif": not args.no_exif_orientation,
                    "files_at_once": at_once, "allow_paths": args.allow_paths, "max_pixels": args.max_pixels}
         bar = _progress(len(pairs) + len(clashes))
 
@@ -517,6 +522,11 @@ def parse_args(argv):
                          "Dask task)")
     ap.add_argument("--engine", choices=("compiled", "reference"), default="compiled",
                     help="toroid engine (default compiled)")
+    ap.add_argument("--mode", choices=MODES, default="rgb",
+                    help="channels PNG/JPEG inputs decode to, as torchvision's decode_image converts them "
+                         "(default rgb)")
+    ap.add_argument("--no-exif-orientation", action="store_true",
+                    help="do not apply the EXIF orientation of PNG/JPEG inputs (applied by default)")
     ap.add_argument("--allow-paths", action="store_true",
                     help="let grid paths in the pipeline be absolute or leave the pipeline file's folder")
     ap.add_argument("--max-pixels", type=int, default=None,

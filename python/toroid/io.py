@@ -1,0 +1,90 @@
+"""toroid.io: image files decoded as torchvision.io.decode_image decodes them.
+
+    x = toroid.io.decode_image("photo.jpg", mode="rgb")   # NumPy uint8 (C, H, W)
+
+PNG and JPEG (told apart by their bytes) and .npy arrays. `mode` converts the channels as
+torchvision's ImageReadMode does ("rgb", "gray", "rgb_alpha", "gray_alpha", "unchanged", or
+torchvision's enum itself); CMYK JPEGs, palettes, grey and alpha images included. The EXIF
+orientation is applied unless apply_exif_orientation=False (torchvision applies it only when
+asked). The decoders' pixel limit (toroid.batch's --max-pixels, $TOROID_MAX_IMAGE_PIXELS)
+refuses decompression bombs before anything is allocated.
+"""
+
+import ctypes
+import os
+
+from . import _capi
+from ._capi import Error, InvalidTypeError, public, show
+
+__all__ = ["decode_image", "read_file", "MODES"]
+
+MODES = ("unchanged", "gray", "gray_alpha", "rgb", "rgb_alpha")
+
+# The largest file read_file reads (toroid's own limit for image files is the pixel limit's
+# byte equivalent; this only keeps a mistaken path to a huge file from filling memory).
+_MAX_FILE_BYTES = 1 << 30
+
+
+def _mode_name(mode):
+    if mode is None:
+        return "unchanged"
+    name = getattr(mode, "name", mode)  # torchvision.io.ImageReadMode.RGB -> "RGB"
+    if not isinstance(name, str):
+        raise InvalidTypeError("mode must be a string or torchvision's ImageReadMode, got %s" % show(mode))
+    return name.lower()
+
+
+def read_file(path):
+    """The bytes of a regular file (torchvision.io.read_file's role), as bytes."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            import stat
+            if not stat.S_ISREG(st.st_mode):
+                raise Error("cannot read '%s': not a regular file" % path)
+            if st.st_size > _MAX_FILE_BYTES:
+                raise Error("cannot read '%s': %d bytes is more than toroid reads (%d)" %
+                            (path, st.st_size, _MAX_FILE_BYTES))
+            return f.read()
+    except OSError as e:
+        raise Error("cannot read '%s': %s" % (path, e.strerror or e)) from None
+
+
+@public("decode_image")
+def decode_image(input, mode="unchanged", apply_exif_orientation=True):
+    """Decodes a PNG, JPEG or .npy image: `input` is a path, bytes, or a 1-D uint8 array or
+    tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG and JPEG, the
+    stored array for .npy (rank 2-4 as (N, C, H, W) with N = 1 dropped)."""
+    import numpy as np
+    if not _capi.has_decode_image:
+        raise Error("%s has no toroid_decode_image: rebuild libtoroid_c" % _capi.library_path)
+    if isinstance(input, (str, os.PathLike)):
+        data = read_file(input)
+    elif isinstance(input, (bytes, bytearray, memoryview)):
+        data = bytes(input)
+    elif hasattr(input, "__array__") or type(input).__module__.startswith("torch"):
+        arr = np.asarray(input.cpu() if hasattr(input, "cpu") else input)
+        if arr.dtype != np.uint8 or arr.ndim != 1:
+            raise Error("decode_image takes the file's bytes as a 1-D uint8 array, got %s of shape %s" %
+                        (arr.dtype, arr.shape))
+        data = arr.tobytes()
+    else:
+        raise InvalidTypeError("decode_image takes a path, bytes or a 1-D uint8 array, got %s" % show(input))
+    image = _capi._P()
+    _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
+                                              1 if apply_exif_orientation else 0, ctypes.byref(image)))
+    try:
+        t = _capi.Tensor()
+        _capi.check(_capi.lib.toroid_image_tensor(image, ctypes.byref(t)))
+        shape, strides = t.desc.dims()
+        dtype = np.uint8 if t.desc.dtype == _capi.UINT8 else np.float32
+        item = np.dtype(dtype).itemsize
+        count = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+        buf = (ctypes.c_char * (count * item)).from_address(t.data)
+        view = np.lib.stride_tricks.as_strided(np.frombuffer(buf, dtype=dtype), shape=shape,
+                                               strides=tuple(s * item for s in strides))
+        out = np.array(view, copy=True, order="C")  # the decoded buffer is freed below
+    finally:
+        _capi.lib.toroid_image_free(image)
+    return out[0] if out.shape[0] == 1 else out

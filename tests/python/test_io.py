@@ -1,0 +1,87 @@
+"""toroid.io.decode_image: modes, EXIF orientation, inputs of every kind, and errors. The
+pixels against torchvision itself are checked by tests/io/decode_conformance_test.cpp; here,
+against the decoder's unchanged output and Pillow."""
+
+import io
+import os
+import unittest
+
+import numpy as np
+
+import toroid
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "jpeg")
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+class DecodeImageTest(unittest.TestCase):
+    def test_modes_of_a_gray_file(self):
+        gray = toroid.io.decode_image(data("gray_pillow.jpg"))
+        self.assertEqual(gray.ndim, 3)
+        self.assertEqual(gray.shape[0], 1)
+        rgb = toroid.io.decode_image(data("gray_pillow.jpg"), mode="rgb")
+        self.assertEqual(rgb.shape, (3,) + gray.shape[1:])
+        for k in range(3):
+            np.testing.assert_array_equal(rgb[k], gray[0])
+        # torchvision's enum names work too (an object with .name, as ImageReadMode has).
+        class Mode:
+            name = "RGB"
+        np.testing.assert_array_equal(toroid.io.decode_image(data("gray_pillow.jpg"), mode=Mode), rgb)
+
+    def test_inputs_path_bytes_and_arrays_agree(self):
+        path = data("rgb_pillow.jpg")
+        with open(path, "rb") as f:
+            raw = f.read()
+        a = toroid.io.decode_image(path)
+        np.testing.assert_array_equal(toroid.io.decode_image(raw), a)
+        np.testing.assert_array_equal(toroid.io.decode_image(np.frombuffer(raw, np.uint8)), a)
+        want = np.load(data("rgb_pillow.npy"))
+        np.testing.assert_array_equal(a, want.reshape(a.shape))
+
+    def test_cmyk_converts(self):
+        cmyk = toroid.io.decode_image(data("cmyk_pillow.jpg"))
+        rgb = toroid.io.decode_image(data("cmyk_pillow.jpg"), mode="rgb")
+        self.assertEqual(cmyk.shape[0], 4)
+        k = cmyk[3].astype(np.int64)
+        for ch in range(3):
+            want = np.clip(k - np.rint(k * (255 - cmyk[ch].astype(np.int64)) / 255.0), 0, 255)
+            np.testing.assert_array_equal(rgb[ch], want.astype(np.uint8))
+
+    def test_exif_orientation(self):
+        try:
+            from PIL import Image
+        except ImportError:
+            self.skipTest("Pillow is not installed")
+        rng = np.random.default_rng(0)
+        img = rng.integers(0, 256, (12, 20, 3), dtype=np.uint8)
+        exif = Image.Exif()
+        exif[0x0112] = 6  # rotate 90 clockwise: H and W swap
+        for fmt in ("JPEG", "PNG"):
+            b = io.BytesIO()
+            Image.fromarray(img).save(b, format=fmt, exif=exif.tobytes(), quality=95)
+            turned = toroid.io.decode_image(b.getvalue())
+            plain = toroid.io.decode_image(b.getvalue(), apply_exif_orientation=False)
+            self.assertEqual(plain.shape, (3, 12, 20))
+            self.assertEqual(turned.shape, (3, 20, 12))
+            np.testing.assert_array_equal(turned, np.flip(plain.transpose(0, 2, 1), axis=2))
+
+    def test_errors(self):
+        with self.assertRaisesRegex(toroid.Error, "unknown signature"):
+            toroid.io.decode_image(b"GIF89a....")
+        with self.assertRaisesRegex(toroid.Error, "unknown image mode 'rgba'"):
+            toroid.io.decode_image(data("rgb_pillow.jpg"), mode="rgba")
+        with self.assertRaisesRegex(toroid.Error, "no alpha channel"):
+            toroid.io.decode_image(data("rgb_pillow.jpg"), mode="rgb_alpha")
+        with self.assertRaisesRegex(toroid.Error, "cannot read"):
+            toroid.io.decode_image(data("missing.jpg"))
+        with self.assertRaises(toroid.InvalidTypeError):
+            toroid.io.decode_image(3.5)
+        with self.assertRaisesRegex(toroid.Error, "1-D uint8"):
+            toroid.io.decode_image(np.zeros((2, 2), np.uint8))
+
+
+if __name__ == "__main__":
+    unittest.main()
