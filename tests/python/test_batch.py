@@ -111,7 +111,11 @@ class BatchTest(unittest.TestCase):
         with open(cls.pipeline_file, "w") as f:
             json.dump(PIPELINE, f)
         pipeline = toroid.Pipeline(PIPELINE)
-        cls.expected = {rel: pipeline(x) for rel, x in cls.sources.items()}
+        # Image files decode to RGB (toroid.batch's default --mode rgb): a grey PNG's one
+        # channel three times; .npy arrays as stored.
+        cls.expected = {rel: pipeline(np.repeat(x, 3, axis=1) if x.shape[1] == 1 and not rel.lower().endswith(".npy")
+                                      else x)
+                        for rel, x in cls.sources.items()}
 
     @classmethod
     def tearDownClass(cls):
@@ -156,6 +160,16 @@ class BatchTest(unittest.TestCase):
         out = self.out_dir("out-npy")
         proc = run_batch(json.dumps(PIPELINE), self.inp, out, "--format", "npy", env=self.env)
         self.check_outputs(out, proc, fmt="npy")
+
+    def test_mode_unchanged_keeps_grey_files_grey(self):
+        out = self.out_dir("out-unchanged")
+        proc = run_batch(self.pipeline_file, self.inp, out, "--format", "npy", "--mode", "unchanged", env=self.env)
+        self.assertEqual(proc.returncode, 1, proc.stderr)  # sub/bad.png
+        self.assertEqual(np.load(os.path.join(out, "sub", "E.npy")).shape[1], 1)
+        self.assertEqual(np.load(os.path.join(out, "a.npy")).shape[1], 3)
+        bad = run_batch(self.pipeline_file, self.inp, self.out_dir("out-bad-mode"), "--mode", "cmyk", env=self.env)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertFalse(os.path.exists(self.out_dir("out-bad-mode")))
 
     def test_all_good_exits_zero(self):
         inp = os.path.join(self.tmp, "good")
