@@ -517,16 +517,21 @@ def _torch_fuses():
     return _torch_rounding
 
 
-def _emit_affine(state, matrix, mode, fill):
+def _emit_affine(state, matrix, mode, fill, size=None):
     """Appends torchvision's affine warp by its inverse pixel matrix (output size = input
-    size) as one toroid op: its grid, its fill (None, or one value or one per channel: nearest
-    puts it where the picked pixel is outside, bilinear blends it with the warped all-ones
-    mask) and, for uint8, sampling in float32 and rounding half to even back."""
+    size, or size = (h, w)) as one toroid op: its grid, its fill (None, or one value or one
+    per channel: nearest puts it where the picked pixel is outside, bilinear blends it with
+    the warped all-ones mask) and, for uint8, sampling in float32 and rounding half to even
+    back."""
     grid_fma, sample_fma = _torch_fuses()
     op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
           "mode": mode, "grid_fma": grid_fma, "sample_fma": sample_fma}
     if fill is not None:
         op["fill"] = fill
+    if size is not None and tuple(size) != (state.h, state.w):
+        op["size"] = [int(size[0]), int(size[1])]
+        state.add(op, int(size[0]), int(size[1]))
+        return
     state.add(op)
 
 
