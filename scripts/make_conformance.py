@@ -75,6 +75,11 @@ def torch_op(x, op, case_dir):
         return TF.to_dtype(x, DTYPES[op["dtype"]], scale=op.get("scale", False))
     if kind == "normalize":
         return TF.normalize(x, op["mean"], op["std"])
+    if kind == "perspective":
+        interp = {"nearest": TF.InterpolationMode.NEAREST, "bilinear": TF.InterpolationMode.BILINEAR}[op["mode"]]
+        fill = op.get("fill")
+        return TF.perspective(x, None, None, interpolation=interp, fill=fill[0] if fill and len(fill) == 1 else fill,
+                              coefficients=op["coefficients"])
     raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
 
 
@@ -155,7 +160,75 @@ def table_torchvision_ops(rng):
     return out
 
 
-TABLES = {"torchvision_ops": table_torchvision_ops}
+def torch_fma_flags():
+    """(grid_fma, sample_fma): whether this PyTorch's CPU bmm sums torchvision's warp grids
+    with fused multiply-adds, and whether its grid_sample kernel fuses the unnormalize and the
+    bilinear sum (the two ways toroid's warp ops round, their grid_fma and sample_fma fields),
+    each from one small computation compared with the every-step-rounded form."""
+    f32 = np.float32
+    xs = np.arange(12, dtype=f32) - f32(5.5)
+    base = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], f32(1)), -1).reshape(-1, 3)
+    r = (np.array([[0.1, -0.3], [0.7, 0.9], [0.013, 0.2]]) / 3.7).astype(f32)
+    got = torch.bmm(torch.from_numpy(base)[None], torch.from_numpy(r)[None])[0].numpy()
+    grid_fma = not np.array_equal(got, (base[:, :1] * r[0] + base[:, 1:2] * r[1]) + r[2])
+    rng = np.random.default_rng(0)
+    h, w = 9, 11
+    img = rng.integers(0, 256, size=(h, w)).astype(f32)
+    g = (rng.random((1, 8, 16, 2)) * 2.4 - 1.2).astype(f32)
+    got = F.grid_sample(torch.from_numpy(img)[None, None], torch.from_numpy(g), mode="bilinear", padding_mode="zeros",
+                        align_corners=False)[0, 0].numpy()
+    x = (g[0, ..., 0] + f32(1)) * f32(w / 2) - f32(0.5)
+    y = (g[0, ..., 1] + f32(1)) * f32(h / 2) - f32(0.5)
+    x0, y0 = np.floor(x), np.floor(y)
+    e_w, n_s = x - x0, y - y0
+    e, s = f32(1) - e_w, f32(1) - n_s
+    ix, iy = x0.astype(np.int64), y0.astype(np.int64)
+
+    def tap(yy, xx):
+        ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        return np.where(ok, img[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)], f32(0))
+    rounded = ((tap(iy, ix) * (s * e) + tap(iy, ix + 1) * (s * e_w)) + tap(iy + 1, ix) * (n_s * e)) + \
+        tap(iy + 1, ix + 1) * (n_s * e_w)
+    return grid_fma, not np.array_equal(got, rounded)
+
+
+def perspective_coefficients(startpoints, endpoints):
+    """torchvision's _get_perspective_coeffs: least squares in float64, rounded to float32."""
+    a = torch.zeros(8, 8, dtype=torch.float64)
+    for i, (p1, p2) in enumerate(zip(endpoints, startpoints)):
+        a[2 * i, :] = torch.tensor([p1[0], p1[1], 1, 0, 0, 0, -p2[0] * p1[0], -p2[0] * p1[1]])
+        a[2 * i + 1, :] = torch.tensor([0, 0, 0, p1[0], p1[1], 1, -p2[1] * p1[0], -p2[1] * p1[1]])
+    b = torch.tensor(startpoints, dtype=torch.float64).view(8)
+    return torch.linalg.lstsq(a, b, driver="gels").solution.to(torch.float32).tolist()
+
+
+def table_warp_ops(rng):
+    """torchvision's perspective: corners moved as RandomPerspective moves them, nearest and
+    bilinear, without and with fills, on uint8 and float32 images of both layouts, grids
+    under and over bmm's small-matrix size."""
+    grid_fma, sample_fma = torch_fma_flags()
+    out = []
+    for dtype in ("uint8", "float32"):
+        for layout in ("contiguous", "channels_last"):
+            for mode in ("nearest", "bilinear"):
+                for fill in (None, [0.0], [10.0, 200.0, 77.5]):
+                    h, w = (int(rng.integers(4, 7)), int(rng.integers(4, 9))) if fill == [0.0] else \
+                        (int(rng.integers(20, 60)), int(rng.integers(20, 60)))
+                    dh, dw = max(1, h // 4), max(1, w // 4)
+                    end = [[int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+                           [w - 1 - int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+                           [w - 1 - int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))],
+                           [int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))]]
+                    start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+                    op = {"op": "perspective", "coefficients": perspective_coefficients(start, end), "mode": mode,
+                          "grid_fma": grid_fma, "sample_fma": sample_fma}
+                    if fill is not None:
+                        op["fill"] = fill
+                    out.append(([op], dtype, [int(rng.integers(1, 3)), 3, h, w], layout))
+    return out
+
+
+TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops}
 
 
 def make_input(rng, dtype, shape):

@@ -74,6 +74,7 @@ int add_compute(OpContext& ctx, const std::string& what, DType dtype, const ir::
 // The per-op decompositions. Each returns the op's result.
 Value decompose_resize(OpContext& ctx, const ResizeOp& op, const Value& in);
 Value decompose_affine(OpContext& ctx, const AffineOp& op, const Value& in);
+Value decompose_perspective(OpContext& ctx, const PerspectiveOp& op, const Value& in);
 Value decompose_grid_sample(OpContext& ctx, const GridSampleOp& op, const Value& in);
 Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in);
 Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in);

@@ -1,4 +1,5 @@
-// affine (affine_grid + grid_sample, or torchvision's affine) and grid_sample as
+// affine (affine_grid + grid_sample, or torchvision's affine), torchvision's perspective and
+// grid_sample as
 // primitives: per output pixel the grid point (from theta and constant base coordinates,
 // or from the user's grid as a constant tensor), the padding rule, then 1, 4 or 16 masked
 // gathers weighted in float32, in the operation order of ops/grid_math.h (PyTorch's CPU
@@ -212,11 +213,10 @@ namespace {
 
 // The op's fill for channel var(1), from a run-time table of one value per channel (new
 // fill values bind, they do not compile); nothing without a fill.
-std::optional<Expr> fill_value(OpContext& ctx, const AffineOp& op, const Value& in) {
-    if (op.fill.empty()) return std::nullopt;
+std::optional<Expr> fill_value(OpContext& ctx, const std::vector<double>& fill, const Value& in) {
+    if (fill.empty()) return std::nullopt;
     std::vector<float> values(static_cast<std::size_t>(in.spec.shape[1]));
-    for (std::size_t c = 0; c < values.size(); ++c)
-        values[c] = static_cast<float>(op.fill.size() == 1 ? op.fill[0] : op.fill[c]);
+    for (std::size_t c = 0; c < values.size(); ++c) values[c] = static_cast<float>(fill.size() == 1 ? fill[0] : fill[c]);
     const int tf = ctx.graph.add_constant_values(ctx.tensor_name("fill"), Type::F32, {in.shape[1]}, values);
     return load(tf, Type::F32, {var(1)});
 }
@@ -249,7 +249,7 @@ Value decompose_torchvision_affine(OpContext& ctx, const AffineOp& op, const Val
         const Expr acc = fused ? fma(y, scalar(tt, 2 + j), p0) : add(p0, mul(y, scalar(tt, 2 + j)));
         return add(acc, scalar(tt, 4 + j));
     };
-    const std::optional<Expr> fill = fill_value(ctx, op, in);
+    const std::optional<Expr> fill = fill_value(ctx, op.fill, in);
     Expr body = sample(smp, op.mode, PaddingMode::Zeros, false, component(0), component(1), fill ? &*fill : nullptr,
                        op.sample_fma);
     const DType dtype = in.spec.dtype;
@@ -282,12 +282,47 @@ Value decompose_affine(OpContext& ctx, const AffineOp& op, const Value& in) {
     // theta @ (x, y, 1), accumulated in k order.
     const Expr gx = add(add(mul(x, scalar(tt, 0)), mul(y, scalar(tt, 1))), scalar(tt, 2));
     const Expr gy = add(add(mul(x, scalar(tt, 3)), mul(y, scalar(tt, 4))), scalar(tt, 5));
-    const std::optional<Expr> fill = fill_value(ctx, op, in);
+    const std::optional<Expr> fill = fill_value(ctx, op.fill, in);
     const Dims out{s[0], s[1], oh, ow};
     const Shape shape = with_hw(in.shape, eh, ew);
     return {add_compute(ctx, "affine", DType::Float32, shape,
                         sample(smp, op.mode, op.padding_mode, op.align_corners, gx, gy, fill ? &*fill : nullptr)),
             result_spec(in.spec, DType::Float32, out), shape};
+}
+
+// torchvision's perspective: its _perspective_grid from the float32 coefficients (the
+// numerators' and the denominator's products summed as its bmm sums them, then the
+// quotient minus 1), then the sampling, fill and rounding of its affine.
+Value decompose_perspective(OpContext& ctx, const PerspectiveOp& op, const Value& in) {
+    Graph& g = ctx.graph;
+    const Dims& s = in.spec.shape;
+    const std::int64_t oh = s[2], ow = s[3];
+    std::vector<float> bx(static_cast<std::size_t>(ow)), by(static_cast<std::size_t>(oh));
+    for (std::int64_t i = 0; i < ow; ++i) bx[static_cast<std::size_t>(i)] = grid::perspective_base_coord(i);
+    for (std::int64_t i = 0; i < oh; ++i) by[static_cast<std::size_t>(i)] = grid::perspective_base_coord(i);
+    const int tbx = g.add_constant_values(ctx.tensor_name("base_x"), Type::F32, {in.shape[3]}, bx);
+    const int tby = g.add_constant_values(ctx.tensor_name("base_y"), Type::F32, {in.shape[2]}, by);
+    // The factors are a run-time table (numerator r[k][j] at 2k + j, then g and h): new
+    // coefficients and sizes bind, they do not compile.
+    const grid::Perspective32 p = grid::perspective_factors(op.coefficients, oh, ow);
+    const auto& r = p.numerator;
+    const Sampler smp = make_sampler(ctx, in, false, {r[0][0], r[0][1], r[1][0], r[1][1], r[2][0], r[2][1],
+                                                      p.denominator[0], p.denominator[1]});
+    const int tt = smp.w.table;
+    const Expr x = load(tbx, Type::F32, {var(3)}), y = load(tby, Type::F32, {var(2)});
+    const bool fused = grid::grid_product_fused(op.grid_fma, oh, ow);
+    auto product = [&](std::int64_t k0, std::int64_t k1) {
+        const Expr p0 = mul(x, scalar(tt, k0));
+        return fused ? fma(y, scalar(tt, k1), p0) : add(p0, mul(y, scalar(tt, k1)));
+    };
+    const Expr den = add(product(6, 7), f(1.0f));
+    auto component = [&](std::int64_t j) { return sub(div(add(product(j, 2 + j), scalar(tt, 4 + j)), den), f(1.0f)); };
+    const std::optional<Expr> fill = fill_value(ctx, op.fill, in);
+    Expr body = sample(smp, op.mode, PaddingMode::Zeros, false, component(0), component(1), fill ? &*fill : nullptr,
+                       op.sample_fma);
+    const DType dtype = in.spec.dtype;
+    if (dtype == DType::UInt8) body = sat_cast(Type::U8, round_even(body));
+    return {add_compute(ctx, "perspective", dtype, in.shape, body), result_spec(in.spec, dtype, s), in.shape};
 }
 
 Value decompose_grid_sample(OpContext& ctx, const GridSampleOp& op, const Value& in) {

@@ -254,6 +254,7 @@ OpDef make_op_def(const TypedOpDef<T>& d) {
 OpDef resize_op_def();        // resize_op.cpp
 OpDef affine_op_def();        // grid_ops.cpp
 OpDef grid_sample_op_def();   // grid_ops.cpp
+OpDef perspective_op_def();   // grid_ops.cpp
 OpDef flip_op_def();          // simple_ops.cpp
 OpDef crop_op_def();          // simple_ops.cpp (crop and center_crop)
 OpDef convert_op_def();       // simple_ops.cpp

@@ -98,6 +98,36 @@ inline std::array<float, 2> pixel_grid_point(const Rescaled32& r, float bx, floa
     return g;
 }
 
+// torchvision's _perspective_grid. Base coordinate i: linspace(0.5, steps - 0.5, steps), the
+// pixel centre i + 0.5, exact in float32.
+inline float perspective_base_coord(std::int64_t i) { return static_cast<float>(static_cast<double>(i) + 0.5); }
+
+// The float32 factors of the two products: the numerators' theta1^T / (w/2, h/2) (r[k][j]
+// multiplies base coordinate k for component j, as Rescaled32) and the denominator's
+// (g, h, 1), the same for both components.
+struct Perspective32 {
+    Rescaled32 numerator{};
+    std::array<float, 3> denominator{};
+};
+inline Perspective32 perspective_factors(const std::array<double, 8>& c, std::int64_t out_h, std::int64_t out_w) {
+    const float half[2] = {static_cast<float>(0.5 * static_cast<double>(out_w)),
+                           static_cast<float>(0.5 * static_cast<double>(out_h))};
+    Perspective32 p;
+    for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t j = 0; j < 2; ++j) p.numerator[k][j] = static_cast<float>(c[3 * j + k]) / half[j];
+    p.denominator = {static_cast<float>(c[6]), static_cast<float>(c[7]), 1.0f};
+    return p;
+}
+
+// One point of torchvision's perspective grid: numerator / denominator - 1, each product
+// summed as pixel_grid_point sums it (rounded, or the bmm's fused form).
+inline std::array<float, 2> perspective_grid_point(const Perspective32& p, float bx, float by, bool fused) {
+    const std::array<float, 2> num = pixel_grid_point(p.numerator, bx, by, fused);
+    const float d0 = bx * p.denominator[0];
+    const float den = (fused ? std::fma(by, p.denominator[1], d0) : d0 + by * p.denominator[1]) + p.denominator[2];
+    return {num[0] / den - 1.0f, num[1] / den - 1.0f};
+}
+
 // Maps a normalized coordinate in [-1, 1] to pixel units. With align_corners -1 and +1
 // are the centres of the edge pixels, otherwise the outer edges of the edge pixels.
 inline float unnormalize(float coord, std::int64_t size, bool align_corners) {

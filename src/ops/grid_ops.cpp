@@ -1,10 +1,12 @@
 // The definitions of the ops that sample through a grid: affine (F.affine_grid then
-// F.grid_sample, or torchvision's affine) and grid_sample (a user's grid from a .npy
-// file): their JSON and shape rules.
+// F.grid_sample, or torchvision's affine), torchvision's perspective and grid_sample (a
+// user's grid from a .npy file): their JSON and shape rules.
 #include "ops/define.h"
 
 namespace toroid {
 namespace {
+
+void check_fill(const char* op, const std::vector<double>& fill, const ShapeInfo& in);
 
 constexpr std::array<std::pair<const char*, AffineConvention>, 2> kAffineConventions{{
     {"pytorch", AffineConvention::PyTorch},
@@ -68,13 +70,7 @@ ShapeInfo affine_shape(const AffineOp& o, const ShapeInfo& in) {
     // The torchvision convention samples uint8 in float32 and rounds back.
     if (o.convention == AffineConvention::PyTorch) require_float("affine", in.dtype);
     if (o.size) out.shape = {s[0], s[1], (*o.size)[0], (*o.size)[1]};
-    if (o.fill.size() > 1 && static_cast<std::int64_t>(o.fill.size()) != s[1])
-        fail("affine: 'fill' has {} values but the input has {} channels (give one value per "
-             "channel, or one for all)",
-             o.fill.size(), s[1]);
-    if (in.dtype == DType::UInt8)
-        for (double v : o.fill)
-            if (!(v >= 0.0 && v <= 255.0)) fail("affine: fill {} is outside 0..255, the range of the uint8 input", v);
+    check_fill("affine", o.fill, in);
     return out;
 }
 
@@ -106,7 +102,52 @@ ShapeInfo grid_sample_shape(const GridSampleOp& o, const ShapeInfo& in) {
 
 const Tensor* grid_sample_data(const GridSampleOp& o) { return &o.grid; }
 
+// The fill checks affine and perspective share (torchvision's _apply_grid_transform).
+void check_fill(const char* op, const std::vector<double>& fill, const ShapeInfo& in) {
+    if (fill.size() > 1 && static_cast<std::int64_t>(fill.size()) != in.shape[1])
+        fail("{}: 'fill' has {} values but the input has {} channels (give one value per channel, or one for all)", op,
+             fill.size(), in.shape[1]);
+    if (in.dtype == DType::UInt8)
+        for (double v : fill)
+            if (!(v >= 0.0 && v <= 255.0)) fail("{}: fill {} is outside 0..255, the range of the uint8 input", op, v);
+}
+
+PerspectiveOp parse_perspective(OpReader& r, const ParseContext&) {
+    PerspectiveOp op;
+    const json* c = r.get("coefficients");
+    if (!c) fail("{}: missing field 'coefficients'", r.where());
+    if (!c->is_array() || c->size() != 8) r.type_error("coefficients", "8 numbers [a, b, c, d, e, f, g, h]", *c);
+    for (std::size_t i = 0; i < 8; ++i) op.coefficients[i] = r.number((*c)[i], "coefficients");
+    op.mode = parse_enum(r, "mode", kGridModes, std::optional<GridMode>(GridMode::Bilinear));
+    if (op.mode == GridMode::Bicubic) fail("{}: perspective supports nearest and bilinear mode, not bicubic", r.where());
+    if (r.get("fill")) op.fill = r.number_list("fill");
+    op.grid_fma = r.boolean("grid_fma", true);
+    op.sample_fma = r.boolean("sample_fma", true);
+    return op;
+}
+
+void write_perspective(const PerspectiveOp& o, JsonWriter& w) {
+    w.field("coefficients", o.coefficients);
+    w.field("mode", grid_mode_name(o.mode));
+    w.field("grid_fma", o.grid_fma);
+    w.field("sample_fma", o.sample_fma);
+    if (!o.fill.empty()) w.field("fill", o.fill);
+}
+
+ShapeInfo perspective_shape(const PerspectiveOp& o, const ShapeInfo& in) {
+    check_fill("perspective", o.fill, in);
+    return in;
+}
+
 }  // namespace
+
+OpDef perspective_op_def() {
+    return make_op_def(TypedOpDef<PerspectiveOp>{
+        .syntax = {{"perspective", parse_perspective}},
+        .write = write_perspective,
+        .shape = perspective_shape,
+    });
+}
 
 OpDef affine_op_def() {
     return make_op_def(TypedOpDef<AffineOp>{

@@ -130,7 +130,25 @@ struct NormalizeOp {
     bool operator==(const NormalizeOp&) const = default;
 };
 
-using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp>;
+// torchvision.transforms.v2.functional.perspective on a tensor: the output pixel (x, y)
+// (pixel centres x + 0.5, y + 0.5) samples the input where
+//   ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (g x + h y + 1))
+// lands, with coefficients = (a, b, c, d, e, f, g, h) as torchvision's
+// _get_perspective_coeffs gives them (float32 values). torchvision's _perspective_grid
+// (both products as its bmm sums them, see AffineOp::grid_fma), grid_sample with zeros
+// padding, its fill and, for uint8, rounding half to even back. The output has the input's
+// size.
+struct PerspectiveOp {
+    std::array<double, 8> coefficients{};
+    GridMode mode = GridMode::Bilinear;  // nearest or bilinear
+    std::vector<double> fill;            // as AffineOp::fill
+    bool grid_fma = true;                // as AffineOp
+    bool sample_fma = true;
+
+    bool operator==(const PerspectiveOp&) const = default;
+};
+
+using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp>;
 
 std::string_view op_name(const Op& op);
 

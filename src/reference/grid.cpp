@@ -152,12 +152,29 @@ Tensor sample_all(const Tensor& in, const SampleParams& p, std::int64_t out_h, s
 }
 
 // The fill as one float32 value per channel (empty without a fill).
-std::vector<float> fill_values(const AffineOp& op, std::int64_t channels) {
+std::vector<float> fill_values(const std::vector<double>& fill, std::int64_t channels) {
     std::vector<float> out;
-    if (op.fill.empty()) return out;
+    if (fill.empty()) return out;
     for (std::int64_t c = 0; c < channels; ++c)
-        out.push_back(static_cast<float>(op.fill.size() == 1 ? op.fill[0] : op.fill[static_cast<std::size_t>(c)]));
+        out.push_back(static_cast<float>(fill.size() == 1 ? fill[0] : fill[static_cast<std::size_t>(c)]));
     return out;
+}
+
+// A float32 result of torchvision's _apply_grid_transform back to uint8: round half to
+// even, saturating (NaN, from a matrix too large for float32, to 0), as the compiled
+// engines' sat_cast; in range whenever the fill is.
+Tensor round_to_uint8(const Tensor& out) {
+    Tensor rounded = Tensor::empty(DType::UInt8, out.shape(), out.suggested_layout());
+    const Dims& s = out.shape();
+    for (std::int64_t n = 0; n < s[0]; ++n)
+        for (std::int64_t c = 0; c < s[1]; ++c)
+            for (std::int64_t h = 0; h < s[2]; ++h)
+                for (std::int64_t w = 0; w < s[3]; ++w) {
+                    const float v = grid::round_half_even(out.at<float>(n, c, h, w));
+                    rounded.at<std::uint8_t>(n, c, h, w) =
+                        static_cast<std::uint8_t>(!(v > 0.0f) ? 0.0f : v >= 255.0f ? 255.0f : v);
+                }
+    return rounded;
 }
 
 // torchvision.transforms.v2.functional.affine on a tensor: uint8 becomes float32, the
@@ -171,25 +188,12 @@ Tensor torchvision_affine(const AffineOp& op, const Tensor& in, int threads) {
     const std::int64_t out_w = op.size ? (*op.size)[1] : x.dim(3);
     const grid::Rescaled32 r = grid::rescaled_theta(op.theta, x.dim(2), x.dim(3));
     const bool fused = grid::grid_product_fused(op.grid_fma, out_h, out_w);
-    const std::vector<float> fill = fill_values(op, x.dim(1));
+    const std::vector<float> fill = fill_values(op.fill, x.dim(1));
     const SampleParams p{op.mode, PaddingMode::Zeros, false, fill.empty() ? nullptr : &fill, op.sample_fma};
     Tensor out = sample_all(x, p, out_h, out_w, threads, [&](std::int64_t, std::int64_t h, std::int64_t w) {
         return grid::pixel_grid_point(r, grid::pixel_base_coord(w, out_w), grid::pixel_base_coord(h, out_h), fused);
     });
-    if (!was_uint8) return out;
-    Tensor rounded = Tensor::empty(DType::UInt8, out.shape(), out.suggested_layout());
-    const Dims& s = out.shape();
-    for (std::int64_t n = 0; n < s[0]; ++n)
-        for (std::int64_t c = 0; c < s[1]; ++c)
-            for (std::int64_t h = 0; h < s[2]; ++h)
-                for (std::int64_t w = 0; w < s[3]; ++w) {
-                    // Saturating, NaN (a matrix too large for float32) to 0, as the
-                    // compiled engines' sat_cast; in range whenever the fill is.
-                    const float v = grid::round_half_even(out.at<float>(n, c, h, w));
-                    rounded.at<std::uint8_t>(n, c, h, w) =
-                        static_cast<std::uint8_t>(!(v > 0.0f) ? 0.0f : v >= 255.0f ? 255.0f : v);
-                }
-    return rounded;
+    return was_uint8 ? round_to_uint8(out) : out;
 }
 
 }  // namespace
@@ -201,12 +205,29 @@ Tensor affine(const AffineOp& op, const Tensor& in, int threads) {
     const std::int64_t out_w = op.size ? (*op.size)[1] : in.dim(3);
     if (out_h <= 0 || out_w <= 0) fail("affine: output size ({}, {}) must be positive", out_h, out_w);
     const grid::Theta32 theta = grid::theta_to_float(op.theta);
-    const std::vector<float> fill = fill_values(op, in.dim(1));
+    const std::vector<float> fill = fill_values(op.fill, in.dim(1));
     const SampleParams p{op.mode, op.padding_mode, op.align_corners, fill.empty() ? nullptr : &fill};
     return sample_all(in, p, out_h, out_w, threads, [&](std::int64_t, std::int64_t h, std::int64_t w) {
         return grid::affine_point(theta, grid::affine_base_coord(w, out_w, op.align_corners),
                                   grid::affine_base_coord(h, out_h, op.align_corners));
     });
+}
+
+// torchvision.transforms.v2.functional.perspective on a tensor: its _perspective_grid, then
+// what its affine does (see torchvision_affine).
+Tensor perspective(const PerspectiveOp& op, const Tensor& in, int threads) {
+    const bool was_uint8 = in.dtype() == DType::UInt8;
+    const Tensor x = was_uint8 ? convert(ConvertOp{DType::Float32, false}, in, threads) : in;
+    const std::int64_t h = x.dim(2), w = x.dim(3);
+    const grid::Perspective32 factors = grid::perspective_factors(op.coefficients, h, w);
+    const bool fused = grid::grid_product_fused(op.grid_fma, h, w);
+    const std::vector<float> fill = fill_values(op.fill, x.dim(1));
+    const SampleParams p{op.mode, PaddingMode::Zeros, false, fill.empty() ? nullptr : &fill, op.sample_fma};
+    Tensor out = sample_all(x, p, h, w, threads, [&](std::int64_t, std::int64_t oy, std::int64_t ox) {
+        return grid::perspective_grid_point(factors, grid::perspective_base_coord(ox), grid::perspective_base_coord(oy),
+                                            fused);
+    });
+    return was_uint8 ? round_to_uint8(out) : out;
 }
 
 Tensor grid_sample(const GridSampleOp& op, const Tensor& in, int threads) {

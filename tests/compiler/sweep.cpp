@@ -397,6 +397,37 @@ NormalizeOp gen_normalize(Rng& r, const ShapeInfo& cur) {
     return op;
 }
 
+// torchvision's perspective: corners moved by up to a third of the image (the usual case),
+// near-identity coefficients, or wild ones (a denominator that crosses zero: infinite and
+// NaN coordinates); nearest or bilinear, a fill sometimes.
+PerspectiveOp gen_perspective(Rng& r, const ShapeInfo& cur) {
+    PerspectiveOp op;
+    op.mode = r.chance(0.5) ? GridMode::Nearest : GridMode::Bilinear;
+    const double w = static_cast<double>(cur.shape[3]), h = static_cast<double>(cur.shape[2]);
+    std::array<double, 8> c{1, 0, 0, 0, 1, 0, 0, 0};
+    switch (r.weighted({60, 25, 15})) {
+        case 0:
+            c = {1 + r.uniform(-0.3, 0.3), r.uniform(-0.3, 0.3), r.uniform(-w / 3, w / 3),
+                 r.uniform(-0.3, 0.3), 1 + r.uniform(-0.3, 0.3), r.uniform(-h / 3, h / 3),
+                 r.uniform(-0.5, 0.5) / w, r.uniform(-0.5, 0.5) / h};
+            break;
+        case 1:
+            for (double& v : c) v += r.uniform(-1e-3, 1e-3);
+            break;
+        default:
+            for (double& v : c) v = r.uniform(-3.0, 3.0);
+            break;
+    }
+    for (std::size_t i = 0; i < 8; ++i) op.coefficients[i] = static_cast<float>(c[i]);
+    if (r.chance(0.4)) {
+        const std::size_t n = r.chance(0.5) ? 1 : static_cast<std::size_t>(cur.shape[1]);
+        for (std::size_t i = 0; i < n; ++i) op.fill.push_back(cur.dtype == DType::UInt8 ? r.uniform_int(0, 255) : r.uniform(-2, 2));
+    }
+    op.grid_fma = r.chance(0.5);
+    op.sample_fma = r.chance(0.5);
+    return op;
+}
+
 // infer_shape of `op` on `cur`, or nothing when the op is rejected or too large.
 std::optional<ShapeInfo> try_shape(const Op& op, const ShapeInfo& cur) {
     try {
@@ -435,8 +466,8 @@ Case make_case(std::uint64_t seed) {
         const std::int64_t nops = r.uniform_int(1, 4);
         for (std::int64_t k = 0; k < nops; ++k) {
             for (int attempt = 0; attempt < 6; ++attempt) {
-                // resize, affine, grid_sample, flip, crop, convert, normalize
-                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13});
+                // resize, affine, grid_sample, flip, crop, convert, normalize, perspective
+                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8});
                 std::vector<Op> ops;
                 ShapeInfo s = cur;
                 if (needs_float(kind) && s.dtype != DType::Float32) {
@@ -450,7 +481,8 @@ Case make_case(std::uint64_t seed) {
                     case 3: ops.push_back(gen_flip(r)); break;
                     case 4: ops.push_back(gen_crop(r, s)); break;
                     case 5: ops.push_back(gen_convert(r, s)); break;
-                    default: ops.push_back(gen_normalize(r, s)); break;
+                    case 6: ops.push_back(gen_normalize(r, s)); break;
+                    default: ops.push_back(gen_perspective(r, s)); break;
                 }
                 std::optional<ShapeInfo> next = cur;
                 for (const Op& op : ops)

@@ -63,6 +63,9 @@ const char* const kRoundTrips[] = {
     R"({"op": "convert", "dtype": "uint8"})",
     R"({"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]})",
     R"({"op": "normalize", "mean": 0.5, "std": 2})",
+    R"({"op": "perspective", "coefficients": [1, 0.1, -2, 0.05, 0.9, 3, 0.001, -0.0005]})",
+    R"({"op": "perspective", "coefficients": [1, 0, 0, 0, 1, 0, 0, 0], "mode": "nearest", "fill": [1, 2, 3],
+        "grid_fma": false, "sample_fma": false})",
 };
 
 TEST(OpRegistry, ParseWriteParseIsIdentityForEveryOp) {
@@ -133,10 +136,11 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 }
 
 TEST(OpRegistry, NamesComeFromTheRegistry) {
-    EXPECT_EQ(op_names_text(), "resize, affine, grid_sample, flip, crop, center_crop, convert or normalize");
+    EXPECT_EQ(op_names_text(),
+              "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize or perspective");
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
-              "op 1: unknown op 'blur' (expected resize, affine, grid_sample, flip, crop, center_crop, convert or "
-              "normalize)");
+              "op 1: unknown op 'blur' (expected resize, affine, grid_sample, flip, crop, center_crop, convert, "
+              "normalize or perspective)");
     CropOp crop;
     EXPECT_EQ(op_name(Op{crop}), "crop");
     crop.center = true;

@@ -131,8 +131,81 @@ class RotateTest(unittest.TestCase):
 
 
 @needs_torchvision
+class PerspectiveTest(unittest.TestCase):
+    START = [[0, 0], [30, 0], [30, 24], [0, 24]]
+    END = [[3, 2], [27, 1], [29, 22], [1, 20]]
+
+    def test_perspective_against_torchvision(self):
+        # Without a fill torchvision 0.14 computes what v2 does (its fill blend differs).
+        for shape in ((3, 25, 31), (2, 1, 25, 31)):
+            for mode in ("nearest", "bilinear"):
+                for dtype in (torch.uint8, torch.float32):
+                    with self.subTest(shape=shape, mode=mode, dtype=dtype):
+                        x = image(shape, dtype, 11)
+                        got = F.perspective(x, self.START, self.END, interpolation=InterpolationMode(mode))
+                        if TF2 is not None:
+                            want = TF2.perspective(x, self.START, self.END, interpolation=InterpolationMode(mode))
+                        else:
+                            want = TF.perspective(x, self.START, self.END, interpolation=InterpolationMode(mode))
+                        self.assertEqual(tuple(got.shape), tuple(want.shape))
+                        # 0.14 solves for the coefficients in float32: float results within 1e-4 there.
+                        tol = 0 if dtype == torch.uint8 or TF2 is not None else 1e-4
+                        self.assertLessEqual(max_diff(got, want), 1e-5 if TF2 is not None and dtype == torch.float32
+                                             else tol)
+
+    def test_coefficients_and_errors(self):
+        x = image((3, 12, 15), torch.uint8, 2)
+        identity = F.perspective(x, None, None, interpolation=InterpolationMode.NEAREST,
+                                 coefficients=[1, 0, 0, 0, 1, 0, 0, 0])
+        self.assertTrue(torch.equal(identity, x))
+        with self.assertRaises(Exception):
+            F.perspective(x, self.START, self.END, coefficients=[1, 0, 0, 0, 1, 0, 0, 0])
+        with self.assertRaises(Exception):
+            F.perspective(x, None, None)
+        with self.assertRaises(Exception):
+            F.perspective(x, self.START[:3], self.END)
+        with self.assertRaises(Exception):
+            F.perspective(x, self.START, self.END, interpolation=InterpolationMode.BICUBIC)
+        with self.assertRaises(Exception):
+            T.RandomPerspective(distortion_scale=1.5)
+
+    def test_random_perspective_draws_as_torchvision(self):
+        import torchvision.transforms as TV1
+        for seed in range(4):
+            x = image((3, 26 + seed, 33), torch.uint8, seed)
+            torch.manual_seed(seed)
+            got = T.RandomPerspective(0.6, p=0.5, interpolation=InterpolationMode.NEAREST)(x)
+            torch.manual_seed(seed)
+            if TV2 is not None:
+                want = TV2.RandomPerspective(0.6, p=0.5, interpolation=InterpolationMode.NEAREST)(x)
+            else:  # 0.14 draws the same numbers in the same order (its coefficients are float32 sums)
+                want = x
+                if torch.rand(1) < 0.5:
+                    start, end = TV1.RandomPerspective.get_params(33, 26 + seed, 0.6)
+                    want = F.perspective(x, start, end, interpolation=InterpolationMode.NEAREST, fill=0)
+            after = torch.rand(1).item()
+            with self.subTest(seed=seed):
+                self.assertTrue(torch.equal(got, want))
+                torch.manual_seed(seed)
+                T.RandomPerspective(0.6, p=0.5, interpolation=InterpolationMode.NEAREST)(x)
+                self.assertEqual(torch.rand(1).item(), after)
+
+
+@needs_torchvision
 @unittest.skipIf(TV2 is None, "torchvision.transforms.v2 needs torchvision >= 0.15")
 class RotateV2Test(unittest.TestCase):
+    def test_random_perspective_against_v2(self):
+        for fill in (0, [10, 200, 30]):
+            for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+                for seed in range(3):
+                    x = image((3, 30 + seed, 22), torch.uint8, seed)
+                    with self.subTest(fill=fill, interp=interp, seed=seed):
+                        torch.manual_seed(seed)
+                        got = T.RandomPerspective(0.5, p=0.7, interpolation=interp, fill=fill)(x)
+                        torch.manual_seed(seed)
+                        self.assertTrue(torch.equal(got, TV2.RandomPerspective(0.5, p=0.7, interpolation=interp,
+                                                                               fill=fill)(x)))
+
     def test_random_rotation_against_v2(self):
         for fill in (0, [10, 200, 30]):
             for interp in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):

@@ -411,16 +411,21 @@ class _RandomApply(Transform):
             raise Error("p should be a floating point value in the interval [0.0, 1.0], got %s" % (show(p),))
         self.p = p
 
+    def _apply(self, state, applied):
+        """Emits the inner transform; with applied False, into a probe (what the other outcome
+        would add): a transform with random parameters must not draw them then."""
+        self._inner._emit(self, state)
+
     def _emit(self, state):
         applied = bool(_torch().rand(1) < self.p)
         at = len(state.ops)
         size = (state.h, state.w, state.dtype)
         if applied:
-            self._inner._emit(self, state)
+            self._apply(state, True)
             branch_ops, after = state.ops[at:], (state.h, state.w, state.dtype)
         else:
             probe = state.probe()
-            self._inner._emit(self, probe)
+            self._apply(probe, False)
             branch_ops, after = probe.ops, (probe.h, probe.w, probe.dtype)
         # A choice that leaves the size and dtype alone is a structure the other draw can
         # compile in the background (only where both outcomes happen).

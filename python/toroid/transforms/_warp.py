@@ -1,13 +1,15 @@
-"""Rotation: torchvision.transforms.v2's rotate and RandomRotation, as toroid's affine op
-(torchvision's pixel matrix and grid arithmetic; its output size for expand=True)."""
+"""Rotation and perspective: torchvision.transforms.v2's rotate and RandomRotation, as toroid's
+affine op (torchvision's pixel matrix and grid arithmetic; its output size for expand=True),
+and perspective and RandomPerspective, as toroid's perspective op (torchvision's
+coefficients, grid and sampling)."""
 
 import numbers
 
 from . import _base
 from .._capi import Error, InvalidTypeError, public, show
 
-TRANSFORMS = ["RandomRotation"]
-FUNCTIONAL = ["rotate"]
+TRANSFORMS = ["RandomRotation", "RandomPerspective"]
+FUNCTIONAL = ["rotate", "perspective"]
 __all__ = TRANSFORMS + FUNCTIONAL
 
 
@@ -106,3 +108,95 @@ class RandomRotation(_base.Transform):
         angle = _base._torch().empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
         _emit_rotate(state, angle, self._mode, self.expand, self.center, self._fill)
 
+
+
+def _perspective_coefficients(startpoints, endpoints):
+    """torchvision's _get_perspective_coeffs: the 8 coefficients mapping output pixels to input
+    pixels, by least squares in float64 (torch's gels driver where torch is installed),
+    rounded to float32."""
+    if not isinstance(startpoints, (list, tuple)) or not isinstance(endpoints, (list, tuple)) or \
+            len(startpoints) != 4 or len(endpoints) != 4:
+        raise Error("Please provide exactly four corners, got %s startpoints and %s endpoints." %
+                    (len(startpoints) if hasattr(startpoints, "__len__") else show(startpoints),
+                     len(endpoints) if hasattr(endpoints, "__len__") else show(endpoints)))
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(endpoints, startpoints):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs += [u, v]
+    try:
+        torch = _base._torch()
+        a = torch.tensor(rows, dtype=torch.float64)
+        b = torch.tensor(rhs, dtype=torch.float64)
+        return torch.linalg.lstsq(a, b, driver="gels").solution.to(torch.float32).tolist()
+    except ImportError:
+        import numpy as np
+        sol = np.linalg.lstsq(np.array(rows, dtype=np.float64), np.array(rhs, dtype=np.float64), rcond=None)[0]
+        return [float(v) for v in sol.astype(np.float32)]
+
+
+def _emit_perspective(state, coefficients, mode, fill):
+    grid_fma, sample_fma = _base._torch_fuses()
+    op = {"op": "perspective", "coefficients": [float(c) for c in coefficients], "mode": mode,
+          "grid_fma": grid_fma, "sample_fma": sample_fma}
+    if fill is not None:
+        op["fill"] = fill
+    state.add(op)
+
+
+@public("perspective")
+def perspective(inpt, startpoints, endpoints, interpolation=_base.InterpolationMode.BILINEAR, fill=None,
+                coefficients=None):
+    """torchvision.transforms.v2.functional.perspective: the corners `startpoints` of the input
+    move to `endpoints` (or give the 8 `coefficients`), nearest or bilinear, `fill` (None:
+    zeros) where the output has no pixel; the output keeps the input's size."""
+    mode = _base._affine_mode(interpolation)
+    fill = _base._check_fill(fill)
+    if coefficients is not None:
+        if startpoints is not None and endpoints is not None:
+            raise Error("The startpoints/endpoints and the coefficients shouldn't be defined concurrently.")
+        if not isinstance(coefficients, (list, tuple)) or len(coefficients) != 8:
+            raise Error("Argument coefficients should have 8 float values")
+        coeffs = list(coefficients)
+    elif startpoints is not None and endpoints is not None:
+        coeffs = _perspective_coefficients(startpoints, endpoints)
+    else:
+        raise Error("Either the startpoints/endpoints or the coefficients must have non `None` values.")
+    return _base._one(inpt, lambda s: _emit_perspective(s, coeffs, mode, fill))
+
+
+class RandomPerspective(_base._RandomApply):
+    """torchvision.transforms.v2.RandomPerspective: with probability p, each corner moves
+    inward by up to distortion_scale of half the image, drawn with torch.randint in
+    torchvision's order."""
+
+    @public("RandomPerspective")
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=_base.InterpolationMode.BILINEAR, fill=0):
+        super().__init__(p)
+        if isinstance(distortion_scale, bool) or not isinstance(distortion_scale, numbers.Real) or \
+                not 0 <= distortion_scale <= 1:
+            raise Error("Argument distortion_scale value should be between 0 and 1")
+        self.distortion_scale = distortion_scale
+        self.interpolation = interpolation
+        self._mode = _base._affine_mode(interpolation)
+        self.fill = fill
+        self._fill = _base._check_fill(fill)
+
+    def _apply(self, state, applied):
+        if not applied:  # the structure of the other outcome, without drawing
+            _emit_perspective(state, [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], self._mode, self._fill)
+            return
+        torch = _base._torch()
+        h, w = state.h, state.w
+        bound_h = int(self.distortion_scale * (h // 2)) + 1
+        bound_w = int(self.distortion_scale * (w // 2)) + 1
+
+        def draw(lo, hi):
+            return int(torch.randint(lo, hi, size=(1,)))
+        topleft = [draw(0, bound_w), draw(0, bound_h)]
+        topright = [draw(w - bound_w, w), draw(0, bound_h)]
+        botright = [draw(w - bound_w, w), draw(h - bound_h, h)]
+        botleft = [draw(0, bound_w), draw(h - bound_h, h)]
+        start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+        coeffs = _perspective_coefficients(start, [topleft, topright, botright, botleft])
+        _emit_perspective(state, coeffs, self._mode, self._fill)
