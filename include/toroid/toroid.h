@@ -205,6 +205,17 @@ TOROID_API toroid_status toroid_run_batch_on_stream(const toroid_pipeline* pipel
                                                     const toroid_options* options, int32_t* item_status,
                                                     char* messages, size_t message_size, void* stream);
 
+/* toroid_run_batch_on_stream with a pipeline per image: inputs[i] runs pipelines[i] (a
+ * random transform's own draws for each image: crop offsets, matrices, on/off choices).
+ * Pipelines of one structure share their compiled programs, so their images group as
+ * toroid_run_batch's do (one launch per kernel per group on CUDA); only their values differ.
+ * A NULL pipeline fails the call; a bad image is reported in item_status and skipped. stream:
+ * as toroid_run_batch_on_stream (NULL for CPU images). */
+TOROID_API toroid_status toroid_run_batch_each(const toroid_pipeline* const* pipelines, const toroid_tensor* inputs,
+                                               const toroid_tensor* outputs, size_t count,
+                                               const toroid_options* options, int32_t* item_status, char* messages,
+                                               size_t message_size, void* stream);
+
 /* ---- cache counters ----------------------------------------------------------------- */
 
 /* What the compiling engines' caches did since the process started (every thread, every

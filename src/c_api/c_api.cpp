@@ -676,21 +676,33 @@ namespace {
 // toroid_run_batch and toroid_run_batch_on_stream: CPU images as one parallel loop over the
 // images, CUDA images as one launch sequence per group of images sharing compiled kernels
 // (run_device_batch), enqueued on `stream`.
-toroid_status run_batch_items(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
+// `pipelines` holds one pipeline for every item (toroid_run_batch) or one per item
+// (toroid_run_batch_each: `each`).
+toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each, const toroid_tensor* inputs,
                               const toroid_tensor* outputs, size_t count, const toroid_options* options,
                               int32_t* item_status, char* messages, size_t message_size, void* stream) {
     std::vector<BatchItem> items;
     std::vector<toroid_status> status(count, TOROID_OK);
     std::vector<std::string> text(count);
     const toroid_status whole = guard([&] {
-        require(pipeline, "pipeline");
+        require(pipelines, each ? "pipelines" : "pipeline");
+        if (!each) require(pipelines[0], "pipeline");
         if (count > 0) {
             require(inputs, "inputs");
             require(outputs, "outputs");
         }
-        for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
-            if (pipeline->grid_missing[i])
-                bad(fmt::format("op {} (grid_sample): no grid given (set one with toroid_pipeline_set_grid)", i));
+        auto pipeline_of = [&](std::size_t i) { return each ? pipelines[i] : pipelines[0]; };
+        // Every pipeline once: NULL, or a grid_sample waiting for its grid, fails the call.
+        std::set<const toroid_pipeline*> seen;
+        for (std::size_t i = 0; i < (each ? count : std::size_t{1}); ++i) {
+            const toroid_pipeline* p = pipeline_of(i);
+            if (!p) bad(fmt::format("pipelines[{}] must not be NULL", i));
+            if (!seen.insert(p).second) continue;
+            for (std::size_t k = 0; k < p->grid_missing.size(); ++k)
+                if (p->grid_missing[k])
+                    bad(fmt::format("{}op {} (grid_sample): no grid given (set one with toroid_pipeline_set_grid)",
+                                    each ? fmt::format("pipelines[{}]: ", i) : "", k));
+        }
         int threads = 0;
         const char* engine = nullptr;
         if (options) {
@@ -698,7 +710,6 @@ toroid_status run_batch_items(const toroid_pipeline* pipeline, const toroid_tens
             engine = options->engine;
         }
         if (threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", threads));
-        auto* handle = const_cast<toroid_pipeline*>(pipeline);
         // Each item is checked on its own: a bad one is reported and skipped.
         items.resize(count);
         std::vector<bool> on_cuda(count, false);
@@ -708,6 +719,8 @@ toroid_status run_batch_items(const toroid_pipeline* pipeline, const toroid_tens
         int cuda_device = -1;  // the device of the batch's CUDA images (the stream's)
         for (std::size_t i = 0; i < count; ++i) {
             status[i] = guard([&] {
+                const toroid_pipeline* pipeline = pipeline_of(i);
+                auto* handle = const_cast<toroid_pipeline*>(pipeline);
                 const std::string what = fmt::format("image {}", i);
                 const std::string out_what = what + " output";
                 const TensorSpec is = spec_of(inputs[i].desc, what.c_str());
@@ -795,8 +808,23 @@ toroid_status run_batch_items(const toroid_pipeline* pipeline, const toroid_tens
                 run_items.push_back(items[i]);
             }
         if (run_items.empty()) return;
-        const std::shared_ptr<Engine> eng = handle->engine(engine, 1);
-        run_batch(pipeline->pipeline, run_items, *eng, workers);
+        // Each pipeline's own engine (kept by its handle): sizes seen in its earlier batches
+        // are found by their spec; pipelines of one structure share compiled programs.
+        std::vector<std::shared_ptr<Engine>> keep_engines;
+        std::map<const toroid_pipeline*, Engine*> engine_of;
+        std::vector<const Pipeline*> run_pipelines;
+        std::vector<Engine*> run_engines;
+        for (std::size_t i : runnable) {
+            const toroid_pipeline* p = pipeline_of(i);
+            Engine*& e = engine_of[p];
+            if (!e) {
+                keep_engines.push_back(const_cast<toroid_pipeline*>(p)->engine(engine, 1));
+                e = keep_engines.back().get();
+            }
+            run_pipelines.push_back(&p->pipeline);
+            run_engines.push_back(e);
+        }
+        run_batch(run_pipelines, run_engines, run_items, workers);
         for (std::size_t k = 0; k < runnable.size(); ++k)
             if (!run_items[k].ok) {
                 status[runnable[k]] = TOROID_ERROR_INVALID_ARGUMENT;
@@ -835,13 +863,22 @@ extern "C" {
 toroid_status toroid_run_batch(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
                                const toroid_tensor* outputs, size_t count, const toroid_options* options,
                                int32_t* item_status, char* messages, size_t message_size) {
-    return run_batch_items(pipeline, inputs, outputs, count, options, item_status, messages, message_size, nullptr);
+    return run_batch_items(&pipeline, false, inputs, outputs, count, options, item_status, messages, message_size,
+                           nullptr);
 }
 
 toroid_status toroid_run_batch_on_stream(const toroid_pipeline* pipeline, const toroid_tensor* inputs,
                                          const toroid_tensor* outputs, size_t count, const toroid_options* options,
                                          int32_t* item_status, char* messages, size_t message_size, void* stream) {
-    return run_batch_items(pipeline, inputs, outputs, count, options, item_status, messages, message_size, stream);
+    return run_batch_items(&pipeline, false, inputs, outputs, count, options, item_status, messages, message_size,
+                           stream);
+}
+
+toroid_status toroid_run_batch_each(const toroid_pipeline* const* pipelines, const toroid_tensor* inputs,
+                                    const toroid_tensor* outputs, size_t count, const toroid_options* options,
+                                    int32_t* item_status, char* messages, size_t message_size, void* stream) {
+    return run_batch_items(pipelines, true, inputs, outputs, count, options, item_status, messages, message_size,
+                           stream);
 }
 
 void toroid_file_options_init(toroid_file_options* options) {

@@ -143,18 +143,28 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
 }
 
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int threads) {
-    Engine* e = &engine;
-    // Prepared once per input spec (a compile only for a new structure), found by the spec's
-    // values (no key text printed per image).
-    using SpecKey = std::tuple<DType, Dims, Dims>;
+    const std::vector<const Pipeline*> pipelines(items.size(), &p);
+    const std::vector<Engine*> engines(items.size(), &engine);
+    run_batch(pipelines, engines, items, threads);
+}
+
+void run_batch(std::span<const Pipeline* const> pipelines, std::span<Engine* const> engines,
+               std::vector<BatchItem>& items, int threads) {
+    if (pipelines.size() != items.size() || engines.size() != items.size())
+        fail("internal: run_batch has {} pipelines and {} engines for {} items", pipelines.size(), engines.size(),
+             items.size());
+    // Prepared once per pipeline, engine and input spec (a compile only for a new
+    // structure), found by the spec's values (no key text printed per image).
+    using SpecKey = std::tuple<const Pipeline*, Engine*, DType, Dims, Dims>;
     std::map<SpecKey, std::shared_ptr<PreparedPipeline>> by_spec;
     std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         BatchItem& it = items[i];
+        const Pipeline& p = *pipelines[i];
         try {
             const TensorSpec s = it.input.spec();
-            auto& slot = by_spec[SpecKey{s.dtype, s.shape, s.strides}];
-            if (!slot) slot = e->prepare(p, s);
+            auto& slot = by_spec[SpecKey{&p, engines[i], s.dtype, s.shape, s.strides}];
+            if (!slot) slot = engines[i]->prepare(p, s);
             const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
             if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
                 fail("output is {} ({}, {}, {}, {}), the result is {} ({}, {}, {}, {})", dtype_name(it.output.dtype()),

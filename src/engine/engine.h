@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -129,6 +130,12 @@ void run_batch(const Pipeline& p, std::vector<BatchItem>& items, std::string_vie
 // The same with an engine the caller keeps (made with threads = 1: each item runs on one
 // thread) and `workers` threads.
 void run_batch(const Pipeline& p, std::vector<BatchItem>& items, Engine& engine, int workers);
+// The same with a pipeline and an engine per item (items[i] runs pipelines[i] through
+// engines[i]): a random transform's draws differ per image, and pipelines of one structure
+// still share compiled programs (the engines' caches find them; only values bind). Items
+// with the same pipeline, engine and input spec share one prepared pipeline.
+void run_batch(std::span<const Pipeline* const> pipelines, std::span<Engine* const> engines,
+               std::vector<BatchItem>& items, int workers);
 
 // An engine that keeps what `inner` prepares, by input spec, so that a front running one
 // pipeline again and again (a C API pipeline handle's batches and files) finds its prepared

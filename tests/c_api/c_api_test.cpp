@@ -7,8 +7,10 @@
 #include "runtime/cuda/cuda.h"
 
 #include <dlpack/dlpack.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -703,6 +705,90 @@ TEST(CApi, BatchOfCpuAndCudaImagesChecksEachImage) {
             << message(3);
     }
     toroid_pipeline_free(p);
+}
+
+}  // namespace
+
+namespace {
+
+// toroid_run_batch_each: a pipeline per image (a random crop's own offsets, a flip taken or
+// not): each result equals that image run alone; pipelines of one structure share one
+// compiled program (the later images bind, they do not compile); a NULL pipeline fails the
+// call and a bad image only itself.
+TEST(CApiEach, EveryImageRunsItsOwnPipeline) {
+    const int n = 5;
+    std::vector<toroid_pipeline*> pipes(n, nullptr);
+    for (int i = 0; i < n; ++i) {
+        const std::string json = fmt::format(
+            R"([{{"op": "crop", "top": {}, "left": {}, "height": 4, "width": 5}}{}])", i, 2 * i,
+            i == 3 ? R"(, {"op": "flip", "dims": [-1]})" : "");
+        ASSERT_EQ(toroid_pipeline_from_json(json.c_str(), nullptr, &pipes[static_cast<std::size_t>(i)]), TOROID_OK);
+    }
+    const std::int64_t H = 12, W = 17;
+    std::vector<std::vector<std::uint8_t>> ins(n), outs(n), singles(n);
+    std::vector<toroid_tensor> inputs(n), outputs(n);
+    for (int i = 0; i < n; ++i) {
+        auto& in = ins[static_cast<std::size_t>(i)];
+        in.resize(static_cast<std::size_t>(3 * H * W));
+        for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<std::uint8_t>(k * 7 + static_cast<std::size_t>(i) * 31);
+        outs[static_cast<std::size_t>(i)].assign(3 * 4 * 5, 0);
+        inputs[static_cast<std::size_t>(i)] = toroid_tensor{in.data(), desc(TOROID_UINT8, {3, H, W}, row_major({3, H, W}))};
+        outputs[static_cast<std::size_t>(i)] =
+            toroid_tensor{outs[static_cast<std::size_t>(i)].data(), desc(TOROID_UINT8, {3, 4, 5}, row_major({3, 4, 5}))};
+    }
+    toroid_options o;
+    toroid_options_init(&o);
+    o.threads = 2;
+    auto counts = [] {
+        toroid_cache_counts c{};
+        c.struct_size = sizeof c;
+        EXPECT_EQ(toroid_cache_stats(&c), TOROID_OK);
+        return c;
+    };
+    const toroid_cache_counts before = counts();
+    std::vector<std::int32_t> status(n, -1);
+    ASSERT_EQ(toroid_run_batch_each(pipes.data(), inputs.data(), outputs.data(), n, &o, status.data(), nullptr, 0,
+                                    nullptr),
+              TOROID_OK)
+        << toroid_last_error();
+    // Two structures (a crop; a crop and a flip): at most two compiles in the call for five
+    // images (each program's full build may follow in the background).
+    ASSERT_EQ(toroid_wait_for_background_builds(), TOROID_OK);
+    const toroid_cache_counts after = counts();
+    EXPECT_LE((after.compiles - after.background_compiles) - (before.compiles - before.background_compiles), 2);
+    for (int i = 0; i < n; ++i) {
+        EXPECT_EQ(status[static_cast<std::size_t>(i)], TOROID_OK);
+        auto& single = singles[static_cast<std::size_t>(i)];
+        single.assign(3 * 4 * 5, 0);
+        toroid_tensor tout{single.data(), outputs[static_cast<std::size_t>(i)].desc};
+        ASSERT_EQ(toroid_run_batch(pipes[static_cast<std::size_t>(i)], &inputs[static_cast<std::size_t>(i)], &tout, 1, &o,
+                                   nullptr, nullptr, 0),
+                  TOROID_OK);
+        EXPECT_EQ(outs[static_cast<std::size_t>(i)], single) << "image " << i;
+        // And the crop really read this image's own region.
+        const std::size_t top = static_cast<std::size_t>(i), left = static_cast<std::size_t>(2 * i);
+        const std::size_t x = i == 3 ? 4 : 0;  // image 3 is flipped
+        EXPECT_EQ(outs[static_cast<std::size_t>(i)][0], ins[static_cast<std::size_t>(i)][top * W + left + x]);
+    }
+    // A bad image (its output the wrong shape) fails alone; a NULL pipeline fails the call.
+    outputs[1].desc.shape[2] = 4;
+    outputs[1].desc.strides[1] = 4;
+    outputs[1].desc.strides[0] = 16;
+    std::fill(status.begin(), status.end(), -1);
+    EXPECT_EQ(toroid_run_batch_each(pipes.data(), inputs.data(), outputs.data(), n, &o, status.data(), nullptr, 0,
+                                    nullptr),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(status[0], TOROID_OK);
+    EXPECT_EQ(status[1], TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(status[2], TOROID_OK);
+    std::vector<toroid_pipeline*> with_null = pipes;
+    with_null[2] = nullptr;
+    EXPECT_EQ(toroid_run_batch_each(with_null.data(), inputs.data(), outputs.data(), n, &o, status.data(), nullptr, 0,
+                                    nullptr),
+              TOROID_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(toroid_last_error()).find("pipelines[2] must not be NULL"), std::string::npos)
+        << toroid_last_error();
+    for (toroid_pipeline* p : pipes) toroid_pipeline_free(p);
 }
 
 }  // namespace
