@@ -221,6 +221,12 @@ if has_background_builds:
 has_interrupt = hasattr(lib, "toroid_interrupt")
 if has_interrupt:
     _declare("toroid_interrupt", None)
+# A pipeline per image in one batched call (toroid.transforms' per_sample).
+has_run_batch_each = hasattr(lib, "toroid_run_batch_each")
+if has_run_batch_each:
+    _declare("toroid_run_batch_each", _status, ctypes.POINTER(_P), ctypes.POINTER(Tensor), ctypes.POINTER(Tensor),
+             ctypes.c_size_t, ctypes.POINTER(Options), ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, ctypes.c_size_t,
+             _P)
 
 # File processing (decode, run, encode) came later than the rest of the C API; a library
 # without it still serves everything else, and has_process_file says which one this is.

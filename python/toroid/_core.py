@@ -892,7 +892,7 @@ class PipelineHandle:
             err = as_error(e)
         raise err
 
-    def run_batch(self, xs, engine=None, threads=None, errors="raise"):
+    def run_batch(self, xs, engine=None, threads=None, errors="raise", handles=None):
         """Runs on a list of arrays/tensors of any sizes in one call (one parallel loop over
         the images on the CPU; on CUDA, on torch's current stream, one launch per kernel for
         the images whose sizes share compiled kernels; every size shares the compiled code).
@@ -900,7 +900,9 @@ class PipelineHandle:
         dtype and shape, they come back stacked in one array (3-D inputs stacked along a new
         first dim, 4-D ones concatenated along N); otherwise as a list. errors="raise" raises
         toroid.Error naming the first bad image after the others ran; errors="skip" returns
-        (results, {index: message}) with None in the list (or no stacking) for bad images."""
+        (results, {index: message}) with None in the list (or no stacking) for bad images.
+        handles: a PipelineHandle per image instead of this one for all (toroid_run_batch_each:
+        each image's own random draws, one call)."""
         engine = check_engine(engine or _settings["engine"])
         threads = effective_threads(threads)
         if not (type(errors) is str and errors in ("raise", "skip")):
@@ -908,8 +910,14 @@ class PipelineHandle:
         if isinstance(xs, (str, bytes, dict)) or not hasattr(xs, "__iter__"):
             raise InvalidTypeError("run_batch takes a list of arrays or tensors, got %s" % type(xs).__name__)
         xs = list(xs)
+        if handles is not None:
+            if not _capi.has_run_batch_each:
+                raise Error("%s has no toroid_run_batch_each: rebuild libtoroid_c" % _capi.library_path)
+            if len(handles) != len(xs):
+                raise Error("internal: %d pipelines for %d images" % (len(handles), len(xs)))
         args, descs, failed, codes = [], [], {}, {}
-        specs = self.batch_specs
+        # Seen specs are kept per pipeline: with a pipeline per image, none are kept.
+        specs = self.batch_specs if handles is None else {}
         cold = set()  # structures this batch may compile (see may_compile)
         for i, x in enumerate(xs):
             key = fast_key(x, engine, threads)
@@ -925,13 +933,15 @@ class PipelineHandle:
             try:
                 a = adapt(x, "image %d" % i)
                 d = _capi.TensorDesc()
-                _capi.check(_capi.lib.toroid_output_desc(self._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
+                h = self if handles is None else handles[i]
+                _capi.check(_capi.lib.toroid_output_desc(h._handle, ctypes.byref(a.desc()), ctypes.byref(d)))
                 d.device, d.device_index = a.device, a.device_index  # the result lives where the input does
                 _check_desc_size(d, a.device)
-                k = self.may_compile(a, engine)
+                k = h.may_compile(a, engine)
                 if k is not None:
                     cold.add(k)
-                if key is not None and a.obj is x and a.keep is None and a.kind in ("numpy", "torch"):
+                if handles is None and key is not None and a.obj is x and a.keep is None and \
+                        a.kind in ("numpy", "torch"):
                     if len(specs) >= _MAX_FAST:
                         specs.clear()
                     specs[key] = (a.kind, a.device, a.device_index, a.dtype, a.shape, a.strides, a.desc(), d)
@@ -948,7 +958,7 @@ class PipelineHandle:
         # One batched call runs on one stream of one device: images on several GPUs, or an
         # older library, go one image at a time, each on its own device's stream.
         if cuda and (not _capi.has_run_batch_on_stream or len({args[i].device_index for i in cuda}) > 1):
-            return self._run_batch_cuda(args, descs, failed, engine, threads, errors)
+            return self._run_batch_cuda(args, descs, failed, engine, threads, errors, handles)
         outs = [None] * len(xs)
         # The results' kind, device and desc up to its strides (dtype, device, index, ndim and
         # shape: the desc's first 48 bytes) decide whether they stack.
@@ -989,7 +999,13 @@ class PipelineHandle:
         status = (ctypes.c_int32 * max(n, 1))()
         size = 256
         messages = ctypes.create_string_buffer(size * max(n, 1))
-        if cuda:
+        if handles is not None:
+            # A pipeline per image: images of one structure still share kernels and launches.
+            pipes = (_capi._P * max(n, 1))(*[handles[i]._handle for i in good])
+            stream = _current_stream(args[cuda[0]].device_index) if cuda else None
+            call = (_capi.lib.toroid_run_batch_each, pipes, inputs, outputs, n, ctypes.byref(options), status,
+                    messages, size, stream)
+        elif cuda:
             # CUDA images: one launch per kernel for each group of images sharing compiled
             # kernels, on torch's current stream (where the results were allocated).
             stream = _current_stream(args[cuda[0]].device_index)
@@ -1000,7 +1016,7 @@ class PipelineHandle:
                     messages, size)
         if cold:  # a new structure: prepared on a worker thread, so that Ctrl-C interrupts it
             # Each image's status says how it went: the call's own is not an error here.
-            _capi.interruptible(lambda: call[0](*call[1:]) and _capi.OK, keep=(self, call, args, stacked, outs))
+            _capi.interruptible(lambda: call[0](*call[1:]) and _capi.OK, keep=(self, handles, call, args, stacked, outs))
             for k in cold:
                 prepared(k)
         else:
@@ -1016,7 +1032,7 @@ class PipelineHandle:
         result = stacked if stacked is not None else outs
         return (result, failed) if errors == "skip" else result
 
-    def _run_batch_cuda(self, args, descs, failed, engine, threads, errors):
+    def _run_batch_cuda(self, args, descs, failed, engine, threads, errors, handles=None):
         # A library without toroid_run_batch_on_stream, or images on several GPUs: each image
         # runs one launch sequence on its device's current stream; results of one shape on one
         # device are stacked there.
@@ -1026,7 +1042,7 @@ class PipelineHandle:
             if a is None:
                 continue
             try:
-                outs[i] = self.function(a, engine, threads).run(a)
+                outs[i] = (self if handles is None else handles[i]).function(a, engine, threads).run(a)
             except Error as e:
                 if errors != "skip":
                     raise type(e)("image %d: %s" % (i, e), e.status)

@@ -224,6 +224,31 @@ class Transform:
     def __call__(self, x):
         return _run(self, x)
 
+    def per_sample(self, images, errors="raise"):
+        """Runs this transform on each image of `images` (a list of any sizes, or a stacked
+        batch's images) with its own random draws, drawn in the order
+        [self(x) for x in images] draws them, as one batched call: images whose draws share a
+        structure share compiled kernels (on CUDA, one launch per kernel for them all). Returns
+        the results stacked when they share a dtype and shape, else a list (run_batch's rule);
+        errors as toroid.Pipeline.run_batch. Any callable that is not a toroid transform runs
+        image by image where it stands."""
+        try:
+            if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
+                raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
+            handles, xs = [], []
+            for x in images:
+                state = _State(x)
+                self._emit(state)
+                ops = state.ops or [{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]
+                handles.append(_core.cached_pipeline(ops))
+                xs.append(state.x)
+            if not xs:
+                return []
+            return handles[0].run_batch(xs, errors=errors, handles=handles)
+        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
+            err = as_error(e, type(self).__name__)
+        raise err
+
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
         return "%s(%s)" % (type(self).__name__, args)
