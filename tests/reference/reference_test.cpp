@@ -51,6 +51,8 @@ TEST(ReferenceDispatch, ApplyRunsTheReferenceOfTheOpsKind) {
          [](const Op& op, const Tensor& x) { return reference::convert(std::get<ConvertOp>(op), x); }},
         {R"({"op": "normalize", "mean": [0.1, 0.2, 0.3], "std": 0.5})", &f32,
          [](const Op& op, const Tensor& x) { return reference::normalize(std::get<NormalizeOp>(op), x); }},
+        {R"({"op": "adjust_contrast", "factor": 0.5})", &u8,
+         [](const Op& op, const Tensor& x) { return reference::color(std::get<ColorOp>(op), x); }},
     };
     std::set<std::size_t> kinds;
     for (const Case& c : cases) {
