@@ -7,14 +7,15 @@ The functional forms (torchvision.transforms.v2.functional's names) are in
 toroid.transforms.functional and importable from here too.
 
 Each module below adds its transforms (TRANSFORMS) and functional forms (FUNCTIONAL):
-_base holds the per-call state, Compose and the first geometric ops.
+_base holds the per-call state, Compose and the first geometric ops; _color the colour ops.
 """
 
-from . import _base
+from . import _base, _color
 from ._base import *  # noqa: F401,F403
+from ._color import *  # noqa: F401,F403
 from ._base import _wait_for_variants  # noqa: F401 - the programs compiling in the background
 
-_MODULES = (_base,)
+_MODULES = (_base, _color)
 
 __all__ = [name for m in _MODULES for name in m.TRANSFORMS + m.FUNCTIONAL] + ["functional"]
 
