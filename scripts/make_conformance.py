@@ -80,6 +80,20 @@ def torch_op(x, op, case_dir):
         fill = op.get("fill")
         return TF.perspective(x, None, None, interpolation=interp, fill=fill[0] if fill and len(fill) == 1 else fill,
                               coefficients=op["coefficients"])
+    if kind == "invert":
+        return TF.invert(x)
+    if kind == "posterize":
+        return TF.posterize(x, op["bits"])
+    if kind == "solarize":
+        return TF.solarize(x, op["threshold"])
+    if kind == "adjust_brightness":
+        return TF.adjust_brightness(x, op["factor"])
+    if kind == "adjust_saturation":
+        return TF.adjust_saturation(x, op["factor"])
+    if kind == "adjust_contrast":
+        return TF.adjust_contrast(x, op["factor"])
+    if kind == "rgb_to_grayscale":
+        return TF.rgb_to_grayscale(x, num_output_channels=op.get("num_output_channels", 1))
     raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
 
 
@@ -228,7 +242,37 @@ def table_warp_ops(rng):
     return out
 
 
-TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops}
+def table_colour_ops(rng):
+    """torchvision.transforms.v2.functional's colour ops: invert, posterize (0, some, all 8
+    bits), solarize (thresholds at 0, inside, at the dtype's maximum, and a fraction for uint8),
+    adjust_brightness / saturation / contrast (factors 0, 1, below and above 1) and
+    rgb_to_grayscale (1 or 3 output channels), on uint8 and float32 (in [0, 1]), contiguous and
+    channels-last, 1 and 3 channels, batches of 1 and 2; then a ColorJitter-like chain."""
+    out = []
+    for dtype in ("uint8", "float32"):
+        top = 255 if dtype == "uint8" else 1.0
+        for layout in ("contiguous", "channels_last"):
+            for channels in (1, 3):
+                h, w = int(rng.integers(5, 40)), int(rng.integers(5, 40))
+                shape = [int(rng.integers(1, 3)), channels, h, w]
+                ops = [{"op": "invert"}]
+                ops += [{"op": "posterize", "bits": b} for b in (0, int(rng.integers(1, 8)), 8)]
+                thresholds = [0, top / 2, top] + ([100.5] if dtype == "uint8" else [float(rng.random())])
+                ops += [{"op": "solarize", "threshold": t} for t in thresholds]
+                for name in ("adjust_brightness", "adjust_saturation", "adjust_contrast"):
+                    ops += [{"op": name, "factor": f} for f in (0, 1, round(float(rng.uniform(0.1, 0.9)), 4),
+                                                                  round(float(rng.uniform(1.1, 3.0)), 4))]
+                ops += [{"op": "rgb_to_grayscale", "num_output_channels": n} for n in (1, 3)]
+                out += [([op], dtype, shape, layout) for op in ops]
+                if channels == 3:
+                    out.append(([{"op": "adjust_brightness", "factor": 1.3}, {"op": "adjust_contrast", "factor": 0.6},
+                                 {"op": "adjust_saturation", "factor": 1.7}, {"op": "rgb_to_grayscale",
+                                                                              "num_output_channels": 3}],
+                                dtype, shape, layout))
+    return out
+
+
+TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops}
 
 
 def make_input(rng, dtype, shape):
@@ -262,6 +306,8 @@ def generate(out, tables, seed, first):
                 # Float images are in [0, 1]: outside it PyTorch's cast to uint8 is undefined
                 # behaviour in C++ (x86 wraps), where toroid saturates (docs/reference.md).
                 x = ((x - x.min()) / max(float(x.max() - x.min()), 1e-6)).astype(np.float32)
+            if name == "colour_ops" and dtype == "float32":
+                x = rng.random(shape, dtype=np.float32)  # images in [0, 1], as the colour ops expect
             np.save(os.path.join(d, "input.npy"), x)
             with open(os.path.join(d, "pipeline.json"), "w") as f:
                 json.dump(pipeline, f)

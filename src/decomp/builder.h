@@ -80,6 +80,7 @@ Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in);
 Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in);
 Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in);
 Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in);
+Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in);  // color.cpp
 
 // The spec the reference engine gives an op's result: dense, in the suggested layout
 // of the op's input.

@@ -151,6 +151,7 @@ constexpr OpTable<DecomposeHook> kDecompositions = [] {
     t[op_slot<ConvertOp>] = hook<ConvertOp, decompose_convert>;
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, decompose_normalize>;
     t[op_slot<PerspectiveOp>] = hook<PerspectiveOp, decompose_perspective>;
+    t[op_slot<ColorOp>] = hook<ColorOp, decompose_color>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

@@ -259,5 +259,6 @@ OpDef flip_op_def();          // simple_ops.cpp
 OpDef crop_op_def();          // simple_ops.cpp (crop and center_crop)
 OpDef convert_op_def();       // simple_ops.cpp
 OpDef normalize_op_def();     // simple_ops.cpp
+OpDef color_op_def();         // color_op.cpp (invert, posterize, solarize, adjust_*, rgb_to_grayscale)
 
 }  // namespace toroid

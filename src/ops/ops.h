@@ -148,7 +148,23 @@ struct PerspectiveOp {
     bool operator==(const PerspectiveOp&) const = default;
 };
 
-using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp>;
+// torchvision.transforms.v2.functional's colour ops on tensors, each its own JSON name:
+// invert, posterize (bits), solarize (threshold), adjust_brightness, adjust_saturation,
+// adjust_contrast (factor) and rgb_to_grayscale (num_output_channels). Pointwise but for
+// contrast, which blends with the mean of each image's grey image (a whole-image sum). The
+// arithmetic is torchvision's on CPU tensors (ops/color_op.cpp says where it rounds).
+enum class ColorFn : std::uint8_t { Invert, Posterize, Solarize, Brightness, Saturation, Contrast, Grayscale };
+
+struct ColorOp {
+    ColorFn fn = ColorFn::Invert;
+    double value = 0;              // the factor (brightness, saturation, contrast) or the threshold (solarize)
+    std::int64_t bits = 8;         // posterize: bits kept, 0..8
+    std::int64_t out_channels = 1; // rgb_to_grayscale: 1 or 3
+
+    bool operator==(const ColorOp&) const = default;
+};
+
+using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp, ColorOp>;
 
 std::string_view op_name(const Op& op);
 

@@ -25,6 +25,7 @@ constexpr OpTable<ReferenceHook> kReferences = [] {
     t[op_slot<ConvertOp>] = hook<ConvertOp, convert>;
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, normalize>;
     t[op_slot<PerspectiveOp>] = hook<PerspectiveOp, perspective>;
+    t[op_slot<ColorOp>] = hook<ColorOp, color>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

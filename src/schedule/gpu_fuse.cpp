@@ -155,6 +155,15 @@ std::optional<GpuFusion> try_fuse(const Program& prog, std::size_t ci, int temp,
         }
         f.dims.push_back(kind);
     }
+    // A reduction read at one element per block (an image's mean, read by every pixel of
+    // that image): each block would sum the whole image again.
+    bool sums = false;
+    visit(p.value, [&](const Expr& e) { sums = sums || e->op == Op::Sum; });
+    if (sums && std::none_of(f.dims.begin(), f.dims.end(),
+                             [](DimKind d) { return d == DimKind::TiledX || d == DimKind::TiledY; })) {
+        why = "a sum read at one element per block: every block would compute it again";
+        return std::nullopt;
+    }
     // The producer's loops: its grid x and y loops run over the tile's region (any kind of
     // dim), its z loops are one index per block, its unrolled loops the whole extent.
     for (const Loop& l : p.loops) {

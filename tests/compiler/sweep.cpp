@@ -428,6 +428,37 @@ PerspectiveOp gen_perspective(Rng& r, const ShapeInfo& cur) {
     return op;
 }
 
+// One of the colour ops, with factors at and around torchvision's edges (0, 1, above 1)
+// and thresholds at the dtype's bounds.
+ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
+    ColorOp op;
+    op.fn = static_cast<ColorFn>(r.uniform_int(0, 6));
+    const double max = cur.dtype == DType::UInt8 ? 255.0 : 1.0;
+    switch (op.fn) {
+        case ColorFn::Invert: break;
+        case ColorFn::Posterize: op.bits = r.uniform_int(0, 8); break;
+        case ColorFn::Solarize:
+            switch (r.weighted({60, 20, 20})) {
+                case 0: op.value = r.uniform(-0.1 * max, max); break;
+                case 1: op.value = max; break;
+                default: op.value = cur.dtype == DType::UInt8 ? static_cast<double>(r.uniform_int(0, 255)) : 0.5; break;
+            }
+            break;
+        case ColorFn::Brightness:
+        case ColorFn::Saturation:
+        case ColorFn::Contrast:
+            switch (r.weighted({60, 15, 15, 10})) {
+                case 0: op.value = r.uniform(0.0, 2.5); break;
+                case 1: op.value = 0; break;
+                case 2: op.value = 1; break;
+                default: op.value = r.uniform(5.0, 50.0); break;
+            }
+            break;
+        case ColorFn::Grayscale: op.out_channels = r.chance(0.5) ? 1 : 3; break;
+    }
+    return op;
+}
+
 // infer_shape of `op` on `cur`, or nothing when the op is rejected or too large.
 std::optional<ShapeInfo> try_shape(const Op& op, const ShapeInfo& cur) {
     try {
@@ -466,8 +497,8 @@ Case make_case(std::uint64_t seed) {
         const std::int64_t nops = r.uniform_int(1, 4);
         for (std::int64_t k = 0; k < nops; ++k) {
             for (int attempt = 0; attempt < 6; ++attempt) {
-                // resize, affine, grid_sample, flip, crop, convert, normalize, perspective
-                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8});
+                // resize, affine, grid_sample, flip, crop, convert, normalize, perspective, colour
+                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8, 12});
                 std::vector<Op> ops;
                 ShapeInfo s = cur;
                 if (needs_float(kind) && s.dtype != DType::Float32) {
@@ -482,7 +513,8 @@ Case make_case(std::uint64_t seed) {
                     case 4: ops.push_back(gen_crop(r, s)); break;
                     case 5: ops.push_back(gen_convert(r, s)); break;
                     case 6: ops.push_back(gen_normalize(r, s)); break;
-                    default: ops.push_back(gen_perspective(r, s)); break;
+                    case 7: ops.push_back(gen_perspective(r, s)); break;
+                    default: ops.push_back(gen_color(r, s)); break;
                 }
                 std::optional<ShapeInfo> next = cur;
                 for (const Op& op : ops)

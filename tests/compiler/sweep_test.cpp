@@ -99,6 +99,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                                     (o.scale ? " scaled" : ""));
                     } else if constexpr (std::is_same_v<T, NormalizeOp>) {
                         seen.insert(o.mean.size() > 1 ? "normalize per-channel" : "normalize single");
+                    } else if constexpr (std::is_same_v<T, ColorOp>) {
+                        seen.insert(std::string(op_name(op)));
                     }
                 },
                 op);
@@ -133,7 +135,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
           "convert to uint8", "convert to uint8 scaled", "convert to float32", "convert to float32 scaled",
           "normalize per-channel", "normalize single", "uint8 input", "float32 input", "view input",
           "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
-          "several sizes", "several sizes, views"})
+          "several sizes", "several sizes, views", "invert", "posterize", "solarize", "adjust_brightness",
+          "adjust_saturation", "adjust_contrast", "rgb_to_grayscale"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }
 

@@ -145,6 +145,42 @@ TEST(DecomposeOps, Normalize) {
     EXPECT_EQ(count(c.output.body, ir::Op::Load), 3);
 }
 
+TEST(DecomposeOps, ColorOpsArePointwiseButContrast) {
+    // Saturation: one computed tensor mixing the pixel's 3 channels (3 loads of the input
+    // for the grey value, one for the pixel), factors as a float table, truncated to uint8.
+    const Census sat(decompose_json(R"([{"op": "adjust_saturation", "factor": 0.5}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(sat.computes, 1);
+    EXPECT_EQ(sat.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(sat.output.body->op, ir::Op::Cast);
+    EXPECT_EQ(loads_of(sat.output.body, 0), 4);
+    EXPECT_EQ(count(sat.output.body, ir::Op::Fma), 3);  // two for grey, one for the blend
+    EXPECT_EQ(count(sat.output.body, ir::Op::Floor), 1);
+    // Contrast: the mean is a realized (N, 1, 1, 1) tensor summing over rows and columns.
+    const ir::Graph g = decompose_json(R"([{"op": "adjust_contrast", "factor": 1.5}])", spec(F32, {2, 3, 4, 5}));
+    const Census con(g);
+    EXPECT_EQ(con.computes, 2);
+    EXPECT_EQ(con.realized, 1);
+    const auto it = std::find_if(g.tensors().begin(), g.tensors().end(),
+                                 [](const ir::GraphTensor& t) { return t.name == "op0.mean"; });
+    ASSERT_NE(it, g.tensors().end());
+    const ir::GraphTensor& mean = *it;
+    EXPECT_TRUE(mean.realize);
+    EXPECT_EQ(mean.shape[0].get(), g.at(0).shape[0].get());  // the input's batch size
+    for (std::size_t d = 1; d < 4; ++d) EXPECT_TRUE(ir::is_const(mean.shape[d], 1));
+    EXPECT_EQ(count(mean.body, ir::Op::Sum), 2);
+    EXPECT_EQ(count(mean.body, ir::Op::Floor), 0);  // float input: no floor
+    EXPECT_EQ(loads_of(con.output.body, mean.id), 1);
+    // The others: posterize of uint8 reads its step from an int32 table; invert is one sub.
+    const Census post(decompose_json(R"([{"op": "posterize", "bits": 2}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(post.tables_of(ir::Type::I32), 1);
+    EXPECT_EQ(count(post.output.body, ir::Op::FloorDiv), 1);
+    const Census inv(decompose_json(R"([{"op": "invert"}])", spec(F32, {1, 3, 4, 4})));
+    EXPECT_EQ(inv.output.body->op, ir::Op::Sub);
+    EXPECT_EQ(inv.tables, 0);
+    const Census grey(decompose_json(R"([{"op": "rgb_to_grayscale", "num_output_channels": 3}])", spec(U8, {1, 1, 4, 4})));
+    EXPECT_EQ(grey.output.body->op, ir::Op::Load);  // a 1-channel image repeated
+}
+
 TEST(DecomposeOps, ResizeNearestGathersThroughTwoIndexTables) {
     const Census c(decompose_json(R"([{"op": "resize", "size": [4, 6]}])", spec(U8, {1, 3, 8, 10})));
     EXPECT_EQ(c.tables, 2);

@@ -66,6 +66,16 @@ const char* const kRoundTrips[] = {
     R"({"op": "perspective", "coefficients": [1, 0.1, -2, 0.05, 0.9, 3, 0.001, -0.0005]})",
     R"({"op": "perspective", "coefficients": [1, 0, 0, 0, 1, 0, 0, 0], "mode": "nearest", "fill": [1, 2, 3],
         "grid_fma": false, "sample_fma": false})",
+    R"({"op": "invert"})",
+    R"({"op": "posterize", "bits": 3})",
+    R"({"op": "posterize", "bits": 0})",
+    R"({"op": "solarize", "threshold": 128})",
+    R"({"op": "solarize", "threshold": 0.25})",
+    R"({"op": "adjust_brightness", "factor": 1.5})",
+    R"({"op": "adjust_saturation", "factor": 0})",
+    R"({"op": "adjust_contrast", "factor": 0.3})",
+    R"({"op": "rgb_to_grayscale"})",
+    R"({"op": "rgb_to_grayscale", "num_output_channels": 3})",
 };
 
 TEST(OpRegistry, ParseWriteParseIsIdentityForEveryOp) {
@@ -136,11 +146,12 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 }
 
 TEST(OpRegistry, NamesComeFromTheRegistry) {
-    EXPECT_EQ(op_names_text(),
-              "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize or perspective");
+    const std::string names = "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, perspective, invert, "
+                              "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast or "
+                              "rgb_to_grayscale";
+    EXPECT_EQ(op_names_text(), names);
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
-              "op 1: unknown op 'blur' (expected resize, affine, grid_sample, flip, crop, center_crop, convert, "
-              "normalize or perspective)");
+              "op 1: unknown op 'blur' (expected " + names + ")");
     CropOp crop;
     EXPECT_EQ(op_name(Op{crop}), "crop");
     crop.center = true;
@@ -162,6 +173,24 @@ TEST(OpRegistry, ParseMessagesNameTheOpAndField) {
               "op 0 (normalize): 'std' must not contain 0");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "flip", "dims": [3, -1]})"); }),
               "op 0 (flip): flip dim -1 appears more than once");
+}
+
+TEST(OpRegistry, ColorOpsCheckTheirFieldsAsTorchvisionDoes) {
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "posterize", "bits": 9})"); }),
+              "op 0 (posterize): bits must be a positive integer in the range [0, 8], got 9 instead");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "posterize", "bits": 2.5})"); }),
+              "op 0 (posterize): bits must be a positive integer in the range [0, 8], got 2.5 instead");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "posterize", "bits": -1})"); }),
+              "op 0 (posterize): bits must be a positive integer in the range [0, 8], got -1 instead");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "posterize"})"); }), "op 0 (posterize): missing field 'bits'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_brightness", "factor": -0.5})"); }),
+              "op 0 (adjust_brightness): factor (-0.5) is not non-negative");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_contrast", "factor": "a"})"); }),
+              "op 0 (adjust_contrast): field 'factor' must be a number, got \"a\"");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "rgb_to_grayscale", "num_output_channels": 2})"); }),
+              "op 0 (rgb_to_grayscale): num_output_channels must be 1 or 3, got 2");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "invert", "factor": 1})"); }), "op 0 (invert): unknown field 'factor'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "solarize"})"); }), "op 0 (solarize): missing field 'threshold'");
 }
 
 TEST(OpRegistry, GridSampleCarriesItsGridAsData) {

@@ -105,6 +105,25 @@ TEST(OpShapes, ConvertAndNormalize) {
               "or one for all)");
 }
 
+TEST(OpShapes, ColorOps) {
+    EXPECT_EQ(shape_of(R"({"op": "invert"})", U8, {2, 4, 5, 6}), (ShapeInfo{U8, {2, 4, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "posterize", "bits": 2})", F32, {1, 3, 5, 6}), (ShapeInfo{F32, {1, 3, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "rgb_to_grayscale"})", U8, {2, 3, 5, 6}), (ShapeInfo{U8, {2, 1, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "rgb_to_grayscale", "num_output_channels": 3})", F32, {1, 1, 5, 6}),
+              (ShapeInfo{F32, {1, 3, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "adjust_contrast", "factor": 2})", F32, {1, 1, 5, 6}), (ShapeInfo{F32, {1, 1, 5, 6}}));
+    // torchvision's threshold check: at most the dtype's maximum (255, or 1.0 for float).
+    EXPECT_EQ(shape_of(R"({"op": "solarize", "threshold": 255})", U8, {1, 3, 5, 6}), (ShapeInfo{U8, {1, 3, 5, 6}}));
+    EXPECT_EQ(error_for(R"({"op": "solarize", "threshold": 255.5})", U8, {1, 3, 5, 6}),
+              "solarize: threshold should be less or equal the maximum value of the dtype (255 for uint8), but got 255.5");
+    EXPECT_EQ(error_for(R"({"op": "solarize", "threshold": 2})", F32, {1, 3, 5, 6}),
+              "solarize: threshold should be less or equal the maximum value of the dtype (1 for float32), but got 2");
+    EXPECT_EQ(error_for(R"({"op": "adjust_saturation", "factor": 2})", U8, {1, 4, 5, 6}),
+              "adjust_saturation: input image tensor permitted channel values are 1 or 3, but found 4");
+    EXPECT_EQ(error_for(R"({"op": "rgb_to_grayscale"})", U8, {1, 2, 5, 6}),
+              "rgb_to_grayscale: the input must have 1 or 3 channels (RGB), but found 2");
+}
+
 // A pipeline of no ops refuses a zero-size input as every op does (it ran a copy kernel over
 // an empty extent, which divided by zero).
 TEST(OpShapes, EmptyPipelineRefusesAZeroSizeInput) {

@@ -53,6 +53,8 @@ TEST(ReferenceDispatch, ApplyRunsTheReferenceOfTheOpsKind) {
          [](const Op& op, const Tensor& x) { return reference::normalize(std::get<NormalizeOp>(op), x); }},
         {R"({"op": "perspective", "coefficients": [1, 0.1, -1, 0.05, 0.9, 1, 0.01, -0.005]})", &u8,
          [](const Op& op, const Tensor& x) { return reference::perspective(std::get<PerspectiveOp>(op), x); }},
+        {R"({"op": "adjust_contrast", "factor": 0.5})", &u8,
+         [](const Op& op, const Tensor& x) { return reference::color(std::get<ColorOp>(op), x); }},
     };
     std::set<std::size_t> kinds;
     for (const Case& c : cases) {

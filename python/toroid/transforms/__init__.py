@@ -7,15 +7,16 @@ The functional forms (torchvision.transforms.v2.functional's names) are in
 toroid.transforms.functional and importable from here too.
 
 Each module below adds its transforms (TRANSFORMS) and functional forms (FUNCTIONAL):
-_base holds the per-call state, Compose and the first geometric ops; _warp rotation.
+_base holds the per-call state, Compose and the first geometric ops; _warp rotation and perspective; _color the colour ops.
 """
 
-from . import _base, _warp
+from . import _base, _color, _warp
 from ._base import *  # noqa: F401,F403
 from ._warp import *  # noqa: F401,F403
+from ._color import *  # noqa: F401,F403
 from ._base import _wait_for_variants  # noqa: F401 - the programs compiling in the background
 
-_MODULES = (_base, _warp)
+_MODULES = (_base, _warp, _color)
 
 __all__ = [name for m in _MODULES for name in m.TRANSFORMS + m.FUNCTIONAL] + ["functional"]
 

@@ -46,6 +46,7 @@ class _State:
         self.x = x
         arg = _core.adapt(x)
         self.h, self.w = arg.shape[-2], arg.shape[-1]
+        self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
         self.ops = []
         # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
@@ -54,15 +55,17 @@ class _State:
     def probe(self):
         """An empty state of the same size and dtype (what a transform would add, unapplied)."""
         p = _State.__new__(_State)
-        p.x, p.h, p.w, p.dtype, p.ops, p.branches = None, self.h, self.w, self.dtype, [], []
+        p.x, p.h, p.w, p.c, p.dtype, p.ops, p.branches = None, self.h, self.w, self.c, self.dtype, [], []
         return p
 
-    def add(self, op, h=None, w=None, dtype=None):
+    def add(self, op, h=None, w=None, dtype=None, c=None):
         self.ops.append(op)
         if h is not None:
             self.h, self.w = h, w
         if dtype is not None:
             self.dtype = dtype
+        if c is not None:
+            self.c = c
 
     def flush(self):
         """Runs the gathered ops (one compiled program per op structure) on the current result."""
@@ -84,6 +87,7 @@ class _State:
             raise Passthrough(e)
         arg = _core.adapt(self.x)
         self.h, self.w = arg.shape[-2], arg.shape[-1]
+        self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
 
 
