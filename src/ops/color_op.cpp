@@ -13,6 +13,9 @@
 // - blend(a, b, r) = clamp(fma(b, float(1 - r), a * float(r)), 0, max), truncated to uint8;
 // - contrast's mean is the grey image's sum over the image divided by float(H * W) in
 //   float32 (the sum is exact for uint8 images: integers, summed in double).
+// The fused multiply-adds are those of PyTorch's vectorized loop (vec::fmadd); elements in
+// its scalar remainder loop (or in loops it does not vectorize) are fused only where its
+// build contracts `self + alpha * other`, which Debian's PyTorch 1.13 does not.
 #include "ops/define.h"
 
 namespace toroid {
