@@ -150,6 +150,8 @@ constexpr OpTable<DecomposeHook> kDecompositions = [] {
     t[op_slot<CropOp>] = hook<CropOp, decompose_crop>;
     t[op_slot<ConvertOp>] = hook<ConvertOp, decompose_convert>;
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, decompose_normalize>;
+    t[op_slot<PadOp>] = hook<PadOp, decompose_pad>;
+    t[op_slot<EraseOp>] = hook<EraseOp, decompose_erase>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

@@ -258,5 +258,7 @@ OpDef flip_op_def();          // simple_ops.cpp
 OpDef crop_op_def();          // simple_ops.cpp (crop and center_crop)
 OpDef convert_op_def();       // simple_ops.cpp
 OpDef normalize_op_def();     // simple_ops.cpp
+OpDef pad_op_def();           // pad_ops.cpp
+OpDef erase_op_def();         // pad_ops.cpp
 
 }  // namespace toroid

@@ -24,6 +24,8 @@ constexpr OpTable<ReferenceHook> kReferences = [] {
     t[op_slot<CropOp>] = hook<CropOp, crop>;
     t[op_slot<ConvertOp>] = hook<ConvertOp, convert>;
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, normalize>;
+    t[op_slot<PadOp>] = hook<PadOp, pad>;
+    t[op_slot<EraseOp>] = hook<EraseOp, erase>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

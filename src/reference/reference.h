@@ -19,6 +19,8 @@ Tensor flip(const FlipOp& op, const Tensor& in, int threads = 1);
 Tensor crop(const CropOp& op, const Tensor& in, int threads = 1);
 Tensor convert(const ConvertOp& op, const Tensor& in, int threads = 1);
 Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads = 1);
+Tensor pad(const PadOp& op, const Tensor& in, int threads = 1);      // pad.cpp
+Tensor erase(const EraseOp& op, const Tensor& in, int threads = 1);  // pad.cpp
 
 Tensor apply(const Op& op, const Tensor& in, int threads = 1);
 // Whether op kind `kind` has a reference (every kind has: a static_assert, and a test).
