@@ -63,6 +63,13 @@ const char* const kRoundTrips[] = {
     R"({"op": "convert", "dtype": "uint8"})",
     R"({"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]})",
     R"({"op": "normalize", "mean": 0.5, "std": 2})",
+    R"({"op": "pad", "padding": [1, -2, 3, 4]})",
+    R"({"op": "pad", "padding": 2, "mode": "reflect"})",
+    R"({"op": "pad", "padding": [1, 2], "mode": "edge", "fill": 3})",
+    R"({"op": "pad", "padding": [5], "mode": "symmetric"})",
+    R"({"op": "pad", "padding": [0, 1, 0, 1], "fill": [1.5, 2, 255]})",
+    R"({"op": "erase", "top": 1, "left": -2, "height": 3, "width": 4, "value": 0})",
+    R"({"op": "erase", "top": 0, "left": 0, "height": 0, "width": 7, "value": [0.5, -0.25, 3]})",
 };
 
 TEST(OpRegistry, ParseWriteParseIsIdentityForEveryOp) {
@@ -133,10 +140,11 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 }
 
 TEST(OpRegistry, NamesComeFromTheRegistry) {
-    EXPECT_EQ(op_names_text(), "resize, affine, grid_sample, flip, crop, center_crop, convert or normalize");
+    EXPECT_EQ(op_names_text(),
+              "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, pad or erase");
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
-              "op 1: unknown op 'blur' (expected resize, affine, grid_sample, flip, crop, center_crop, convert or "
-              "normalize)");
+              "op 1: unknown op 'blur' (expected resize, affine, grid_sample, flip, crop, center_crop, convert, "
+              "normalize, pad or erase)");
     CropOp crop;
     EXPECT_EQ(op_name(Op{crop}), "crop");
     crop.center = true;
@@ -158,6 +166,44 @@ TEST(OpRegistry, ParseMessagesNameTheOpAndField) {
               "op 0 (normalize): 'std' must not contain 0");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "flip", "dims": [3, -1]})"); }),
               "op 0 (flip): flip dim -1 appears more than once");
+}
+
+TEST(OpRegistry, PadAndEraseFields) {
+    // torchvision's padding forms: one number, [left/right, top/bottom], [left, top, right, bottom].
+    const PadOp one = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": 3})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{one.left, one.top, one.right, one.bottom}), (std::array<std::int64_t, 4>{3, 3, 3, 3}));
+    EXPECT_EQ(one.mode, PadMode::Constant);
+    EXPECT_EQ(one.fill, (std::vector<double>{0.0}));
+    const PadOp two = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": [1, 2], "mode": "symmetric"})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{two.left, two.top, two.right, two.bottom}), (std::array<std::int64_t, 4>{1, 2, 1, 2}));
+    EXPECT_EQ(two.mode, PadMode::Symmetric);
+    const PadOp four = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": [1, 2, 3, -4], "fill": [1, 2, 3]})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{four.left, four.top, four.right, four.bottom}),
+              (std::array<std::int64_t, 4>{1, 2, 3, -4}));
+    EXPECT_EQ(pipeline_to_json(Pipeline{{four}}), R"([{"fill":[1.0,2.0,3.0],"mode":"constant","op":"pad","padding":[1,2,3,-4]}])");
+
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad"})"); }),
+              "op 0 (pad): missing field 'padding' ([left, top, right, bottom])");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": [1, 2, 3]})"); }),
+              "op 0 (pad): field 'padding' must be an integer or a list of 1, 2 or 4 integers ([left, top, right, "
+              "bottom]), got [1, 2, 3]");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1.5})"); }),
+              "op 0 (pad): field 'padding' must be an integer, got 1.5");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": [4294967296, 0]})"); }),
+              "op 0 (pad): 'padding' must be within +-2^31, got 4294967296");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "mode": "wrap"})"); }),
+              "op 0 (pad): unknown mode \"wrap\" (expected one of: constant, edge, reflect, symmetric)");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "mode": "reflect", "fill": [1, 2, 3]})"); }),
+              "op 0 (pad): padding mode 'reflect' is not supported if fill is not scalar");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "fill": []})"); }),
+              "op 0 (pad): field 'fill' must be a non-empty list of numbers, got []");
+
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4})"); }),
+              "op 0 (erase): missing field 'value'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "width": 4, "value": 0})"); }),
+              "op 0 (erase): missing field 'height'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": "random"})"); }),
+              "op 0 (erase): field 'value' must be a non-empty list of numbers, got \"random\"");
 }
 
 TEST(OpRegistry, GridSampleCarriesItsGridAsData) {
