@@ -51,6 +51,10 @@ TEST(ReferenceDispatch, ApplyRunsTheReferenceOfTheOpsKind) {
          [](const Op& op, const Tensor& x) { return reference::convert(std::get<ConvertOp>(op), x); }},
         {R"({"op": "normalize", "mean": [0.1, 0.2, 0.3], "std": 0.5})", &f32,
          [](const Op& op, const Tensor& x) { return reference::normalize(std::get<NormalizeOp>(op), x); }},
+        {R"({"op": "pad", "padding": [1, 2, 3, 4], "mode": "reflect"})", &u8,
+         [](const Op& op, const Tensor& x) { return reference::pad(std::get<PadOp>(op), x); }},
+        {R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [-2, 7, 9]})", &f32,
+         [](const Op& op, const Tensor& x) { return reference::erase(std::get<EraseOp>(op), x); }},
     };
     std::set<std::size_t> kinds;
     for (const Case& c : cases) {
