@@ -99,6 +99,13 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                                     (o.scale ? " scaled" : ""));
                     } else if constexpr (std::is_same_v<T, NormalizeOp>) {
                         seen.insert(o.mean.size() > 1 ? "normalize per-channel" : "normalize single");
+                    } else if constexpr (std::is_same_v<T, PadOp>) {
+                        seen.insert("pad " + std::string(pad_mode_name(o.mode)));
+                        if (o.left < 0 || o.top < 0 || o.right < 0 || o.bottom < 0) seen.insert("pad negative");
+                        if (o.fill.size() > 1) seen.insert("pad fill per-channel");
+                    } else if constexpr (std::is_same_v<T, EraseOp>) {
+                        const auto reg = erase_region(o, cur_in.shape[2], cur_in.shape[3]);
+                        seen.insert(reg[1] > reg[0] && reg[3] > reg[2] ? "erase" : "erase empty");
                     }
                 },
                 op);
@@ -133,7 +140,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
           "convert to uint8", "convert to uint8 scaled", "convert to float32", "convert to float32 scaled",
           "normalize per-channel", "normalize single", "uint8 input", "float32 input", "view input",
           "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
-          "several sizes", "several sizes, views"})
+          "several sizes", "several sizes, views", "pad constant", "pad edge", "pad reflect", "pad symmetric",
+          "pad negative", "pad fill per-channel", "erase", "erase empty"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }
 
