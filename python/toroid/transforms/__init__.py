@@ -7,14 +7,18 @@ The functional forms (torchvision.transforms.v2.functional's names) are in
 toroid.transforms.functional and importable from here too.
 
 Each module below adds its transforms (TRANSFORMS) and functional forms (FUNCTIONAL):
-_base holds the per-call state, Compose and the first geometric ops.
+_base holds the per-call state, Compose and the first geometric ops; _geometry padding,
+erasing and the crop family of training transforms; _container RandomApply, RandomChoice,
+RandomOrder and Lambda.
 """
 
-from . import _base
+from . import _base, _container, _geometry
 from ._base import *  # noqa: F401,F403
 from ._base import _wait_for_variants  # noqa: F401 - the programs compiling in the background
+from ._container import *  # noqa: F401,F403
+from ._geometry import *  # noqa: F401,F403
 
-_MODULES = (_base,)
+_MODULES = (_base, _geometry, _container)
 
 __all__ = [name for m in _MODULES for name in m.TRANSFORMS + m.FUNCTIONAL] + ["functional"]
 
