@@ -339,10 +339,6 @@ class RandomCrop(Transform):
         self.padding_mode = padding_mode
         self._pad = _parse_padding(padding) if padding else None  # (left, right, top, bottom)
 
-    def _params(self, h, w):
-        top, left, pads = self._draw(h, w)
-        return top - pads[2], left - pads[0]
-
     def _draw(self, h, w):
         """torchvision's draw: (top, left) in the padded image and the padding
         (left, right, top, bottom), pad_if_needed's included."""
@@ -593,12 +589,6 @@ class RandomAffine(Transform):
         self.center = center
 
     def _params(self, h, w):
-        top, left, pads = self._draw(h, w)
-        return top - pads[2], left - pads[0]
-
-    def _draw(self, h, w):
-        """torchvision's draw: (top, left) in the padded image and the padding
-        (left, right, top, bottom), pad_if_needed's included."""
         torch = _torch()
         angle = torch.empty(1).uniform_(self.degrees[0], self.degrees[1]).item()
         if self.translate is not None:
