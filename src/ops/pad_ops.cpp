@@ -77,7 +77,8 @@ std::array<std::int64_t, 4> erase_region(const EraseOp& op, std::int64_t in_h, s
         if (x < 0) x += n;
         return std::clamp<std::int64_t>(x, 0, n);
     };
-    return {bound(op.top, in_h), bound(op.top + op.height, in_h), bound(op.left, in_w), bound(op.left + op.width, in_w)};
+    return {bound(op.top, in_h), bound(op.top + op.height, in_h), bound(op.left, in_w),
+            bound(op.left + op.width, in_w)};
 }
 
 std::vector<double> erase_values(const EraseOp& op, DType dtype, std::int64_t channels) {

@@ -91,8 +91,9 @@ Tensor erase(const EraseOp& op, const Tensor& in, int threads) {
         parallel_for(0, s[0] * s[1] * s[2], threads, [&](std::int64_t r) {
             const std::int64_t n = r / (s[1] * s[2]), c = (r / s[2]) % s[1], y = r % s[2];
             for (std::int64_t x = 0; x < s[3]; ++x) out.at<T>(n, c, y, x) = in.at<T>(n, c, y, x);  // clone
+            const T value = static_cast<T>(v[static_cast<std::size_t>(c)]);
             if (y >= r0 && y < r1)
-                for (std::int64_t x = c0; x < c1; ++x) out.at<T>(n, c, y, x) = static_cast<T>(v[static_cast<std::size_t>(c)]);
+                for (std::int64_t x = c0; x < c1; ++x) out.at<T>(n, c, y, x) = value;
         });
     });
     return out;
