@@ -110,6 +110,11 @@ pipelines = {
                                                           "width": 9}],
     "normalize.json": [{"op": "convert", "dtype": "float32", "scale": True},
                        {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}],
+    "pad_erase.json": [{"op": "pad", "padding": [2, -1, 3, 1], "mode": "constant", "fill": [1, 2.5, 300]},
+                       {"op": "pad", "padding": [1, 1], "mode": "reflect"},
+                       {"op": "pad", "padding": 2, "mode": "symmetric", "fill": 0},
+                       {"op": "pad", "padding": [-1, 0, 4, 0], "mode": "edge"},
+                       {"op": "erase", "top": -2, "left": 1, "height": 3, "width": 40, "value": [0, 127.5, 255]}],
     "empty.json": [],
 }
 for name, p in pipelines.items():

@@ -94,6 +94,19 @@ def torch_op(x, op, case_dir):
         return TF.adjust_contrast(x, op["factor"])
     if kind == "rgb_to_grayscale":
         return TF.rgb_to_grayscale(x, num_output_channels=op.get("num_output_channels", 1))
+    if kind == "pad":
+        p = op["padding"]
+        p = [p] if not isinstance(p, list) else p
+        p = p * 4 if len(p) == 1 else (p * 2 if len(p) == 2 else p)  # [left, top, right, bottom]
+        fill = op.get("fill", 0)
+        if isinstance(fill, list) and len(fill) == 1:
+            fill = fill[0]
+        return TF.pad(x, p, fill=fill, padding_mode=op.get("mode", "constant"))
+    if kind == "erase":
+        # The value as torchvision's RandomErasing makes it: a float32 tensor (C or 1, 1, 1).
+        v = op["value"] if isinstance(op["value"], list) else [op["value"]]
+        v = torch.tensor([float(a) for a in v], dtype=torch.float32)[:, None, None]
+        return TF.erase(x, op["top"], op["left"], op["height"], op["width"], v)
     raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
 
 
@@ -272,7 +285,72 @@ def table_colour_ops(rng):
     return out
 
 
-TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops}
+def table_pad_erase(rng):
+    """pad in each mode (positive, negative and mixed paddings, reflect up to the size - 1,
+    symmetric up to the size), constant fills (one value, truncated for uint8; one per channel,
+    wrapping modulo 256 for uint8), and erase (inside, at and past the edges, negative starts,
+    empty, one value or one per channel), on uint8 and float32, contiguous and channels-last,
+    1 and 3 channels; then chained as RandomCrop(padding, padding_mode) and a training
+    recipe's resize, crop and erase chain them."""
+    out = []
+    for dtype in ("uint8", "float32"):
+        for layout in ("contiguous", "channels_last"):
+            for c in (1, 3):
+                h, w = int(rng.integers(9, 40)), int(rng.integers(9, 40))
+                shape = [int(rng.integers(1, 3)), c, h, w]
+                u8 = dtype == "uint8"
+
+                def fills():
+                    if c == 3:
+                        return [[5, 300, -1.5], [127.99999999, 0.5, 255]] if u8 else [[0.25, -1.5, 3.0]]
+                    return [[7.9]] if u8 else [[-0.125]]
+                for fill in [0, 127.9 if u8 else 0.3] + fills():
+                    out.append(([{"op": "pad", "padding": [int(rng.integers(1, 6)), int(rng.integers(0, 6)),
+                                                          int(rng.integers(0, 6)), int(rng.integers(1, 6))],
+                                  "fill": fill}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": [-2, 3, 4, -1], "fill": fills()[0]}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": [-1, -2, -3, -4]}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": 3, "fill": 255 if u8 else 1e30}], dtype, shape, layout))
+                for mode in ("edge", "reflect", "symmetric"):
+                    out.append(([{"op": "pad", "padding": [int(rng.integers(0, 5)), int(rng.integers(0, 5)),
+                                                          int(rng.integers(0, 5)), int(rng.integers(0, 5))],
+                                  "mode": mode}], dtype, shape, layout))
+                    out.append(([{"op": "pad", "padding": [-3, 2, 4, -2], "mode": mode}], dtype, shape, layout))
+                    out.append(([{"op": "pad", "padding": [2, -4, -1, 5], "mode": mode}], dtype, shape, layout))
+                # The largest paddings each mode takes.
+                out.append(([{"op": "pad", "padding": [w - 1, h - 1, w - 1, h - 1], "mode": "reflect"}], dtype, shape,
+                            layout))
+                out.append(([{"op": "pad", "padding": [w, h, w, h], "mode": "symmetric"}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": [-2, 0, w - 2, 1], "mode": "symmetric"}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": [2 * w, h, 1, 2 * h], "mode": "edge"}], dtype, shape, layout))
+                value = [0.0, 127.5, 255.0] if (u8 and c == 3) else ([8.9] if u8 else ([0.5, -1.25, 2.0] if c == 3 else [-0.75]))
+                top, left = int(rng.integers(0, h - 3)), int(rng.integers(0, w - 3))
+                for region in ((top, left, int(rng.integers(1, h - top)), int(rng.integers(1, w - left))),
+                               (h - 3, w - 4, 10, 10),          # past the bottom-right edge: clipped
+                               (0, 0, h, w),                    # the whole image
+                               (-4, -6, 3, 20),                 # negative starts count from the end
+                               (-2, 1, 5, 3),                   # -2:3, empty
+                               (2, 3, 0, 4)):                   # empty
+                    for v in (value, [0.0] if not u8 else [255.5]):
+                        out.append(([{"op": "erase", "top": region[0], "left": region[1], "height": region[2],
+                                      "width": region[3], "value": v}], dtype, shape, layout))
+                # RandomCrop(size, padding, fill, padding_mode): pad, then crop inside.
+                out.append(([{"op": "pad", "padding": [4, 4, 4, 4], "mode": "reflect" if min(h, w) > 4 else "edge"},
+                             {"op": "crop", "top": 3, "left": 5, "height": h, "width": w}], dtype, shape, layout))
+                out.append(([{"op": "pad", "padding": [2, 3, 2, 3], "fill": fills()[-1]},
+                             {"op": "crop", "top": 1, "left": 0, "height": h + 2, "width": w + 1},
+                             {"op": "flip", "dims": [3]}], dtype, shape, layout))
+                # A training recipe: resized crop, flip, erase.
+                out.append(([{"op": "crop", "top": 1, "left": 2, "height": h - 3, "width": w - 4},
+                             {"op": "resize", "mode": "bilinear", "antialias": True, "size": [16, 16]},
+                             {"op": "flip", "dims": [3]},
+                             {"op": "erase", "top": 3, "left": 4, "height": 6, "width": 5, "value": value}],
+                            dtype, shape, layout))
+    return out
+
+
+TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops,
+          "pad_erase": table_pad_erase}
 
 
 def make_input(rng, dtype, shape):

@@ -152,6 +152,8 @@ constexpr OpTable<DecomposeHook> kDecompositions = [] {
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, decompose_normalize>;
     t[op_slot<PerspectiveOp>] = hook<PerspectiveOp, decompose_perspective>;
     t[op_slot<ColorOp>] = hook<ColorOp, decompose_color>;
+    t[op_slot<PadOp>] = hook<PadOp, decompose_pad>;
+    t[op_slot<EraseOp>] = hook<EraseOp, decompose_erase>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

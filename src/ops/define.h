@@ -260,5 +260,7 @@ OpDef crop_op_def();          // simple_ops.cpp (crop and center_crop)
 OpDef convert_op_def();       // simple_ops.cpp
 OpDef normalize_op_def();     // simple_ops.cpp
 OpDef color_op_def();         // color_op.cpp (invert, posterize, solarize, adjust_*, rgb_to_grayscale)
+OpDef pad_op_def();           // pad_ops.cpp
+OpDef erase_op_def();         // pad_ops.cpp
 
 }  // namespace toroid

@@ -164,7 +164,52 @@ struct ColorOp {
     bool operator==(const ColorOp&) const = default;
 };
 
-using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp, ColorOp>;
+// torchvision.transforms.v2.functional.pad on an image tensor. Padding may be negative (that
+// side is cropped). constant: `fill` outside the image (one value, or one per channel);
+// edge: the nearest edge pixel (torch's replicate); reflect: mirrored about the edge pixel
+// (torch's reflect: each side's padding below the input's size; with a negative padding on
+// the other side, still about the input's own edge); symmetric: mirrored with the edge
+// pixel repeated (torchvision's _pad_symmetric: the negative sides are cropped first, then
+// each positive padding is at most the cropped size). The result is (H + top + bottom,
+// W + left + right); the paddings are run-time values.
+enum class PadMode : std::uint8_t { Constant, Edge, Reflect, Symmetric };
+std::string_view pad_mode_name(PadMode m);
+
+struct PadOp {
+    std::int64_t left = 0, top = 0, right = 0, bottom = 0;
+    PadMode mode = PadMode::Constant;
+    std::vector<double> fill{0.0};  // one value, or one per channel (constant only)
+
+    bool operator==(const PadOp&) const = default;
+};
+
+// The fill of a constant pad per channel, as the image's dtype holds it (torchvision's
+// conversions): one value is torch's fill_ (float32: rounded to float; uint8: truncated,
+// and a value outside [0, 255] is an error where anything is padded), several are a float32
+// tensor converted to the dtype (uint8: truncated toward zero, then modulo 256). Checks the
+// channel count and ranges; `channels` is the input's.
+std::vector<double> pad_fill_values(const PadOp& op, DType dtype, std::int64_t channels);
+
+// torchvision.transforms.v2.functional.erase(img, top, left, height, width, v): the rows
+// top:top+height and columns left:left+width (Python slice rules: negative starts count from
+// the end, the region is clipped to the image) take `value` (one value, or one per channel),
+// a float32 tensor as torchvision's RandomErasing makes it, converted to the image's dtype
+// (uint8: truncated toward zero; values outside (-1, 256) are refused: torch's conversion
+// of those depends on the memory layout). The region is a run-time value.
+struct EraseOp {
+    std::int64_t top = 0, left = 0, height = 0, width = 0;
+    std::vector<double> value{0.0};
+
+    bool operator==(const EraseOp&) const = default;
+};
+
+// The half-open region [row0, row1) x [col0, col1) an erase covers in an in_h x in_w image
+// (empty where row1 <= row0 or col1 <= col0), by Python's slice rules.
+std::array<std::int64_t, 4> erase_region(const EraseOp& op, std::int64_t in_h, std::int64_t in_w);
+// The erase value per channel as the image's dtype holds it (checks count and range).
+std::vector<double> erase_values(const EraseOp& op, DType dtype, std::int64_t channels);
+
+using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp, ColorOp, PadOp, EraseOp>;
 
 std::string_view op_name(const Op& op);
 

@@ -26,6 +26,8 @@ constexpr OpTable<ReferenceHook> kReferences = [] {
     t[op_slot<NormalizeOp>] = hook<NormalizeOp, normalize>;
     t[op_slot<PerspectiveOp>] = hook<PerspectiveOp, perspective>;
     t[op_slot<ColorOp>] = hook<ColorOp, color>;
+    t[op_slot<PadOp>] = hook<PadOp, pad>;
+    t[op_slot<EraseOp>] = hook<EraseOp, erase>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

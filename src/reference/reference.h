@@ -21,6 +21,8 @@ Tensor convert(const ConvertOp& op, const Tensor& in, int threads = 1);
 Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads = 1);
 Tensor perspective(const PerspectiveOp& op, const Tensor& in, int threads = 1);
 Tensor color(const ColorOp& op, const Tensor& in, int threads = 1);  // color.cpp
+Tensor pad(const PadOp& op, const Tensor& in, int threads = 1);      // pad.cpp
+Tensor erase(const EraseOp& op, const Tensor& in, int threads = 1);  // pad.cpp
 
 Tensor apply(const Op& op, const Tensor& in, int threads = 1);
 // Whether op kind `kind` has a reference (every kind has: a static_assert, and a test).

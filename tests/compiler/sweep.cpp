@@ -459,6 +459,58 @@ ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
     return op;
 }
 
+// One side's padding along an axis of `in`: mostly small and positive, sometimes negative
+// (a crop), sometimes up to the axis's size (the most reflect and symmetric allow).
+std::int64_t draw_padding(Rng& r, std::int64_t in) {
+    switch (r.weighted({55, 20, 15, 10})) {
+        case 0: return r.uniform_int(0, std::min<std::int64_t>(in - 1, 6));
+        case 1: return -r.uniform_int(0, (in - 1) / 2);
+        case 2: return r.uniform_int(0, in - 1);
+        default: return in;  // refused by reflect, the largest symmetric takes
+    }
+}
+
+PadOp gen_pad(Rng& r, const ShapeInfo& cur) {
+    PadOp op;
+    op.mode = static_cast<PadMode>(r.weighted({40, 20, 20, 20}));
+    op.left = draw_padding(r, cur.shape[3]);
+    op.right = draw_padding(r, cur.shape[3]);
+    op.top = draw_padding(r, cur.shape[2]);
+    op.bottom = draw_padding(r, cur.shape[2]);
+    const bool u8 = cur.dtype == DType::UInt8;
+    if (op.mode == PadMode::Constant && r.chance(0.4)) {
+        // One fill per channel: uint8 values outside 0..255 wrap, as torchvision's do.
+        op.fill.clear();
+        for (std::int64_t c = 0; c < cur.shape[1]; ++c) op.fill.push_back(u8 ? r.uniform(-300.0, 600.0) : r.uniform(-2.0, 3.0));
+    } else {
+        op.fill = {u8 ? (r.chance(0.5) ? static_cast<double>(r.uniform_int(0, 255)) : r.uniform(0.0, 255.0))
+                      : r.uniform(-2.0, 3.0)};
+    }
+    return op;
+}
+
+EraseOp gen_erase(Rng& r, const ShapeInfo& cur) {
+    EraseOp op;
+    const std::int64_t H = cur.shape[2], W = cur.shape[3];
+    // Mostly inside; sometimes at or past the edges, negative (from the end) or empty.
+    if (r.chance(0.6)) {
+        op.top = r.uniform_int(0, H - 1);
+        op.left = r.uniform_int(0, W - 1);
+        op.height = r.uniform_int(1, H - op.top);
+        op.width = r.uniform_int(1, W - op.left);
+    } else {
+        op.top = r.uniform_int(-H - 2, H + 2);
+        op.left = r.uniform_int(-W - 2, W + 2);
+        op.height = r.uniform_int(-2, H + 3);
+        op.width = r.uniform_int(-2, W + 3);
+    }
+    const bool u8 = cur.dtype == DType::UInt8;
+    const std::int64_t n = r.chance(0.5) ? cur.shape[1] : 1;
+    op.value.clear();
+    for (std::int64_t c = 0; c < n; ++c) op.value.push_back(u8 ? r.uniform(-0.99, 255.99) : r.uniform(-2.0, 3.0));
+    return op;
+}
+
 // infer_shape of `op` on `cur`, or nothing when the op is rejected or too large.
 std::optional<ShapeInfo> try_shape(const Op& op, const ShapeInfo& cur) {
     try {
@@ -497,8 +549,9 @@ Case make_case(std::uint64_t seed) {
         const std::int64_t nops = r.uniform_int(1, 4);
         for (std::int64_t k = 0; k < nops; ++k) {
             for (int attempt = 0; attempt < 6; ++attempt) {
-                // resize, affine, grid_sample, flip, crop, convert, normalize, perspective, colour
-                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8, 12});
+                // resize, affine, grid_sample, flip, crop, convert, normalize, perspective, colour, pad,
+                // erase
+                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8, 12, 9, 7});
                 std::vector<Op> ops;
                 ShapeInfo s = cur;
                 if (needs_float(kind) && s.dtype != DType::Float32) {
@@ -514,7 +567,9 @@ Case make_case(std::uint64_t seed) {
                     case 5: ops.push_back(gen_convert(r, s)); break;
                     case 6: ops.push_back(gen_normalize(r, s)); break;
                     case 7: ops.push_back(gen_perspective(r, s)); break;
-                    default: ops.push_back(gen_color(r, s)); break;
+                    case 8: ops.push_back(gen_color(r, s)); break;
+                    case 9: ops.push_back(gen_pad(r, s)); break;
+                    default: ops.push_back(gen_erase(r, s)); break;
                 }
                 std::optional<ShapeInfo> next = cur;
                 for (const Op& op : ops)
@@ -813,6 +868,10 @@ std::optional<Case> slice_channels(const Case& c, std::int64_t start, std::int64
             for (auto* v : {&n->mean, &n->std})
                 if (v->size() > 1)
                     *v = std::vector<double>(v->begin() + start, v->begin() + start + len);
+        } else if (auto* p = std::get_if<PadOp>(&op); p && p->fill.size() > 1) {
+            p->fill = std::vector<double>(p->fill.begin() + start, p->fill.begin() + start + len);
+        } else if (auto* e = std::get_if<EraseOp>(&op); e && e->value.size() > 1) {
+            e->value = std::vector<double>(e->value.begin() + start, e->value.begin() + start + len);
         }
     return m;
 }
@@ -946,6 +1005,14 @@ std::vector<Case> candidates(const Case& c, const CaseResult& r) {
         } else if (const auto* o = std::get_if<NormalizeOp>(&op)) {
             if (o->mean.size() > 1) with([](Op& x) { auto& v = std::get<NormalizeOp>(x).mean; v.resize(1); });
             if (o->std.size() > 1) with([](Op& x) { auto& v = std::get<NormalizeOp>(x).std; v.resize(1); });
+        } else if (const auto* o = std::get_if<PadOp>(&op)) {
+            // Fewer sides padded, then a simpler mode.
+            for (std::int64_t PadOp::*side : {&PadOp::left, &PadOp::top, &PadOp::right, &PadOp::bottom})
+                if (o->*side != 0) with([side](Op& x) { std::get<PadOp>(x).*side = 0; });
+            if (o->mode != PadMode::Constant) with([](Op& x) { std::get<PadOp>(x).mode = PadMode::Constant; });
+        } else if (const auto* o = std::get_if<EraseOp>(&op)) {
+            if (o->height > 1) with([](Op& x) { auto& v = std::get<EraseOp>(x); v.height -= v.height / 2; });
+            if (o->width > 1) with([](Op& x) { auto& v = std::get<EraseOp>(x); v.width -= v.width / 2; });
         }
     }
     return out;

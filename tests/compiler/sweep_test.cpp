@@ -101,6 +101,13 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                         seen.insert(o.mean.size() > 1 ? "normalize per-channel" : "normalize single");
                     } else if constexpr (std::is_same_v<T, ColorOp>) {
                         seen.insert(std::string(op_name(op)));
+                    } else if constexpr (std::is_same_v<T, PadOp>) {
+                        seen.insert("pad " + std::string(pad_mode_name(o.mode)));
+                        if (o.left < 0 || o.top < 0 || o.right < 0 || o.bottom < 0) seen.insert("pad negative");
+                        if (o.fill.size() > 1) seen.insert("pad fill per-channel");
+                    } else if constexpr (std::is_same_v<T, EraseOp>) {
+                        const auto reg = erase_region(o, cur_in.shape[2], cur_in.shape[3]);
+                        seen.insert(reg[1] > reg[0] && reg[3] > reg[2] ? "erase" : "erase empty");
                     }
                 },
                 op);
@@ -136,7 +143,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
           "normalize per-channel", "normalize single", "uint8 input", "float32 input", "view input",
           "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
           "several sizes", "several sizes, views", "invert", "posterize", "solarize", "adjust_brightness",
-          "adjust_saturation", "adjust_contrast", "rgb_to_grayscale"})
+          "adjust_saturation", "adjust_contrast", "rgb_to_grayscale", "pad constant", "pad edge", "pad reflect",
+          "pad symmetric", "pad negative", "pad fill per-channel", "erase", "erase empty"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }
 

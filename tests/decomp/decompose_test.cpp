@@ -117,6 +117,65 @@ TEST(DecomposeOps, CropInsideIsAShiftedReadOutsideIsMasked) {
     }
 }
 
+TEST(DecomposeOps, PadRemapsIndicesOnTheSidesThatPad) {
+    const TensorSpec in = spec(U8, {1, 3, 8, 10});
+    // Only negative padding: a shifted read, no table, no mask.
+    const Census crop(decompose_json(R"([{"op": "pad", "padding": [-1, -2, 0, -3]}])", in));
+    EXPECT_EQ(crop.tables, 0);
+    EXPECT_EQ(crop.computes, 1);
+    EXPECT_EQ(crop.output.body->op, ir::Op::Load);
+    // Constant: the fill table (of the image's dtype) where the clamped read is outside.
+    const Census constant(decompose_json(R"([{"op": "pad", "padding": [1, 2, 3, 4], "fill": [1, 2, 3]}])", in));
+    EXPECT_EQ(constant.tables, 1);
+    EXPECT_EQ(constant.tables_of(ir::Type::U8), 1);
+    EXPECT_EQ(constant.output.body->op, ir::Op::Select);
+    EXPECT_EQ(loads_of(constant.output.body, 0), 1);
+    EXPECT_EQ(count(constant.output.body, ir::Op::Min), 2);
+    // Padding along W only: H is read as it is.
+    const Census w_only(decompose_json(R"([{"op": "pad", "padding": [1, 0, 2, -1], "fill": 7}])", spec(F32, {1, 3, 8, 10})));
+    EXPECT_EQ(w_only.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(count(w_only.output.body, ir::Op::Min), 1);
+    // Edge, reflect, symmetric: one read through clamps and mirrors, no table, no select.
+    for (const char* mode : {"edge", "reflect", "symmetric"}) {
+        SCOPED_TRACE(mode);
+        const Census c(decompose_json(
+            std::string(R"([{"op": "pad", "padding": [1, 2, 3, 4], "mode": ")") + mode + R"("}])", in));
+        EXPECT_EQ(c.tables, 0);
+        EXPECT_EQ(c.computes, 1);
+        EXPECT_EQ(c.output.body->op, ir::Op::Load);
+        EXPECT_EQ(count(c.output.body, ir::Op::Select), 0);
+        EXPECT_EQ(loads_of(c.output.body, 0), 1);
+    }
+    // The paddings and the output size are parameters: one structure for every padding
+    // that pads the same sides, and for every input size.
+    const auto structure = [](const std::string& json, const Dims& shape) {
+        return decompose_json(json, spec(U8, shape)).structure();
+    };
+    for (const char* mode : {"constant", "edge", "reflect", "symmetric"}) {
+        SCOPED_TRACE(mode);
+        const std::string m = mode;
+        EXPECT_EQ(structure(R"([{"op": "pad", "padding": [1, 2, 3, 4], "mode": ")" + m + R"("}])", {1, 3, 8, 10}),
+                  structure(R"([{"op": "pad", "padding": [4, 3, -2, 1], "mode": ")" + m + R"("}])", {1, 3, 17, 9}));
+    }
+}
+
+TEST(DecomposeOps, EraseSelectsTheValueInARunTimeRegion) {
+    const Census c(decompose_json(R"([{"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [1, 2, 3]}])",
+                                  spec(F32, {1, 3, 8, 10})));
+    EXPECT_EQ(c.tables, 1);
+    EXPECT_EQ(c.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(c.computes, 1);
+    EXPECT_EQ(c.output.body->op, ir::Op::Select);
+    EXPECT_EQ(loads_of(c.output.body, 0), 1);
+    // Any region, empty or not, and any value: one structure.
+    EXPECT_EQ(decompose_json(R"([{"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": 0}])",
+                             spec(U8, {1, 3, 8, 10}))
+                  .structure(),
+              decompose_json(R"([{"op": "erase", "top": -5, "left": 0, "height": 0, "width": 40, "value": 9}])",
+                             spec(U8, {1, 3, 12, 10}))
+                  .structure());
+}
+
 TEST(DecomposeOps, Convert) {
     const Census scale(decompose_json(R"([{"op": "convert", "dtype": "float32", "scale": true}])", spec(U8, {1, 3, 4, 4})));
     EXPECT_EQ(scale.computes, 1);

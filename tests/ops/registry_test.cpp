@@ -76,6 +76,13 @@ const char* const kRoundTrips[] = {
     R"({"op": "adjust_contrast", "factor": 0.3})",
     R"({"op": "rgb_to_grayscale"})",
     R"({"op": "rgb_to_grayscale", "num_output_channels": 3})",
+    R"({"op": "pad", "padding": [1, -2, 3, 4]})",
+    R"({"op": "pad", "padding": 2, "mode": "reflect"})",
+    R"({"op": "pad", "padding": [1, 2], "mode": "edge", "fill": 3})",
+    R"({"op": "pad", "padding": [5], "mode": "symmetric"})",
+    R"({"op": "pad", "padding": [0, 1, 0, 1], "fill": [1.5, 2, 255]})",
+    R"({"op": "erase", "top": 1, "left": -2, "height": 3, "width": 4, "value": 0})",
+    R"({"op": "erase", "top": 0, "left": 0, "height": 0, "width": 7, "value": [0.5, -0.25, 3]})",
 };
 
 TEST(OpRegistry, ParseWriteParseIsIdentityForEveryOp) {
@@ -147,8 +154,8 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 
 TEST(OpRegistry, NamesComeFromTheRegistry) {
     const std::string names = "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, perspective, invert, "
-                              "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast or "
-                              "rgb_to_grayscale";
+                              "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast, "
+                              "rgb_to_grayscale, pad or erase";
     EXPECT_EQ(op_names_text(), names);
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
               "op 1: unknown op 'blur' (expected " + names + ")");
@@ -191,6 +198,42 @@ TEST(OpRegistry, ColorOpsCheckTheirFieldsAsTorchvisionDoes) {
               "op 0 (rgb_to_grayscale): num_output_channels must be 1 or 3, got 2");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "invert", "factor": 1})"); }), "op 0 (invert): unknown field 'factor'");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "solarize"})"); }), "op 0 (solarize): missing field 'threshold'");
+TEST(OpRegistry, PadAndEraseFields) {
+    // torchvision's padding forms: one number, [left/right, top/bottom], [left, top, right, bottom].
+    const PadOp one = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": 3})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{one.left, one.top, one.right, one.bottom}), (std::array<std::int64_t, 4>{3, 3, 3, 3}));
+    EXPECT_EQ(one.mode, PadMode::Constant);
+    EXPECT_EQ(one.fill, (std::vector<double>{0.0}));
+    const PadOp two = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": [1, 2], "mode": "symmetric"})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{two.left, two.top, two.right, two.bottom}), (std::array<std::int64_t, 4>{1, 2, 1, 2}));
+    EXPECT_EQ(two.mode, PadMode::Symmetric);
+    const PadOp four = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": [1, 2, 3, -4], "fill": [1, 2, 3]})"));
+    EXPECT_EQ((std::array<std::int64_t, 4>{four.left, four.top, four.right, four.bottom}),
+              (std::array<std::int64_t, 4>{1, 2, 3, -4}));
+    EXPECT_EQ(pipeline_to_json(Pipeline{{four}}), R"([{"fill":[1.0,2.0,3.0],"mode":"constant","op":"pad","padding":[1,2,3,-4]}])");
+
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad"})"); }),
+              "op 0 (pad): missing field 'padding' ([left, top, right, bottom])");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": [1, 2, 3]})"); }),
+              "op 0 (pad): field 'padding' must be an integer or a list of 1, 2 or 4 integers ([left, top, right, "
+              "bottom]), got [1, 2, 3]");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1.5})"); }),
+              "op 0 (pad): field 'padding' must be an integer, got 1.5");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": [4294967296, 0]})"); }),
+              "op 0 (pad): 'padding' must be within +-2^31, got 4294967296");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "mode": "wrap"})"); }),
+              "op 0 (pad): unknown mode \"wrap\" (expected one of: constant, edge, reflect, symmetric)");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "mode": "reflect", "fill": [1, 2, 3]})"); }),
+              "op 0 (pad): padding mode 'reflect' is not supported if fill is not scalar");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "pad", "padding": 1, "fill": []})"); }),
+              "op 0 (pad): field 'fill' must be a non-empty list of numbers, got []");
+
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4})"); }),
+              "op 0 (erase): missing field 'value'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "width": 4, "value": 0})"); }),
+              "op 0 (erase): missing field 'height'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": "random"})"); }),
+              "op 0 (erase): field 'value' must be a non-empty list of numbers, got \"random\"");
 }
 
 TEST(OpRegistry, GridSampleCarriesItsGridAsData) {

@@ -122,6 +122,76 @@ TEST(OpShapes, ColorOps) {
               "adjust_saturation: input image tensor permitted channel values are 1 or 3, but found 4");
     EXPECT_EQ(error_for(R"({"op": "rgb_to_grayscale"})", U8, {1, 2, 5, 6}),
               "rgb_to_grayscale: the input must have 1 or 3 channels (RGB), but found 2");
+TEST(OpShapes, Pad) {
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [1, 2, 3, 4]})", U8, {2, 3, 5, 7}), (ShapeInfo{U8, {2, 3, 11, 11}}));
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [-1, 2, -3, -4], "mode": "edge"})", F32, {1, 1, 5, 7}),
+              (ShapeInfo{F32, {1, 1, 3, 3}}));
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": [-4, 0, -3, 0]})", U8, {1, 3, 5, 7}),
+              "pad: padding [-4, 0, -3, 0] leaves a 5x0 result of a 5x7 input");
+    // torch's reflection pad: each side's padding below the input's size.
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [6, 4, 6, 4], "mode": "reflect"})", U8, {1, 3, 5, 7}),
+              (ShapeInfo{U8, {1, 3, 13, 19}}));
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": [7, 0, 0, 0], "mode": "reflect"})", U8, {1, 3, 5, 7}),
+              "pad: reflect padding should be less than the input's width, got padding (7, 0) for width 7");
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": [0, 0, 0, 5], "mode": "reflect"})", F32, {1, 3, 5, 7}),
+              "pad: reflect padding should be less than the input's height, got padding (0, 5) for height 5");
+    // torchvision's symmetric padding: at most the (cropped) size.
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [7, 5, 7, 5], "mode": "symmetric"})", U8, {1, 3, 5, 7}),
+              (ShapeInfo{U8, {1, 3, 15, 21}}));
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": [-2, 0, 6, 0], "mode": "symmetric"})", U8, {1, 3, 5, 7}),
+              "pad: symmetric padding [-2, 0, 6, 0] is larger than the 5x5 image it mirrors");
+    // Constant fills: one value is torch's fill_ (range-checked for uint8 where anything is
+    // padded), several one per channel.
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": 1, "fill": 256})", U8, {1, 3, 5, 7}),
+              "pad: fill 256 cannot be converted to uint8 without overflow");
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": 1, "fill": -0.5})", U8, {1, 3, 5, 7}),
+              "pad: fill -0.5 cannot be converted to uint8 without overflow");
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": -1, "fill": 256})", U8, {1, 3, 5, 7}), (ShapeInfo{U8, {1, 3, 3, 5}}));
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": 1, "fill": 256})", F32, {1, 3, 5, 7}), (ShapeInfo{F32, {1, 3, 7, 9}}));
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": 1, "fill": 1e39})", F32, {1, 3, 5, 7}),
+              "pad: fill 1e+39 cannot be converted to float32 without overflow");
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": 1, "fill": [1, 2]})", U8, {1, 3, 5, 7}),
+              "pad: 'fill' has 2 values but the input has 3 channels (give one value per channel, or one for all)");
+    EXPECT_EQ(shape_of(R"({"op": "pad", "padding": 1, "fill": [-1, 300, 2.5]})", U8, {1, 3, 5, 7}),
+              (ShapeInfo{U8, {1, 3, 7, 9}}));
+}
+
+TEST(OpShapes, PadFillValuesAreTorchvisionsConversions) {
+    auto fill = [](const char* json, DType t, std::int64_t c) {
+        return pad_fill_values(std::get<PadOp>(parse_one(json)), t, c);
+    };
+    // One value: truncated for uint8 (torch's fill_), rounded to float32 for float32.
+    EXPECT_EQ(fill(R"({"op": "pad", "padding": 1, "fill": 127.99})", U8, 3), (std::vector<double>{127, 127, 127}));
+    EXPECT_EQ(fill(R"({"op": "pad", "padding": 1, "fill": 0.1})", F32, 1),
+              (std::vector<double>{static_cast<double>(0.1f)}));
+    // One per channel: a float32 tensor converted to uint8 (truncated, then modulo 256).
+    EXPECT_EQ(fill(R"({"op": "pad", "padding": 1, "fill": [-1.5, 300, 127.99999999]})", U8, 3),
+              (std::vector<double>{255, 44, 128}));
+    // Nothing padded: nothing filled.
+    EXPECT_EQ(fill(R"({"op": "pad", "padding": [0, -1, 0, 0], "fill": 9})", U8, 1), (std::vector<double>{0}));
+}
+
+TEST(OpShapes, Erase) {
+    EXPECT_EQ(shape_of(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [1, 2, 3]})", U8,
+                       {2, 3, 5, 7}),
+              (ShapeInfo{U8, {2, 3, 5, 7}}));
+    EXPECT_EQ(error_for(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [1, 2]})", F32,
+                        {2, 3, 5, 7}),
+              "erase: 'value' has 2 values but the input has 3 channels (give one value per channel, or one for all)");
+    EXPECT_EQ(error_for(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": -1})", U8,
+                        {2, 3, 5, 7}),
+              "erase: value -1 is outside the range a uint8 image can take (-1, 256)");
+    // Python's slices: negative starts count from the end, the region is clipped.
+    const auto region = [](std::int64_t t, std::int64_t l, std::int64_t h, std::int64_t w) {
+        EraseOp op;
+        op.top = t, op.left = l, op.height = h, op.width = w;
+        return erase_region(op, 10, 20);
+    };
+    EXPECT_EQ(region(2, 3, 4, 5), (std::array<std::int64_t, 4>{2, 6, 3, 8}));
+    EXPECT_EQ(region(-3, -25, 2, 10), (std::array<std::int64_t, 4>{7, 9, 0, 5}));  // -25:-15 -> 0:5
+    EXPECT_EQ(region(8, 18, 5, 5), (std::array<std::int64_t, 4>{8, 10, 18, 20}));
+    EXPECT_EQ(region(-2, 0, 3, 1), (std::array<std::int64_t, 4>{8, 1, 0, 1}));      // -2:1 -> 8:1, empty
+    EXPECT_EQ(region(3, 4, -1, 2), (std::array<std::int64_t, 4>{3, 2, 4, 6}));      // 3:2, empty
 }
 
 // A pipeline of no ops refuses a zero-size input as every op does (it ran a copy kernel over

@@ -206,7 +206,7 @@ class DeterministicTest(unittest.TestCase):
 
     def test_errors(self):
         with self.assertRaises(toroid.Error):
-            T.RandomCrop(10, fill=3)
+            T.RandomCrop(10, padding_mode="wrap")
         with self.assertRaises(toroid.Error):
             T.RandomAffine(10, interpolation="bicubic")
         with self.assertRaises(toroid.Error):

@@ -55,6 +55,10 @@ TEST(ReferenceDispatch, ApplyRunsTheReferenceOfTheOpsKind) {
          [](const Op& op, const Tensor& x) { return reference::perspective(std::get<PerspectiveOp>(op), x); }},
         {R"({"op": "adjust_contrast", "factor": 0.5})", &u8,
          [](const Op& op, const Tensor& x) { return reference::color(std::get<ColorOp>(op), x); }},
+        {R"({"op": "pad", "padding": [1, 2, 3, 4], "mode": "reflect"})", &u8,
+         [](const Op& op, const Tensor& x) { return reference::pad(std::get<PadOp>(op), x); }},
+        {R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [-2, 7, 9]})", &f32,
+         [](const Op& op, const Tensor& x) { return reference::erase(std::get<EraseOp>(op), x); }},
     };
     std::set<std::size_t> kinds;
     for (const Case& c : cases) {

@@ -203,6 +203,26 @@ def fields_normalize(r):
                                                                           else lambda: r.choice([0, [0, 1, 1]]))}
 
 
+def fields_pad(r):
+    def side():
+        return huge(r) if r.random() < 0.03 else r.randint(-6, 12)
+    op = {"op": "pad", "padding": maybe(r, lambda: r.choice([side(), [side()], [side(), side()],
+                                                              [side(), side(), side(), side()], [1, 2, 3]]))}
+    if r.random() < 0.7:
+        op["mode"] = maybe(r, lambda: r.choice(["constant", "edge", "reflect", "symmetric", "wrap"]))
+    if r.random() < 0.5:
+        op["fill"] = maybe(r, lambda: r.choice([0, 127.5, 255, 300, -1, [1, 2, 3], [0.5], [300, -1.5, 7], []]))
+    return op
+
+
+def fields_erase(r):
+    def v(lo, hi):
+        return lambda: huge(r) if r.random() < 0.03 else r.randint(lo, hi)
+    return {"op": "erase", "top": maybe(r, v(-20, 20)), "left": maybe(r, v(-20, 20)), "height": maybe(r, v(-3, 30)),
+            "width": maybe(r, v(-3, 30)),
+            "value": maybe(r, lambda: r.choice([0, 127.5, -1, 256, [1, 2, 3], [0.5], [1, 2], "random"]))}
+
+
 def random_op(r, np):
     roll = r.random()
     if roll < 0.02:
@@ -210,7 +230,7 @@ def random_op(r, np):
     if roll < 0.04:
         return {"op": r.choice(["rotate", "", 5, None, "Resize"])}
     kind = r.choice(["resize", "resize", "affine", "grid_sample", "flip", "crop", "center_crop", "convert",
-                     "convert", "normalize"])
+                     "convert", "normalize", "pad", "erase"])
     op = (fields_grid_sample(r, np) if kind == "grid_sample" else globals()["fields_" + kind](r))
     if r.random() < 0.03:
         op[r.choice(["extra", "Mode", "sizes", "op2"])] = 1  # an unknown field

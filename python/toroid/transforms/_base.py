@@ -348,15 +348,18 @@ class CenterCrop(Transform):
 
 
 class RandomCrop(Transform):
-    """torchvision.transforms.v2.RandomCrop with constant fill 0: padding (int, 2 or 4 values)
-    and pad_if_needed become a crop whose region may leave the image (toroid's crop reads
-    zeros there), at the offsets torchvision draws with torch.randint."""
+    """torchvision.transforms.v2.RandomCrop: at the offsets torchvision draws with
+    torch.randint. With constant fill 0, padding (int, 2 or 4 values) and pad_if_needed become
+    a crop whose region may leave the image (toroid's crop reads zeros there); another fill or
+    padding_mode pads first (toroid's pad op), then crops inside the padded image."""
 
     @public("RandomCrop")
     def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        from ._geometry import _pad_fill, _pad_mode  # noqa: PLC0415 - _geometry imports this module
         self.size = _size_pair(size)
-        if fill != 0 or padding_mode != "constant":
-            raise Error("RandomCrop supports fill=0 with padding_mode='constant' only")
+        self._padding_mode = _pad_mode(padding_mode)
+        self._fill = _pad_fill(fill)
+        self._plain = self._padding_mode == "constant" and all(v == 0 for v in self._fill)
         if padding is not None and not isinstance(padding, (numbers.Number, list, tuple)):
             raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %s" % (show(padding),))
         self.padding = padding
@@ -365,7 +368,9 @@ class RandomCrop(Transform):
         self.padding_mode = padding_mode
         self._pad = _parse_padding(padding) if padding else None  # (left, right, top, bottom)
 
-    def _params(self, h, w):
+    def _draw(self, h, w):
+        """torchvision's draw: (top, left) in the padded image and the padding
+        (left, right, top, bottom), pad_if_needed's included."""
         torch = _torch()
         padded_h, padded_w = h, w
         if self._pad is not None:
@@ -373,16 +378,18 @@ class RandomCrop(Transform):
             padded_h += pad_top + pad_bottom
             padded_w += pad_left + pad_right
         else:
-            pad_left = pad_top = 0
+            pad_left = pad_right = pad_top = pad_bottom = 0
         crop_h, crop_w = self.size
         if self.pad_if_needed:
             if padded_h < crop_h:
                 diff = crop_h - padded_h
                 pad_top += diff
+                pad_bottom += diff
                 padded_h += 2 * diff
             if padded_w < crop_w:
                 diff = crop_w - padded_w
                 pad_left += diff
+                pad_right += diff
                 padded_w += 2 * diff
         if padded_h < crop_h or padded_w < crop_w:
             raise Error("Required crop size %s is larger than %sinput image size %s" %
@@ -390,11 +397,16 @@ class RandomCrop(Transform):
         # torchvision v2 draws an offset only along an axis that is longer than the crop.
         top = int(torch.randint(0, padded_h - crop_h + 1, size=())) if padded_h > crop_h else 0
         left = int(torch.randint(0, padded_w - crop_w + 1, size=())) if padded_w > crop_w else 0
-        return top - pad_top, left - pad_left
+        return top, left, (pad_left, pad_right, pad_top, pad_bottom)
 
     def _emit(self, state):
-        top, left = self._params(state.h, state.w)
+        top, left, pads = self._draw(state.h, state.w)
         h, w = self.size
+        if not self._plain and any(pads):
+            from ._geometry import _emit_pad  # noqa: PLC0415 - _geometry imports this module
+            _emit_pad(state, pads, self._fill, self._padding_mode)
+        else:
+            top, left = top - pads[2], left - pads[0]
         state.add({"op": "crop", "top": top, "left": left, "height": h, "width": w}, h, w)
 
 
