@@ -198,6 +198,8 @@ TEST(OpRegistry, ColorOpsCheckTheirFieldsAsTorchvisionDoes) {
               "op 0 (rgb_to_grayscale): num_output_channels must be 1 or 3, got 2");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "invert", "factor": 1})"); }), "op 0 (invert): unknown field 'factor'");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "solarize"})"); }), "op 0 (solarize): missing field 'threshold'");
+}
+
 TEST(OpRegistry, PadAndEraseFields) {
     // torchvision's padding forms: one number, [left/right, top/bottom], [left, top, right, bottom].
     const PadOp one = std::get<PadOp>(parse_one(R"({"op": "pad", "padding": 3})"));

@@ -122,6 +122,8 @@ TEST(OpShapes, ColorOps) {
               "adjust_saturation: input image tensor permitted channel values are 1 or 3, but found 4");
     EXPECT_EQ(error_for(R"({"op": "rgb_to_grayscale"})", U8, {1, 2, 5, 6}),
               "rgb_to_grayscale: the input must have 1 or 3 channels (RGB), but found 2");
+}
+
 TEST(OpShapes, Pad) {
     EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [1, 2, 3, 4]})", U8, {2, 3, 5, 7}), (ShapeInfo{U8, {2, 3, 11, 11}}));
     EXPECT_EQ(shape_of(R"({"op": "pad", "padding": [-1, 2, -3, -4], "mode": "edge"})", F32, {1, 1, 5, 7}),
