@@ -13,10 +13,14 @@ import toroid.transforms.functional as F
 try:
     import torch
     import torchvision.transforms.functional as TF
-    import torchvision.transforms.functional_tensor as FT
     from torchvision.transforms import InterpolationMode
 except ImportError:  # pragma: no cover
     torch = None
+
+try:  # torchvision before 0.17: the tensor kernels whose pieces stand in for v2 below
+    import torchvision.transforms.functional_tensor as FT
+except ImportError:
+    FT = None
 
 try:
     import torchvision.transforms.v2 as TV2
