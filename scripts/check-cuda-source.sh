@@ -25,15 +25,28 @@ if ! probe_out=$("$clang" "${flags[@]}" -o "$work/probe.ptx" "$work/probe.cu" 2>
   exit 77
 fi
 
-failed=0
-for f in "$@"; do
-  if out=$("$clang" "${flags[@]}" -o "$work/out.ptx" "$f" 2>&1) && grep -q '^\.visible \.entry' "$work/out.ptx"; then
-    echo "ok    $f ($(grep -c '^\.visible \.entry' "$work/out.ptx") kernel(s))"
+# One clang per core at a time; each file's lines are printed in the order given.
+check() {  # FILE LOG
+  local out
+  if out=$("$clang" "${flags[@]}" -o "$2.ptx" "$1" 2>&1) && grep -q '^\.visible \.entry' "$2.ptx"; then
+    echo "ok    $1 ($(grep -c '^\.visible \.entry' "$2.ptx") kernel(s))" > "$2"
   else
-    echo "FAIL  $f"
-    [ -n "$out" ] && echo "$out" | sed 's/^/      /'
-    [ -z "$out" ] && echo "      no __global__ kernel in the PTX"
-    failed=1
+    { echo "FAIL  $1"
+      [ -n "$out" ] && echo "$out" | sed 's/^/      /'
+      [ -z "$out" ] && echo "      no __global__ kernel in the PTX"; } > "$2"
   fi
+}
+at_once=$(nproc 2>/dev/null || echo 1)
+i=0
+for f in "$@"; do
+  check "$f" "$work/check_$i.log" &
+  i=$((i + 1))
+  while [ "$(jobs -rp | wc -l)" -ge "$at_once" ]; do wait -n; done
+done
+wait
+failed=0
+for ((k = 0; k < i; k++)); do
+  cat "$work/check_$k.log"
+  grep -q '^FAIL' "$work/check_$k.log" && failed=1
 done
 exit $failed
