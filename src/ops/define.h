@@ -241,8 +241,11 @@ template <typename T>
 OpDef make_op_def(const TypedOpDef<T>& d) {
     OpDef def;
     def.kind = op_kind_of<T>;
-    for (const auto& [name, parse] : d.syntax)
-        def.syntax.push_back({name, [parse](OpReader& r, const ParseContext& c) -> Op { return parse(r, c); }});
+    // (A named copy of the parser: clang before 16 cannot capture a structured binding.)
+    for (const auto& syntax : d.syntax) {
+        auto* parse = syntax.second;
+        def.syntax.push_back({syntax.first, [parse](OpReader& r, const ParseContext& c) -> Op { return parse(r, c); }});
+    }
     if (auto* f = d.syntax_of) def.syntax_of = [f](const Op& op) { return f(std::get<T>(op)); };
     if (auto* f = d.write) def.write = [f](const Op& op, JsonWriter& w) { f(std::get<T>(op), w); };
     if (auto* f = d.shape) def.shape = [f](const Op& op, const ShapeInfo& in) { return f(std::get<T>(op), in); };
