@@ -4,6 +4,7 @@
 // clang's CUDA front end and no SDK (scripts/check-cuda-source.sh) where clang can, so the
 // generator cannot rot unseen on machines without CUDA. Running them is the GPU machine's
 // job (the conformance suite's "cuda" engine).
+#include "../engine/engine_test_support.h"
 #include "core/error.h"
 #include "engine/cuda_engine.h"
 #include "io/npy.h"
@@ -128,24 +129,10 @@ TEST(CudaCodegen, NvrtcCompilesEveryConformanceSource) {
 }
 
 TEST(CudaCodegen, ClangCompilesEveryConformanceSourceWithoutAnSdk) {
-    const fs::path dir = fs::temp_directory_path() / ("toroid-cuda-sources-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    std::string files;
-    int i = 0;
-    for (const std::string& s : conformance_sources("sm_70")) {
-        const fs::path f = dir / ("kernel_" + std::to_string(i++) + ".cu");
-        std::ofstream(f) << s;
-        files += " '" + f.string() + "'";
-    }
-    const std::string script = std::string(TOROID_SOURCE_DIR) + "/scripts/check-cuda-source.sh";
-    const std::string log = (dir / "log.txt").string();
-    const int status = std::system((script + " --arch sm_70" + files + " > '" + log + "' 2>&1").c_str());
-    std::ifstream in(log);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    fs::remove_all(dir);
-    ASSERT_TRUE(WIFEXITED(status)) << text;
-    if (WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << text;
+    const test::CudaSourceCheck r = test::check_cuda_sources(conformance_sources("sm_70"));
+    ASSERT_NE(r.status, -1) << r.log;
+    if (r.status == 77) GTEST_SKIP() << r.log;
+    EXPECT_EQ(r.status, 0) << r.log;
 }
 
 }  // namespace

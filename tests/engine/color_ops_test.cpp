@@ -14,12 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
-#include <unistd.h>
 
 namespace toroid {
 namespace {
@@ -200,33 +196,21 @@ TEST(ColorCuda, ContrastMeanIsNotFusedIntoTheBlend) {
 
 // The CUDA sources of the colour pipelines compile with clang's CUDA front end (no SDK).
 TEST(ColorCuda, SourcesCompileWithClangWithoutAnSdk) {
-    namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / ("toroid-color-cuda-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
     std::set<std::string> seen;
-    std::string files;
+    std::vector<std::string> sources;
     for (const char* json : kColorPipelines)
         for (DType dt : {DType::UInt8, DType::Float32})
             for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
                 const Dims shape{2, 3, 19, 45};
                 const TensorSpec spec{dt, shape, dense_strides(shape, l)};
                 for (const std::string& src : {cuda_source(pipeline(json), spec, "sm_70"),
-                                               cuda_batch_source(pipeline(json), spec, "sm_70")}) {
-                    if (!seen.insert(src).second) continue;
-                    const fs::path f = dir / ("kernel_" + std::to_string(seen.size()) + ".cu");
-                    std::ofstream(f) << src;
-                    files += " '" + f.string() + "'";
-                }
+                                               cuda_batch_source(pipeline(json), spec, "sm_70")})
+                    if (seen.insert(src).second) sources.push_back(src);
             }
-    const std::string script = std::string(TOROID_SOURCE_DIR) + "/scripts/check-cuda-source.sh";
-    const std::string log = (dir / "log.txt").string();
-    const int status = std::system((script + " --arch sm_70" + files + " > '" + log + "' 2>&1").c_str());
-    std::ifstream in(log);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    fs::remove_all(dir);
-    ASSERT_TRUE(WIFEXITED(status)) << text;
-    if (WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << text;
+    const test::CudaSourceCheck r = test::check_cuda_sources(sources);
+    ASSERT_NE(r.status, -1) << r.log;
+    if (r.status == 77) GTEST_SKIP() << r.log;
+    EXPECT_EQ(r.status, 0) << r.log;
 }
 
 }  // namespace

@@ -12,8 +12,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace toroid::test {
 
@@ -79,6 +86,34 @@ inline const std::string& cuda_unavailable() {
         }
     }();
     return why;
+}
+
+// scripts/check-cuda-source.sh (clang's CUDA front end, no SDK) on `sources`, each written
+// to a file of its own: the script's exit status (0: every source compiles; 77: clang cannot
+// compile CUDA here; -1: it did not exit) and what it printed.
+struct CudaSourceCheck {
+    int status = -1;
+    std::string log;
+};
+inline CudaSourceCheck check_cuda_sources(const std::vector<std::string>& sources, const std::string& arch = "sm_70") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("toroid-cuda-sources-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::string files;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const fs::path f = dir / ("kernel_" + std::to_string(i) + ".cu");
+        std::ofstream(f) << sources[i];
+        files += " '" + f.string() + "'";
+    }
+    const std::string script = std::string(TOROID_SOURCE_DIR) + "/scripts/check-cuda-source.sh";
+    const std::string log = (dir / "log.txt").string();
+    const int status = std::system((script + " --arch " + arch + files + " > '" + log + "' 2>&1").c_str());
+    CudaSourceCheck r;
+    std::ifstream in(log);
+    r.log.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    fs::remove_all(dir);
+    if (WIFEXITED(status)) r.status = WEXITSTATUS(status);
+    return r;
 }
 
 }  // namespace toroid::test

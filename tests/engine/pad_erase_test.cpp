@@ -11,11 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace toroid {
@@ -161,40 +157,28 @@ TEST(PadErase, CompiledEqualsReferenceOnRandomImages) {
 // mirrored indices) compile with clang's CUDA front end and no SDK where clang can
 // (scripts/check-cuda-source.sh); running them is the GPU machine's job.
 TEST(PadErase, CudaSourcesCompileWithoutAnSdk) {
-    namespace fs = std::filesystem;
     const char* pipelines[] = {
         R"([{"op": "pad", "padding": [3, 2, 5, 1], "fill": [10, 20, 30]}])",
         R"([{"op": "pad", "padding": [-2, 4, 3, -1], "mode": "reflect"}, {"op": "erase", "top": 1, "left": 2,
             "height": 3, "width": 4, "value": [1, 2, 3]}])",
         R"([{"op": "pad", "padding": [4, 1, 2, 3], "mode": "symmetric"}, {"op": "pad", "padding": 1, "mode": "edge"}])",
     };
-    const fs::path dir = fs::temp_directory_path() / ("toroid-pad-cuda-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    std::string files;
-    int i = 0;
+    std::vector<std::string> sources;
     for (const char* text : pipelines) {
         const Pipeline p = parse_pipeline(text, ".");
         for (DType dt : {DType::UInt8, DType::Float32}) {
             for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
                 const Dims shape{2, 3, 12, 17};
                 const TensorSpec spec{dt, shape, dense_strides(shape, l)};
-                for (const std::string& src : {cuda_source(p, spec, "sm_70"), cuda_batch_source(p, spec, "sm_70")}) {
-                    const fs::path f = dir / ("kernel_" + std::to_string(i++) + ".cu");
-                    std::ofstream(f) << src;
-                    files += " '" + f.string() + "'";
-                }
+                sources.push_back(cuda_source(p, spec, "sm_70"));
+                sources.push_back(cuda_batch_source(p, spec, "sm_70"));
             }
         }
     }
-    const std::string script = std::string(TOROID_SOURCE_DIR) + "/scripts/check-cuda-source.sh";
-    const std::string log = (dir / "log.txt").string();
-    const int status = std::system((script + " --arch sm_70" + files + " > '" + log + "' 2>&1").c_str());
-    std::ifstream in(log);
-    const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    fs::remove_all(dir);
-    ASSERT_TRUE(WIFEXITED(status)) << out;
-    if (WEXITSTATUS(status) == 77) GTEST_SKIP() << out;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+    const test::CudaSourceCheck r = test::check_cuda_sources(sources);
+    ASSERT_NE(r.status, -1) << r.log;
+    if (r.status == 77) GTEST_SKIP() << r.log;
+    EXPECT_EQ(r.status, 0) << r.log;
 }
 
 }  // namespace
