@@ -107,6 +107,18 @@ def torch_op(x, op, case_dir):
         v = op["value"] if isinstance(op["value"], list) else [op["value"]]
         v = torch.tensor([float(a) for a in v], dtype=torch.float32)[:, None, None]
         return TF.erase(x, op["top"], op["left"], op["height"], op["width"], v)
+    if kind == "gaussian_blur":
+        return TF.gaussian_blur(x, op["kernel_size"], op.get("sigma"))
+    if kind == "adjust_sharpness":
+        return TF.adjust_sharpness(x, op["factor"])
+    if kind == "adjust_gamma":
+        return TF.adjust_gamma(x, op["gamma"], op.get("gain", 1.0))
+    if kind == "adjust_hue":
+        return TF.adjust_hue(x, op["factor"])
+    if kind == "autocontrast":
+        return TF.autocontrast(x)
+    if kind == "equalize":
+        return TF.equalize(x)
     raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
 
 
@@ -349,8 +361,77 @@ def table_pad_erase(rng):
     return out
 
 
+def table_blur_ops(rng):
+    """gaussian_blur (square and rectangular kernels from 1 to 23 taps, sigma given per axis,
+    as one number, tiny, large, or left to the kernel size's default) and adjust_sharpness
+    (factors 0, 1, below and above 1; images of 2 rows or columns, which torchvision returns as
+    they are), on uint8 and float32 (in [0, 1]), contiguous and channels-last, 1 and 3 channels;
+    then chained with a crop, a resize, a flip and a normalize."""
+    out = []
+    for dtype in ("uint8", "float32"):
+        for layout in ("contiguous", "channels_last"):
+            for channels in (1, 3):
+                h, w = int(rng.integers(12, 40)), int(rng.integers(12, 40))
+                shape = [int(rng.integers(1, 3)), channels, h, w]
+                blurs = [([3, 3], None), ([5, 3], [0.5, 0.5]), ([1, 7], [1.3, 2.1]), (3, 0.1), ([9, 9], [5.0, 0.8]),
+                         ([7, 5], round(float(rng.uniform(0.1, 2.0)), 4)), ([11, 11], None)]
+                for ks, sigma in blurs:
+                    op = {"op": "gaussian_blur", "kernel_size": ks}
+                    if sigma is not None:
+                        op["sigma"] = sigma
+                    out.append(([op], dtype, shape, layout))
+                out.append(([{"op": "gaussian_blur", "kernel_size": [23, 23], "sigma": [1.7, 1.7]}], dtype,
+                            [1, channels, int(rng.integers(24, 40)), int(rng.integers(24, 40))], layout))
+                for f in (0, 1, round(float(rng.uniform(0.1, 0.9)), 4), round(float(rng.uniform(1.1, 3.0)), 4)):
+                    out.append(([{"op": "adjust_sharpness", "factor": f}], dtype, shape, layout))
+                out.append(([{"op": "adjust_sharpness", "factor": 2.0}], dtype, [1, channels, 2, 9], layout))
+                out.append(([{"op": "adjust_sharpness", "factor": 2.0}], dtype, [1, channels, 3, 3], layout))
+                out.append(([{"op": "crop", "top": 1, "left": 2, "height": h - 3, "width": w - 4},
+                             {"op": "gaussian_blur", "kernel_size": [5, 5], "sigma": [1.1, 1.1]},
+                             {"op": "flip", "dims": [3]}], dtype, shape, layout))
+                chain = [{"op": "resize", "mode": "bilinear", "antialias": True, "size": [16, 20]},
+                         {"op": "adjust_sharpness", "factor": 1.8}]
+                if dtype == "float32":
+                    chain.append({"op": "normalize", "mean": [0.485] * channels, "std": [0.229] * channels})
+                out.append((chain, dtype, shape, layout))
+    return out
+
+
+def table_tone_ops(rng):
+    """adjust_gamma (gammas 0, below and above 1, with and without a gain), adjust_hue (factors
+    -0.5 to 0.5), autocontrast and equalize (random images, and constant ones made by a zero
+    brightness, uneven histograms made by posterize), on uint8 and float32 (in [0, 1]),
+    contiguous and channels-last, 1 and 3 channels; then a ColorJitter-like chain with hue."""
+    out = []
+    for dtype in ("uint8", "float32"):
+        for layout in ("contiguous", "channels_last"):
+            for channels in (1, 3):
+                h, w = int(rng.integers(5, 40)), int(rng.integers(5, 40))
+                shape = [int(rng.integers(1, 3)), channels, h, w]
+                for g, gain in ((0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (2.0, 1.0), (2.2, 1.0),
+                                (round(float(rng.uniform(0.2, 0.9)), 4), 1.0), (0.8, 1.3), (1.7, 0.6)):
+                    op = {"op": "adjust_gamma", "gamma": g}
+                    if gain != 1.0:
+                        op["gain"] = gain
+                    out.append(([op], dtype, shape, layout))
+                for f in (-0.5, -0.23, 0.0, round(float(rng.uniform(0.01, 0.49)), 4), 0.5):
+                    out.append(([{"op": "adjust_hue", "factor": f}], dtype, shape, layout))
+                for name in ("autocontrast", "equalize"):
+                    out.append(([{"op": name}], dtype, shape, layout))
+                    out.append(([{"op": "adjust_brightness", "factor": 0}, {"op": name}], dtype, shape, layout))
+                    out.append(([{"op": "posterize", "bits": 3} if dtype == "uint8" else
+                                 {"op": "adjust_gamma", "gamma": 3.0}, {"op": name}], dtype, shape, layout))
+                    out.append(([{"op": "crop", "top": 1, "left": 1, "height": 1, "width": 2}, {"op": name}],
+                                dtype, shape, layout))
+                if channels == 3:
+                    out.append(([{"op": "adjust_brightness", "factor": 1.2}, {"op": "adjust_hue", "factor": 0.07},
+                                 {"op": "adjust_contrast", "factor": 0.7}, {"op": "adjust_saturation", "factor": 1.4}],
+                                dtype, shape, layout))
+    return out
+
+
 TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops,
-          "pad_erase": table_pad_erase}
+          "pad_erase": table_pad_erase, "blur_ops": table_blur_ops, "tone_ops": table_tone_ops}
 
 
 def make_input(rng, dtype, shape):
@@ -384,7 +465,7 @@ def generate(out, tables, seed, first):
                 # Float images are in [0, 1]: outside it PyTorch's cast to uint8 is undefined
                 # behaviour in C++ (x86 wraps), where toroid saturates (docs/reference.md).
                 x = ((x - x.min()) / max(float(x.max() - x.min()), 1e-6)).astype(np.float32)
-            if name == "colour_ops" and dtype == "float32":
+            if name in ("colour_ops", "blur_ops", "tone_ops") and dtype == "float32":
                 x = rng.random(shape, dtype=np.float32)  # images in [0, 1], as the colour ops expect
             np.save(os.path.join(d, "input.npy"), x)
             with open(os.path.join(d, "pipeline.json"), "w") as f:
