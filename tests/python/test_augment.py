@@ -80,7 +80,7 @@ class Operations(unittest.TestCase):
         from toroid.transforms import _base
         for name, op in (("Sharpness", "adjust_sharpness"), ("AutoContrast", "autocontrast"),
                          ("Equalize", "equalize")):
-            state = _base._State(images(1)[0])
+            state = _base._State(images(1)[0]).probe()  # ops gathered, nothing run
             _augment._emit_operation(state, name, 0.25, "nearest", None)
             self.assertEqual([o["op"] for o in state.ops], [op])
             if name == "Sharpness":
@@ -119,7 +119,7 @@ class Arguments(unittest.TestCase):
 
 def run_state_ops(t, x):
     from toroid.transforms import _base
-    state = _base._State(x)
+    state = _base._State(x).probe()  # the ops a call draws, gathered without running them
     t._emit(state)
     return state, list(state.ops)
 

@@ -4,8 +4,10 @@ exactly as torchvision 0.26 draws (torchvision/transforms/v2/_auto_augment.py): 
 calls in the same order, the magnitudes from the same float32 torch.linspace / arange tables.
 
 Each drawn operation is one toroid op (an affine for shears, translations and rotations; a
-colour op for the rest), so a policy's whole call is one compiled pipeline with the transforms
-around it in a Compose, and a new draw binds values into a program of the same structure."""
+colour op for the rest) whose magnitude is a run-time value, run as its own program: the
+programs a policy needs are one per operation (about a dozen, compiled once and kept in the
+disk cache), where fusing each call's draws with the transforms around it would need one per
+combination (RandAugment(2) alone draws 196 ordered pairs)."""
 
 import math
 import numbers
@@ -140,9 +142,17 @@ def _emit_affine(state, mode, fill, angle=0.0, translate=(0, 0), shear=(0.0, 0.0
 
 
 def _emit_operation(state, name, magnitude, mode, fill):
-    """torchvision's _AutoAugmentBase._apply_image_or_video_transform as toroid ops."""
+    """torchvision's _AutoAugmentBase._apply_image_or_video_transform as one toroid op, run as
+    its own program (state.cut): a policy's calls then need one program per operation and
+    input class, not one per combination of operations with the transforms around them."""
     if name == "Identity":
         return
+    state.cut()
+    _emit_one_operation(state, name, magnitude, mode, fill)
+    state.cut()
+
+
+def _emit_one_operation(state, name, magnitude, mode, fill):
     if name in ("ShearX", "ShearY"):
         # The shear angle is atan(magnitude) in degrees, about the top-left corner.
         angle = math.degrees(math.atan(magnitude))

@@ -77,6 +77,14 @@ class _State:
             self.branches = []
         return self.x
 
+    def cut(self):
+        """Ends the segment: the ops gathered so far run as one program, what follows starts
+        another. Transforms that choose among many op structures per call (the automatic
+        augmentation policies) cut around each drawn op, so their programs number the ops they
+        choose from, not the combinations a call can draw. Nothing runs in a probe state."""
+        if self.x is not None:
+            self.flush()
+
     def call_host(self, fn):
         """Runs a transform that is not toroid's on the result so far (its errors reach the
         caller unchanged)."""
