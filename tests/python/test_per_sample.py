@@ -31,6 +31,17 @@ def recipe():
                       T.Normalize([0.5, 0.4, 0.3], [0.2, 0.25, 0.3])])
 
 
+class _CutFlip(T.Transform):
+    """A transform that runs its op as a program of its own (as the augmentation policies'
+    draws do), flipping one way or the other by a draw."""
+
+    def _emit(self, state):
+        dims = [3] if torch.rand(1).item() < 0.5 else [2]
+        state.cut()
+        state.add({"op": "flip", "dims": dims})
+        state.cut()
+
+
 @needs_torch
 class PerSampleTest(unittest.TestCase):
     def check_like_a_loop(self, t, xs, seed):
@@ -61,6 +72,54 @@ class PerSampleTest(unittest.TestCase):
     def test_a_host_step_runs_image_by_image(self):
         t = T.Compose([T.RandomCrop(24), lambda x: x.flip(-2), T.RandomHorizontalFlip()])
         self.check_like_a_loop(t, images(seed=2), 2)
+
+    def test_programs_of_their_own_run_in_rounds(self):
+        # Each image's segments: crop | flip | flip | convert; round k runs every image's k-th.
+        t = T.Compose([T.RandomCrop(24), _CutFlip(), T.RandomHorizontalFlip(), _CutFlip(),
+                       T.ToDtype(torch.float32, scale=True)])
+        for seed in range(3):
+            got = self.check_like_a_loop(t, images(seed=seed), seed)
+            self.assertIsInstance(got, torch.Tensor)
+            self.assertEqual(tuple(got.shape), (6, 3, 24, 24))
+        # 4-D images (one each) are concatenated along N, as run_batch does.
+        xs = [x[None] for x in images(seed=5)]
+        torch.manual_seed(5)
+        want = torch.cat([t(x) for x in xs])
+        torch.manual_seed(5)
+        got = t.per_sample(xs)
+        self.assertEqual(tuple(got.shape), (6, 3, 24, 24))
+        self.assertTrue(torch.equal(got, want))
+        # Several sizes: a list.
+        got = self.check_like_a_loop(T.Compose([_CutFlip(), T.RandomHorizontalFlip()]), images(seed=6), 6)
+        self.assertIsInstance(got, list)
+
+    def test_rounds_skip_a_bad_image(self):
+        xs = images(seed=7)
+        xs[3] = torch.zeros(3, 0, 9, dtype=torch.uint8)  # fails when run, not when drawn
+        t = T.Compose([_CutFlip(), _CutFlip()])
+        torch.manual_seed(1)
+        results, failed = t.per_sample(xs, errors="skip")
+        self.assertEqual(list(failed), [3])
+        self.assertTrue(failed[3].startswith("image 3: "), failed[3])
+        self.assertIsNone(results[3])
+        torch.manual_seed(1)
+        want = []
+        for i, x in enumerate(xs):  # the loop draws for the bad image too, then fails on it
+            try:
+                want.append(t(x))
+            except toroid.Error:
+                self.assertEqual(i, 3)
+                want.append(None)
+        # The images before the bad one drew as in the loop; after it the loop drew less (it
+        # stopped at the bad image's first program), so only their shapes are compared.
+        for i in range(len(xs)):
+            if i < 3:
+                self.assertTrue(torch.equal(results[i], want[i]), "image %d" % i)
+            elif i > 3:
+                self.assertEqual(results[i].shape, want[i].shape)
+        torch.manual_seed(1)
+        with self.assertRaisesRegex(toroid.Error, "image 3: "):
+            t.per_sample(xs)
 
     def test_errors(self):
         xs = images()

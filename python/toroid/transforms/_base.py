@@ -51,11 +51,15 @@ class _State:
         self.ops = []
         # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
         self.branches = []
+        # per_sample's deferred mode: the op lists of the segments ended so far (cut), run
+        # later with the other images' (None: segments run when cut).
+        self.segments = None
 
     def probe(self):
         """An empty state of the same size and dtype (what a transform would add, unapplied)."""
         p = _State.__new__(_State)
         p.x, p.h, p.w, p.c, p.dtype, p.ops, p.branches = None, self.h, self.w, self.c, self.dtype, [], []
+        p.segments = None
         return p
 
     def add(self, op, h=None, w=None, dtype=None, c=None):
@@ -81,13 +85,24 @@ class _State:
         """Ends the segment: the ops gathered so far run as one program, what follows starts
         another. Transforms that choose among many op structures per call (the automatic
         augmentation policies) cut around each drawn op, so their programs number the ops they
-        choose from, not the combinations a call can draw. Nothing runs in a probe state."""
-        if self.x is not None:
+        choose from, not the combinations a call can draw. Nothing runs in a probe state; in
+        per_sample's deferred mode the segment is kept, to run with the other images' segments
+        of the same round."""
+        if self.segments is not None:
+            if self.ops:
+                self.segments.append(self.ops)
+                self.ops, self.branches = [], []
+        elif self.x is not None:
             self.flush()
 
     def call_host(self, fn):
         """Runs a transform that is not toroid's on the result so far (its errors reach the
-        caller unchanged)."""
+        caller unchanged). In deferred mode the image's segments so far run first, and the
+        rest of its call runs as it is cut."""
+        if self.segments is not None:
+            for ops in self.segments:
+                self.x = _core.cached_pipeline(ops)(self.x)
+            self.segments = None
         x = self.flush()
         try:
             self.x = fn(x)
@@ -239,24 +254,33 @@ class Transform:
     def per_sample(self, images, errors="raise"):
         """Runs this transform on each image of `images` (a list of any sizes, or a stacked
         batch's images) with its own random draws, drawn in the order
-        [self(x) for x in images] draws them, as one batched call: images whose draws share a
-        structure share compiled kernels (on CUDA, one launch per kernel for them all). Returns
-        the results stacked when they share a dtype and shape, else a list (run_batch's rule);
-        errors as toroid.Pipeline.run_batch. Any callable that is not a toroid transform runs
-        image by image where it stands."""
+        [self(x) for x in images] draws them, as batched calls: images whose draws share a
+        structure share compiled kernels (on CUDA, one launch per kernel for them all). A
+        transform that runs its draws as programs of their own (the augmentation policies)
+        makes rounds: each round runs every image's next program in one call. Returns the
+        results stacked when they share a dtype and shape, else a list (run_batch's rule);
+        errors as toroid.Pipeline.run_batch (an image that fails in a round still drew all of
+        its parameters, where the loop would have stopped drawing at its failure). Any
+        callable that is not a toroid transform runs image by image where it stands."""
         try:
             if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
                 raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
-            handles, xs = [], []
+            plans, xs = [], []
             for x in images:
                 state = _State(x)
+                state.segments = []
                 self._emit(state)
-                ops = state.ops or [{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]
-                handles.append(_core.cached_pipeline(ops))
+                segments = (state.segments or []) + ([state.ops] if state.ops else [])
+                if not segments:
+                    segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
+                plans.append(segments)
                 xs.append(state.x)
             if not xs:
                 return []
-            return handles[0].run_batch(xs, errors=errors, handles=handles)
+            if all(len(p) == 1 for p in plans):
+                handles = [_core.cached_pipeline(p[0]) for p in plans]
+                return handles[0].run_batch(xs, errors=errors, handles=handles)
+            return _run_rounds(plans, xs, errors)
         except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
             err = as_error(e, type(self).__name__)
         raise err
@@ -264,6 +288,63 @@ class Transform:
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
         return "%s(%s)" % (type(self).__name__, args)
+
+
+def _run_rounds(plans, xs, errors):
+    """Each image's programs in turn: round k runs the k-th program of every image that has
+    one in one batched call. The results as run_batch returns them."""
+    xs = list(xs)
+    failed = {}
+    rounds = max(len(p) for p in plans)
+    for k in range(rounds):
+        which = [i for i, p in enumerate(plans) if k < len(p) and i not in failed]
+        if not which:
+            continue
+        handles = [_core.cached_pipeline(plans[i][k]) for i in which]
+        got = handles[0].run_batch([xs[i] for i in which], errors="skip", handles=handles)
+        results, bad = got
+        for j, i in enumerate(which):
+            if j in bad:
+                failed[i] = "image %d: %s" % (i, bad[j].split(": ", 1)[1] if bad[j].startswith("image ") else bad[j])
+            else:
+                xs[i] = _nth(results, j, xs[i])
+    if failed and errors != "skip":
+        first = min(failed)
+        raise Error(failed[first])
+    good = [xs[i] for i in range(len(xs)) if i not in failed]
+    out = _stack_like(good)
+    if errors != "skip":
+        return out
+    if isinstance(out, list) or failed:
+        return [None if i in failed else xs[i] for i in range(len(xs))], failed
+    return out, failed
+
+
+def _nth(results, j, like):
+    """The j-th image's result of run_batch (a stacked array, or a list), of the rank of its
+    input `like` (4-D inputs were concatenated along N: each of like.shape[0] images)."""
+    if isinstance(results, list):
+        return results[j]
+    if len(like.shape) == 4:
+        n = like.shape[0]
+        return results[j * n:(j + 1) * n]
+    return results[j]
+
+
+def _stack_like(xs):
+    """run_batch's rule: one array when every result has one dtype and shape (3-D stacked
+    along a new first dim, 4-D concatenated along N), else the list."""
+    if not xs:
+        return []
+    first = xs[0]
+    if any(type(x) is not type(first) or x.dtype != first.dtype or tuple(x.shape) != tuple(first.shape) or
+           getattr(x, "device", None) != getattr(first, "device", None) for x in xs):
+        return list(xs)
+    if _core.is_numpy(first):
+        import numpy as np
+        return np.concatenate(xs) if first.ndim == 4 else np.stack(xs)
+    torch = _torch()
+    return torch.cat(xs) if first.dim() == 4 else torch.stack(xs)
 
 
 class Compose(Transform):
