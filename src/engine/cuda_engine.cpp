@@ -1,8 +1,10 @@
 // The CUDA engine (see cuda_engine.h): decompose and bind as the compiled engine does,
 // schedule for a GPU target, print CUDA, compile with NVRTC (runtime/cuda), and launch one
 // kernel per scheduled kernel with every buffer pointer and parameter passed by value.
-// Tables are copied to the device once per bound instance; intermediates live in a
-// per-device workspace that grows as needed (runs are ordered on their stream; concurrent
+// A bound instance keeps its constants (tables and fused tile ranges) in one host block: a
+// batch uploads every image's block with its arguments in one copy, and a single-image run
+// uploads the block once per instance, on its first run (small per-image draws on CUDA make no
+// device allocation of their own). Intermediates live in a per-device workspace that grows as needed (runs are ordered on their stream; concurrent
 // runs on two streams of one device would share it, so they are serialized by a lock and
 // the workspace only grows after the device is idle).
 #include "engine/cuda_engine.h"
@@ -51,18 +53,34 @@ struct CudaArtifact {
 struct CudaInstance;
 // A fused pair's launch for one instance (schedule::plan_fused_launch), its tile ranges on
 // the device.
+// `arg.ranges` is left 0: the ranges lie in the instance's constants block at `ranges_at`,
+// whose device address is known per run.
 struct FusedRunData {
     schedule::FusedLaunch plan;
-    cuda::DeviceBuffer ranges;
+    std::size_t ranges_at = 0;
     schedule::FusedTilesArg arg;
     std::array<unsigned, 3> grid{};
 };
+
+// Appends `bytes` bytes at the next 256-byte boundary of `block`; returns their offset.
+std::size_t append_aligned(std::vector<std::uint8_t>& block, const void* data, std::size_t bytes) {
+    const std::size_t at = (block.size() + 255) / 256 * 256;
+    block.resize(at + std::max<std::size_t>(bytes, 1), 0);
+    if (bytes > 0) std::memcpy(block.data() + at, data, bytes);
+    return at;
+}
 
 struct CudaInstance {
     std::shared_ptr<const CudaArtifact> art;
     ir::Graph graph;
     schedule::Binding binding;
-    std::vector<cuda::DeviceBuffer> tables;           // by buffer id (empty where not a table)
+    // Tables, then the fused pairs' tile ranges, each at a 256-byte boundary (append_aligned).
+    std::vector<std::uint8_t> constants;
+    std::vector<std::size_t> table_at;                // by buffer id: offset in `constants` (tables)
+    // The block on the device for single-image runs (and batches of large blocks), made on
+    // the first such run.
+    mutable std::once_flag device_once;
+    mutable cuda::DeviceBuffer device_constants;
     std::vector<std::size_t> temp_offsets;            // by buffer id: offset in the workspace
     std::size_t workspace_bytes = 0;
     std::vector<std::array<unsigned, 3>> grid;        // by kernel: launch dimensions (0: nothing to do)
@@ -78,6 +96,7 @@ struct CudaInstance {
     // same as for `fused`: it depends only on the device's shared memory).
     mutable std::once_flag batch_once;
     mutable std::vector<FusedRun> batch_fused;
+    mutable std::vector<std::uint8_t> batch_constants;  // their ranges (ranges_at: offsets here)
     // By kernel: kLaunch, kInsideFused (its values are computed in a fused kernel's shared
     // memory), or the fusion whose kernel runs in its place.
     static constexpr int kLaunch = -1, kInsideFused = -2;
@@ -126,15 +145,14 @@ Workspace& workspace(const cuda::Device& d) {
     return *w;
 }
 
+// The launch of a fused pair for one instance; its tile ranges appended to `constants`.
 FusedRunData fused_run(const ir::Program& prog, const ir::GpuFusion& gf, const schedule::Binding& b,
-                       const schedule::FusedLimits& limits, const cuda::Device& dev) {
+                       const schedule::FusedLimits& limits, std::vector<std::uint8_t>& constants) {
     FusedRunData run;
     run.plan = schedule::plan_fused_launch(prog, gf, b, limits);
     if (!run.plan.fused) return run;
-    const std::size_t bytes = run.plan.ranges.size() * sizeof(std::int32_t);
-    run.ranges = cuda::DeviceBuffer(dev, std::max<std::size_t>(bytes, 4));
-    if (bytes > 0) run.ranges.copy_from_host(run.plan.ranges.data(), bytes);
-    run.arg.ranges = run.ranges.pointer();
+    run.ranges_at =
+        append_aligned(constants, run.plan.ranges.data(), run.plan.ranges.size() * sizeof(std::int32_t));
     run.arg.tile_x = run.plan.tile_x;
     run.arg.tile_y = run.plan.tile_y;
     for (int d = 0; d < schedule::kFusedMaxDims; ++d) run.arg.offset[d] = run.plan.offset[static_cast<std::size_t>(d)];
@@ -223,9 +241,10 @@ public:
         if (!output_strides_supported(out_strides))
             fail("internal: output strides do not fit the compiled program");
         const auto s = static_cast<cuda::CUstream>(stream);
+        const cuda::CUdeviceptr constants = device_constants();
         RunMemory memory(ws_, dev_, inst_->workspace_bytes, s);
         std::vector<std::uint64_t> args(inst_->args.size());  // fill_args copies the bound block in
-        fill_args(args.data(), in, out, out_strides, memory.base);
+        fill_args(args.data(), in, out, out_strides, memory.base, constants);
         void* blob = args.data();
         void* kernel_args[] = {blob};
         for (std::size_t k = 0; k < p.kernels.size(); ++k) {
@@ -235,7 +254,9 @@ public:
                 const auto i = static_cast<std::size_t>(action);
                 const CudaInstance::FusedRun& f = inst_->fused[i];
                 const ir::GpuFusion& gf = p.gpu_fusions[i];
-                void* fused_args[] = {blob, const_cast<schedule::FusedTilesArg*>(&f.arg)};
+                schedule::FusedTilesArg tiles = f.arg;
+                tiles.ranges = constants + f.ranges_at;
+                void* fused_args[] = {blob, &tiles};
                 cuda::launch(inst_->art->fused[i], cuda::Dim3{f.grid[0], f.grid[1], f.grid[2]},
                              cuda::Dim3{static_cast<unsigned>(gf.block_x), static_cast<unsigned>(gf.block_y), 1},
                              static_cast<unsigned>(f.plan.shared_bytes), s, fused_args);
@@ -249,16 +270,29 @@ public:
         memory.release();
     }
 
-    // One run's toroid_args: the bound instance's, with this run's input, output and
-    // intermediates (at `temps`, the run's workspace) and the output's strides.
-    void fill_args(std::uint64_t* args, const void* in, void* out, const Dims& out_strides,
-                   cuda::CUdeviceptr temps) const {
+    // The instance's constants block on the device (uploaded on the first call).
+    cuda::CUdeviceptr device_constants() const {
+        std::call_once(inst_->device_once, [&] {
+            dev_.make_current();
+            cuda::DeviceBuffer b(dev_, std::max<std::size_t>(inst_->constants.size(), 1));
+            if (!inst_->constants.empty()) b.copy_from_host(inst_->constants.data(), inst_->constants.size());
+            inst_->device_constants = std::move(b);
+        });
+        return inst_->device_constants.pointer();
+    }
+
+    // One run's toroid_args: the bound instance's, with this run's input, output,
+    // intermediates (at `temps`, the run's workspace), tables (in the constants block at
+    // `constants`) and the output's strides.
+    void fill_args(std::uint64_t* args, const void* in, void* out, const Dims& out_strides, cuda::CUdeviceptr temps,
+                   cuda::CUdeviceptr constants) const {
         std::memcpy(args, inst_->args.data(), inst_->args.size() * sizeof(std::uint64_t));
         for (const ir::Buffer& buf : inst_->art->program.buffers) {
             const auto i = static_cast<std::size_t>(buf.id);
             if (buf.role == ir::BufferRole::Input) args[i] = reinterpret_cast<std::uint64_t>(in);
             else if (buf.role == ir::BufferRole::Output) args[i] = reinterpret_cast<std::uint64_t>(out);
             else if (buf.role == ir::BufferRole::Temp) args[i] = temps + inst_->temp_offsets[i];
+            else if (buf.role == ir::BufferRole::Constant) args[i] = constants + inst_->table_at[i];
         }
         for (std::size_t d = 0; d < 4; ++d)
             if (inst_->output_stride_param[d] >= 0)
@@ -366,6 +400,9 @@ constexpr std::size_t kMaxBatchImages = 65535;
 // Groups of at least this many images run fused pairs with each image's batch tiles
 // (CudaInstance::batch_fused).
 constexpr std::size_t kBatchTilesImages = 8;
+// An instance's constants up to this size travel with each batch's arguments; larger ones
+// (a user's grid) are uploaded once, to the instance's device copy.
+constexpr std::size_t kUploadedConstants = 64 * 1024;
 
 // One launch sequence for images whose instances share the program and what runs where
 // (CudaInstance::action): per kernel one launch over every image, sized by the largest.
@@ -389,11 +426,13 @@ void run_group(const std::vector<const CudaPrepared*>& pipes, const std::vector<
         std::call_once(inst.batch_once, [&] {
             const schedule::FusedLimits limits = fused_limits(pipes[i]->device_object(), true);
             std::vector<CudaInstance::FusedRun> runs;
+            std::vector<std::uint8_t> ranges;
             for (std::size_t f = 0; f < p.gpu_fusions.size(); ++f)
                 runs.push_back(inst.fused[f].plan.fused
-                                   ? fused_run(p, p.gpu_fusions[f], inst.binding, limits, pipes[i]->device_object())
+                                   ? fused_run(p, p.gpu_fusions[f], inst.binding, limits, ranges)
                                    : CudaInstance::FusedRun{});
             inst.batch_fused = std::move(runs);
+            inst.batch_constants = std::move(ranges);
         });
         bool same = inst.batch_fused.size() == inst.fused.size();
         for (std::size_t f = 0; same && f < inst.fused.size(); ++f)
@@ -405,25 +444,61 @@ void run_group(const std::vector<const CudaPrepared*>& pipes, const std::vector<
     static_assert(sizeof(schedule::FusedTilesArg) % sizeof(std::uint64_t) == 0);
     const auto round = [](std::size_t b) { return (b + 255) / 256 * 256; };
     const std::size_t tiles_at = round(n * slots * sizeof(std::uint64_t));
-    const std::size_t temps_at = round(tiles_at + fusions * n * sizeof(schedule::FusedTilesArg));
-    std::vector<std::size_t> temps(n);
-    std::size_t bytes = temps_at;
+    // Each image's constants travel with the arguments (its block, then its batch tiles'
+    // ranges), unless the block is large: then the instance's device copy serves every batch.
+    // Where each image's pieces go in the run's memory (offsets), or its device copy.
+    struct Place {
+        bool uploaded = false;         // its constants travel with the arguments (at const_at)
+        std::size_t const_at = 0, batch_at = 0, temps = 0;
+        cuda::CUdeviceptr constants = 0;
+    };
+    std::vector<Place> place(n);
+    std::size_t bytes = round(tiles_at + fusions * n * sizeof(schedule::FusedTilesArg));
     for (std::size_t i = 0; i < n; ++i) {
-        temps[i] = bytes;
+        const CudaInstance& inst = pipes[i]->instance();
+        if (inst.constants.size() <= kUploadedConstants) {
+            place[i].uploaded = true;
+            place[i].const_at = bytes;
+            bytes += round(std::max<std::size_t>(inst.constants.size(), 1));
+        }
+        if (fused[i] == &inst.batch_fused && !inst.batch_constants.empty()) {
+            place[i].batch_at = bytes;
+            bytes += round(inst.batch_constants.size());
+        }
+    }
+    const std::size_t temps_at = bytes;
+    for (std::size_t i = 0; i < n; ++i) {
+        place[i].temps = bytes;
         bytes += pipes[i]->instance().workspace_bytes;  // a multiple of 256
     }
     const cuda::Device& dev = pipes[0]->device_object();
     dev.make_current();
+    for (std::size_t i = 0; i < n; ++i)  // large blocks: on the device before the run's memory is taken
+        if (!place[i].uploaded) place[i].constants = pipes[i]->device_constants();
     RunMemory memory(pipes[0]->workspace_of_device(), dev, bytes, s);
     std::vector<std::uint64_t> host(temps_at / sizeof(std::uint64_t), 0);
     for (std::size_t i = 0; i < n; ++i) {
         const CudaInstance& inst = pipes[i]->instance();
+        Place& at = place[i];
+        if (at.uploaded) {
+            if (!inst.constants.empty())
+                std::memcpy(host.data() + at.const_at / sizeof(std::uint64_t), inst.constants.data(),
+                            inst.constants.size());
+            at.constants = memory.base + at.const_at;
+        }
+        if (fused[i] == &inst.batch_fused && !inst.batch_constants.empty())
+            std::memcpy(host.data() + at.batch_at / sizeof(std::uint64_t), inst.batch_constants.data(),
+                        inst.batch_constants.size());
         pipes[i]->fill_args(host.data() + i * slots, runs[i]->input, runs[i]->output, runs[i]->output_strides,
-                            memory.base + temps[i]);
+                            memory.base + at.temps, at.constants);
+        const cuda::CUdeviceptr ranges = fused[i] == &inst.batch_fused ? memory.base + at.batch_at : at.constants;
         for (std::size_t f = 0; f < fusions; ++f)
-            if (inst.fused[f].plan.fused)
-                std::memcpy(host.data() + tiles_at / sizeof(std::uint64_t) + (f * n + i) * tile_words,
-                            &(*fused[i])[f].arg, sizeof(schedule::FusedTilesArg));
+            if (inst.fused[f].plan.fused) {
+                schedule::FusedTilesArg tiles = (*fused[i])[f].arg;
+                tiles.ranges = ranges + (*fused[i])[f].ranges_at;
+                std::memcpy(host.data() + tiles_at / sizeof(std::uint64_t) + (f * n + i) * tile_words, &tiles,
+                            sizeof(schedule::FusedTilesArg));
+            }
     }
     const cuda::DriverApi& api = cuda::driver();
     cuda::check(api.cuMemcpyHtoDAsync(memory.base, host.data(), temps_at, s), "cuMemcpyHtoDAsync");
@@ -590,9 +665,17 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         made->action.assign(prog.kernels.size(), CudaInstance::kLaunch);
         std::vector<bool> in_shared(prog.buffers.size(), false);  // Temps no launch writes to global memory
         const schedule::FusedLimits limits = fused_limits(dev, false);
+        // The constants block: the tables, then the fused pairs' tile ranges.
+        made->table_at.assign(prog.buffers.size(), 0);
+        for (const ir::Buffer& buf : prog.buffers)
+            if (buf.role == ir::BufferRole::Constant) {
+                const auto& data = made->graph.at(buf.tensor).data;
+                made->table_at[static_cast<std::size_t>(buf.id)] =
+                    append_aligned(made->constants, data.data(), data.size());
+            }
         for (std::size_t i = 0; i < prog.gpu_fusions.size(); ++i) {
             const ir::GpuFusion& gf = prog.gpu_fusions[i];
-            CudaInstance::FusedRun run = fused_run(prog, gf, made->binding, limits, dev);
+            CudaInstance::FusedRun run = fused_run(prog, gf, made->binding, limits, made->constants);
             if (run.plan.fused) {
                 made->action[static_cast<std::size_t>(gf.producer)] = CudaInstance::kInsideFused;
                 made->action[static_cast<std::size_t>(gf.consumer)] = static_cast<int>(i);
@@ -600,29 +683,21 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
             }
             made->fused.push_back(std::move(run));
         }
-        made->tables.resize(prog.buffers.size());
         made->temp_offsets.assign(prog.buffers.size(), 0);
         for (const ir::Buffer& buf : prog.buffers) {
             const auto i = static_cast<std::size_t>(buf.id);
-            if (buf.role == ir::BufferRole::Constant) {
-                const auto& data = made->graph.at(buf.tensor).data;
-                made->tables[i] = cuda::DeviceBuffer(dev, std::max<std::size_t>(data.size(), 1));
-                if (!data.empty()) made->tables[i].copy_from_host(data.data(), data.size());
-            } else if (buf.role == ir::BufferRole::Temp && !in_shared[i]) {
+            if (buf.role == ir::BufferRole::Temp && !in_shared[i]) {
                 made->temp_offsets[i] = made->workspace_bytes;
                 const auto bytes = static_cast<std::size_t>(made->binding.temp_bytes[i]);
                 made->workspace_bytes += (bytes + 255) / 256 * 256;
             }
         }
-        // What every run reuses: launch dimensions, the argument block with tables and
-        // parameters filled in, where the output's strides go.
+        // What every run reuses: launch dimensions, the argument block with the parameters
+        // filled in (the tables' addresses are set per run), where the output's strides go.
         for (const ir::Kernel& k : prog.kernels)
             made->grid.push_back(codegen::cuda_launch_dims(prog, k, made->binding.params, kBlockThreads));
         made->buffer_slots = std::max<std::size_t>(prog.buffers.size(), 1);
         made->args.assign(made->buffer_slots + std::max<std::size_t>(prog.params.size(), 1), 0);
-        for (const ir::Buffer& buf : prog.buffers)
-            if (buf.role == ir::BufferRole::Constant)
-                made->args[static_cast<std::size_t>(buf.id)] = made->tables[static_cast<std::size_t>(buf.id)].pointer();
         for (std::size_t i = 0; i < prog.params.size(); ++i)
             std::memcpy(&made->args[made->buffer_slots + i], &made->binding.params[i], sizeof(std::int64_t));
         const ir::Buffer& ob = prog.buffer(prog.output);
