@@ -8,6 +8,7 @@ exactly as torchvision does and put them into the ops as run-time values (a bind
 """
 
 import ctypes
+import json
 import math
 import numbers
 import os
@@ -278,7 +279,7 @@ class Transform:
             if not xs:
                 return []
             if all(len(p) == 1 for p in plans):
-                handles = [_core.cached_pipeline(p[0]) for p in plans]
+                handles = [_draw_pipeline(p[0]) for p in plans]
                 return handles[0].run_batch(xs, errors=errors, handles=handles)
             return _run_rounds(plans, xs, errors)
         except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
@@ -288,6 +289,17 @@ class Transform:
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
         return "%s(%s)" % (type(self).__name__, args)
+
+
+def _draw_pipeline(ops):
+    """The pipeline of one image's draws in per_sample. Its values are drawn, so it seldom
+    repeats: it is made from its JSON text at once, not looked up (and kept) in the op-list
+    cache, whose key costs as much as the JSON; the prepared program is still shared by
+    structure, and a repeated op list still finds its bound instance in toroid's own cache.
+    Op lists holding arrays (grids) go through the cache."""
+    if any("grid" in op for op in ops):
+        return _core.cached_pipeline(ops)
+    return _core.PipelineHandle(json.dumps(ops, allow_nan=False))
 
 
 def _run_rounds(plans, xs, errors):
@@ -300,7 +312,7 @@ def _run_rounds(plans, xs, errors):
         which = [i for i, p in enumerate(plans) if k < len(p) and i not in failed]
         if not which:
             continue
-        handles = [_core.cached_pipeline(plans[i][k]) for i in which]
+        handles = [_draw_pipeline(plans[i][k]) for i in which]
         got = handles[0].run_batch([xs[i] for i in which], errors="skip", handles=handles)
         results, bad = got
         for j, i in enumerate(which):
