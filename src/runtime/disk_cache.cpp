@@ -890,19 +890,26 @@ std::uint64_t DiskCache::evict_to(std::uint64_t target) const {
         for (const auto& [dir, count] : ps.in_use) in_use.insert(dir);
     }
     std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.stamp < b.stamp; });
-    for (const Candidate& c : all) {
-        if (total <= target) break;
-        if (in_use.count(c.dir.lexically_normal().string()) != 0) continue;
-        FileLock lock;
-        if (!c.key.empty() &&
-            lock.acquire(root_ / (c.key + ".lock"), 0, nullptr) != FileLock::Outcome::Locked)
-            continue;  // being built or checked: next time
-        if (!discard(c.dir)) continue;
-        total -= std::min(total, c.bytes);
-        std::error_code ec;
-        // Removed while held: a builder that opens the name anew locks another file, and the
-        // cache tolerates two builders of one key (the second install finds the first).
-        if (!c.key.empty()) fs::remove(root_ / (c.key + ".lock"), ec);
+    // Least recently used first; entries of modules this process has loaded only when the
+    // others are not enough (a long-lived process loads many: the cap holds all the same, and
+    // a loaded module keeps running from its mapping when its files are removed).
+    std::vector<bool> gone(all.size(), false);
+    for (const bool loaded_too : {false, true}) {
+        for (std::size_t i = 0; i < all.size() && total > target; ++i) {
+            const Candidate& c = all[i];
+            if (gone[i] || (!loaded_too && in_use.count(c.dir.lexically_normal().string()) != 0)) continue;
+            FileLock lock;
+            if (!c.key.empty() &&
+                lock.acquire(root_ / (c.key + ".lock"), 0, nullptr) != FileLock::Outcome::Locked)
+                continue;  // being built or checked: next time
+            if (!discard(c.dir)) continue;
+            gone[i] = true;
+            total -= std::min(total, c.bytes);
+            std::error_code ec;
+            // Removed while held: a builder that opens the name anew locks another file, and the
+            // cache tolerates two builders of one key (the second install finds the first).
+            if (!c.key.empty()) fs::remove(root_ / (c.key + ".lock"), ec);
+        }
     }
     return total;
 }

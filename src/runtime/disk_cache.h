@@ -126,8 +126,9 @@ public:
     std::filesystem::path failed(const std::string& key) const { return root_ / "failed" / key; }
 
     // Evicts least recently used entries until the folder holds at most `target` bytes of
-    // entries and failed builds (never an entry this process uses, or one whose lock another
-    // builder holds); returns the bytes it holds afterwards. Normally run by get().
+    // entries and failed builds (never one whose lock another builder holds; entries of
+    // modules this process has loaded only when the others are not enough, the oldest
+    // first); returns the bytes it holds afterwards. Normally run by get().
     std::uint64_t evict_to(std::uint64_t target) const;
 
 private:

@@ -421,6 +421,27 @@ TEST_F(CacheRobustTest, EvictionKeepsTheCacheUnderItsCap) {
     EXPECT_FALSE(fs::exists(cache.entry(keys[2])));
 }
 
+// A long-lived process loads more modules than the cap holds: their entries go too, the
+// least recently used first, once the entries of no loaded module are gone.
+TEST_F(CacheRobustTest, EvictionKeepsTheCapWhenEveryEntryIsLoaded) {
+    CacheOptions o = options();
+    o.max_bytes = 40000;
+    DiskCache cache(cache_, o);
+    const std::string payload(10000, 'p');
+    std::vector<std::string> keys;
+    for (int i = 0; i < 8; ++i) {
+        keys.push_back(cache_key("loaded", {std::to_string(i)}));
+        DiskCache::Recipe r = recipe(keys.back(), payload);
+        r.open = [](const fs::path& dir) { mark_entry_in_use(dir); };  // loaded as the JIT loads it
+        cache.get(r);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // distinct stamps
+        EXPECT_LE(entries_bytes(cache_), o.max_bytes) << i;
+    }
+    EXPECT_FALSE(fs::exists(cache.entry(keys[0])));
+    EXPECT_TRUE(fs::exists(cache.entry(keys[7])));
+    for (const std::string& k : keys) unmark_entry_in_use(cache.entry(k));
+}
+
 TEST(CacheSizes, Parse) {
     EXPECT_EQ(parse_byte_size("2G", "X"), std::uint64_t{2} << 30);
     EXPECT_EQ(parse_byte_size("500m", "X"), std::uint64_t{500} << 20);
