@@ -5,6 +5,9 @@
 #include "core/error.h"
 #include "engine/cuda_engine.h"
 #include "engine/engine.h"
+#include "engine/files.h"
+#include "io/decode.h"
+#include "ops/pipeline_json.h"
 #include "runtime/cuda/cuda.h"
 #include "io/file.h"
 
@@ -14,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +25,7 @@
 #include <ostream>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -570,9 +575,93 @@ Results load_results(const std::string& path) {
     return results_from_json(io::read_file(path), path);
 }
 
+InputClass parse_input_class(const std::string& text, const std::string& option) {
+    std::vector<std::string> parts;
+    std::stringstream ss(text);
+    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+    if (parts.size() != 3)
+        fail("{} '{}' is not dtype:channels:layout (e.g. uint8:3:channels_last)", option, printable(text));
+    InputClass c{parse_dtype(parts[0]), 0, parse_layout(parts[2]), text};
+    try {
+        std::size_t used = 0;
+        c.channels = std::stoll(parts[1], &used);
+        if (used != parts[1].size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+        fail("{} '{}': channels '{}' is not a number", option, printable(text), printable(parts[1]));
+    }
+    if (c.channels < 1 || c.channels > 4096) fail("{} '{}': channels must be 1..4096", option, printable(text));
+    return c;
+}
+
+std::vector<BenchCase> pipeline_cases(const BenchOptions& o) {
+    const Pipeline p = load_pipeline(o.pipeline);
+    const bool inline_json = !o.pipeline.empty() && o.pipeline[0] == '[';
+    const std::string title = inline_json ? "pipeline" : std::filesystem::path(o.pipeline).filename().string();
+    std::vector<BenchCase> out;
+    auto base = [&] {
+        BenchCase c;
+        c.title = title;
+        c.device = o.device;
+        c.pipeline = p;
+        return c;
+    };
+    auto describe = [](const BenchCase& c) {
+        return fmt::format("({}, {}, {}, {}) {} {}", c.shape[0], c.shape[1], c.shape[2], c.shape[3],
+                           dtype_name(c.dtype), c.layout == Layout::ChannelsLast ? "CL" : "CF");
+    };
+    io::DecodeOptions decode;
+    decode.mode = io::parse_image_mode(o.mode);
+    auto add_file = [&](const std::filesystem::path& path, const std::string& label) {
+        BenchCase c = base();
+        try {
+            Tensor t = io::read_image(path, decode);
+            c.dtype = t.dtype();
+            c.shape = t.shape();
+            c.layout = t.suggested_layout();
+            if (!t.is_dense(c.layout)) t = t.to_layout(c.layout);
+            c.name = fmt::format("{} {}", label, describe(c));
+            c.data = std::make_shared<const Tensor>(std::move(t));
+        } catch (const Error& e) {
+            c.name = label;
+            c.error = e.what();
+        }
+        out.push_back(std::move(c));
+    };
+    for (const std::string& arg : o.images) {
+        const std::filesystem::path path(arg);
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) {
+            const FolderScan scan = scan_image_folder(path);
+            if (scan.images.empty()) fail("bench: no image files (.jpg, .jpeg, .png, .npy) in {}", printable(arg));
+            for (std::size_t i = 0; i < scan.images.size() && i < kMaxFolderImages; ++i)
+                add_file(path / scan.images[i], (path / scan.images[i]).string());
+        } else {
+            add_file(path, arg);
+        }
+    }
+    if (!o.sizes.empty()) {
+        const InputClass k = parse_input_class(o.input_class);
+        for (const std::string& size : o.sizes) {
+            long long h = 0, w = 0;
+            char x = 0, extra = 0;
+            if (std::sscanf(size.c_str(), "%lld%c%lld%c", &h, &x, &w, &extra) != 3 || (x != 'x' && x != 'X') ||
+                h < 1 || w < 1 || h > 65536 || w > 65536)
+                fail("--size '{}' is not HxW (two sides of 1..65536, e.g. 1080x1920)", printable(size));
+            BenchCase c = base();
+            c.dtype = k.dtype;
+            c.shape = Dims{1, k.channels, h, w};
+            c.layout = k.layout;
+            c.name = describe(c);
+            out.push_back(std::move(c));
+        }
+    }
+    if (out.empty()) fail("bench: give images (files or folders) or --size HxW to run the pipeline on");
+    return out;
+}
+
 std::vector<BenchCase> select_cases(const BenchOptions& o) {
     if (o.device != "cpu" && o.device != "cuda") fail("unknown device '{}' (available: cpu, cuda)", o.device);
-    std::vector<BenchCase> all = suite_cases(o.suite);
+    std::vector<BenchCase> all = o.pipeline.empty() ? suite_cases(o.suite) : pipeline_cases(o);
     std::regex pattern;
     try {
         pattern = std::regex(o.filter, std::regex::ECMAScript);
@@ -584,7 +673,9 @@ std::vector<BenchCase> select_cases(const BenchOptions& o) {
         if (c.device == o.device && (o.filter.empty() || std::regex_search(c.name, pattern)))
             picked.push_back(std::move(c));
     if (picked.empty())
-        fail("no case of suite '{}' on device '{}' matches --filter '{}'", o.suite, o.device, o.filter);
+        fail("no case of {} on device '{}' matches --filter '{}'",
+             o.pipeline.empty() ? fmt::format("suite '{}'", o.suite) : std::string("the pipeline"), o.device,
+             o.filter);
     std::vector<BenchCase> grouped;
     for (auto& [key, cases] : group_by_table(picked, [](const BenchCase& c) { return TableKey{c.title, c.device}; }))
         for (BenchCase& c : cases) grouped.push_back(std::move(c));
@@ -716,7 +807,7 @@ int run_bench(const BenchOptions& o, std::ostream& out) {
         engines.push_back(make_engine(name, eo));
     }
 
-    bench::Results results{bench::this_machine(), o.suite, {}};
+    bench::Results results{bench::this_machine(), o.pipeline.empty() ? o.suite : "pipeline", {}};
     std::vector<std::string> failures;
     std::size_t table_begin = 0;  // first record of the table being filled
     auto flush_table = [&] {

@@ -22,6 +22,15 @@ struct BenchOptions {
     double min_time_s = 0.2;     // timed runs continue until this much time and min_runs runs...
     int min_runs = 10;
     double max_time_s = 5.0;     // ...or until this much time (raised to min_time_s if below)
+    // A user's pipeline instead of a suite (`toroid bench PIPELINE [IMAGE...]`): a JSON file,
+    // or inline JSON starting with '['. Its cases: the images (files, or folders of them: at
+    // most kMaxFolderImages each, the first by name), decoded in `mode`, and inputs of
+    // `input_class` (dtype:channels:layout) made for each of `sizes` ("HxW").
+    std::string pipeline;
+    std::vector<std::string> images;
+    std::vector<std::string> sizes;
+    std::string input_class = "uint8:3:channels_last";
+    std::string mode = "rgb";
 };
 
 // Runs the benchmark and prints one table per op family to `out`; writes JSON when
@@ -35,6 +44,23 @@ int run_bench(const BenchOptions& options, std::ostream& out);
 int compare_bench(const std::string& a, const std::string& b, std::ostream& out);
 
 namespace bench {
+
+inline constexpr std::size_t kMaxFolderImages = 64;
+
+// An input class "dtype:channels:layout" (uint8:3:channels_last): the dtype, channel count
+// and layout of inputs made for a benchmark or a prebuild. Throws toroid::Error naming
+// `option` when `text` is not one.
+struct InputClass {
+    DType dtype = DType::UInt8;
+    std::int64_t channels = 3;
+    Layout layout = Layout::ChannelsLast;
+    std::string text;
+};
+InputClass parse_input_class(const std::string& text, const std::string& option = "--input");
+
+// The cases of options.pipeline (see BenchOptions): one per image and per size, each named
+// by its source and input. A file that cannot be read is a case that fails.
+std::vector<BenchCase> pipeline_cases(const BenchOptions& options);
 
 // Median and quartiles (linear interpolation between order statistics, as numpy's
 // default percentile) of a sample; throws toroid::Error when it is empty.

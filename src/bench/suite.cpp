@@ -322,6 +322,8 @@ std::string suites_to_json(const std::vector<std::string>& suites) {
 }
 
 Tensor make_input(const BenchCase& c) {
+    if (!c.error.empty()) throw Error(c.error);
+    if (c.data) return *c.data;
     Tensor t = Tensor::empty(c.dtype, c.shape, c.layout);
     // splitmix64: cheap, well mixed, and identical on every platform.
     std::uint64_t state = 0x9E3779B97F4A7C15ULL;

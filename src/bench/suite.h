@@ -9,6 +9,7 @@
 #include "ops/ops.h"
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,10 @@ struct BenchCase {
     DType dtype = DType::UInt8;
     Dims shape{0, 0, 0, 0};
     Layout layout = Layout::Contiguous;
+    // The input itself (a user's image: `toroid bench PIPELINE IMAGE`), else make_input
+    // makes one; or why it could not be read (the case then fails on every engine).
+    std::shared_ptr<const Tensor> data;
+    std::string error;
 
     TensorSpec input_spec() const { return {dtype, shape, dense_strides(shape, layout)}; }
 };
@@ -49,8 +54,9 @@ std::size_t case_bytes(const BenchCase& c);
 // for an unknown suite.
 std::string suites_to_json(const std::vector<std::string>& suites);
 
-// The case's input filled with deterministic pseudo-random values: uint8 over 0..255,
-// float32 over [0, 1). The same case always gets the same values.
+// The case's input: its data where it has some, else filled with deterministic
+// pseudo-random values: uint8 over 0..255, float32 over [0, 1). The same case always gets
+// the same values. Throws toroid::Error with the case's error where it has one.
 Tensor make_input(const BenchCase& c);
 
 }  // namespace toroid::bench

@@ -251,7 +251,19 @@ int main(int argc, char** argv) {
 
     BenchOptions bench_opts;
     std::string engines = "reference,compiled";
-    auto* bench_cmd = app.add_subcommand("bench", "Benchmark engines on a suite (seeds | quick | workloads)");
+    auto* bench_cmd = app.add_subcommand(
+        "bench", "Benchmark engines on a suite (seeds | quick | workloads), or on your pipeline and images");
+    bench_cmd->add_option("PIPELINE", bench_opts.pipeline,
+                          "time this pipeline (a JSON file, or inline JSON starting with '[') instead of a suite");
+    bench_cmd->add_option("IMAGES", bench_opts.images,
+                          "images to run PIPELINE on: .jpg/.jpeg/.png/.npy files, or folders of them (the first " +
+                              std::to_string(bench::kMaxFolderImages) + " by name)");
+    bench_cmd->add_option("--size", bench_opts.sizes,
+                          "also run PIPELINE on a generated image of this size, HxW (repeatable)");
+    bench_cmd->add_option("--input", bench_opts.input_class,
+                          "the generated images' dtype:channels:layout (default uint8:3:channels_last)");
+    bench_cmd->add_option("--mode", bench_opts.mode,
+                          "decode IMAGES as rgb (default), gray, rgb_alpha, gray_alpha or unchanged");
     auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default), quick or workloads (4K thumbnail, 1080p frame to a normalized 224² tensor, a training batch)");
     bench_cmd->add_option("--engine", engines,
                           "comma-separated engines (default: reference,compiled; with --device cuda: cuda)");

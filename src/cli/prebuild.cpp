@@ -5,6 +5,8 @@
 // the engine's structure cache compiles each program once however many probes share it.
 #include "cli/prebuild.h"
 
+#include "bench/bench.h"
+
 #include "core/error.h"
 #include "core/tensor.h"
 #include "engine/engine.h"
@@ -15,44 +17,17 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <sstream>
 
 namespace toroid::cli {
-namespace {
 
-struct InputClass {
-    DType dtype;
-    std::int64_t channels;
-    Layout layout;
-    std::string text;
-};
-
-InputClass parse_class(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream ss(text);
-    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-    if (parts.size() != 3)
-        fail("--input '{}' is not dtype:channels:layout (e.g. uint8:3:channels_last)", printable(text));
-    InputClass c{parse_dtype(parts[0]), 0, parse_layout(parts[2]), text};
-    try {
-        std::size_t used = 0;
-        c.channels = std::stoll(parts[1], &used);
-        if (used != parts[1].size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-        fail("--input '{}': channels '{}' is not a number", printable(text), printable(parts[1]));
-    }
-    if (c.channels < 1 || c.channels > 4096) fail("--input '{}': channels must be 1..4096", printable(text));
-    return c;
-}
-
-}  // namespace
+using bench::InputClass;
 
 int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
     if (a.into.empty()) fail("--into needs a folder");
     std::vector<InputClass> classes;
     for (const auto& t : a.inputs.empty() ? std::vector<std::string>{"uint8:3:channels_last", "uint8:3:contiguous"}
                                           : a.inputs)
-        classes.push_back(parse_class(t));
+        classes.push_back(bench::parse_input_class(t));
     // From a thumbnail to a large photo: sizes on both sides of common resize targets.
     const std::vector<long long> sizes = a.sizes.empty() ? std::vector<long long>{24, 200, 720, 2400} : a.sizes;
     const std::vector<long long> batches = a.batches.empty() ? std::vector<long long>{1} : a.batches;

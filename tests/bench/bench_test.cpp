@@ -3,9 +3,15 @@
 // compiling engine (engines that compile nothing get no line).
 #include "bench/bench.h"
 
+#include "core/error.h"
+#include "io/file.h"
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace toroid::bench {
@@ -79,6 +85,57 @@ TEST(BenchCompileLatency, EnginesThatCompileNothingGetNoPrepareColumn) {
     const std::string text = format_tables({record("reference", "(1, 3, 8, 8)", 0.001, "", 0)});
     EXPECT_EQ(text.find("prepare"), std::string::npos) << text;
     EXPECT_EQ(text.find("First prepare"), std::string::npos) << text;
+}
+
+// `toroid bench PIPELINE IMAGES... --size HxW`: a case per image file (folders walked),
+// named by its path and input, holding the decoded image; a file that cannot be read is a
+// case that fails; generated inputs of the input class per size.
+TEST(BenchPipelineCases, ImagesFoldersAndSizes) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("toroid_bench_cases_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "photos");
+    io::write_image(dir / "photos" / "a.png", Tensor::zeros(DType::UInt8, {1, 3, 20, 30}, Layout::ChannelsLast));
+    io::write_image(dir / "photos" / "b.npy", Tensor::zeros(DType::Float32, {1, 1, 8, 9}));
+    std::ofstream(dir / "broken.png") << "not a png";
+    BenchOptions o;
+    o.pipeline = R"([{"op": "flip", "dims": [3]}])";
+    o.images = {(dir / "photos").string(), (dir / "broken.png").string()};
+    o.sizes = {"64x48"};
+    o.input_class = "float32:1:contiguous";
+    const std::vector<BenchCase> cases = pipeline_cases(o);
+    ASSERT_EQ(cases.size(), 4u);
+    EXPECT_EQ(cases[0].shape, (Dims{1, 3, 20, 30}));
+    EXPECT_EQ(cases[0].layout, Layout::ChannelsLast);
+    ASSERT_TRUE(cases[0].data);
+    EXPECT_NE(cases[0].name.find("a.png (1, 3, 20, 30) uint8 CL"), std::string::npos) << cases[0].name;
+    EXPECT_EQ(cases[1].dtype, DType::Float32);
+    EXPECT_EQ(make_input(cases[1]).shape(), (Dims{1, 1, 8, 9}));
+    EXPECT_FALSE(cases[2].error.empty());
+    EXPECT_THROW(make_input(cases[2]), Error);
+    EXPECT_EQ(cases[3].shape, (Dims{1, 1, 64, 48}));
+    EXPECT_EQ(cases[3].dtype, DType::Float32);
+    EXPECT_FALSE(cases[3].data);
+    EXPECT_EQ(cases[3].title, "pipeline");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(BenchPipelineCases, BadArgumentsAreErrors) {
+    BenchOptions o;
+    o.pipeline = R"([{"op": "flip", "dims": [3]}])";
+    EXPECT_THROW(pipeline_cases(o), Error);  // nothing to run on
+    for (const char* size : {"12", "0x5", "5x", "1e3x4", "5x5x5"}) {
+        o.sizes = {size};
+        EXPECT_THROW(pipeline_cases(o), Error) << size;
+    }
+    o.sizes = {"8x8"};
+    for (const char* k : {"uint8:3", "uint9:3:contiguous", "uint8:x:contiguous", "uint8:0:contiguous",
+                          "uint8:3:planar"}) {
+        o.input_class = k;
+        EXPECT_THROW(pipeline_cases(o), Error) << k;
+    }
+    o.input_class = "uint8:3:contiguous";
+    o.pipeline = R"([{"op": "flip"}])";
+    EXPECT_THROW(pipeline_cases(o), Error);
 }
 
 }  // namespace
