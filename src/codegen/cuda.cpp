@@ -447,9 +447,13 @@ private:
             used[static_cast<std::size_t>(f.temp)] = false;
             used[static_cast<std::size_t>(tile_id)] = false;
             declare_arguments(used, k_.output);
-            // The tile is the dynamic shared memory itself (not a pointer to it), so that its
-            // accesses are shared-space loads with 32-bit addresses.
-            line(fmt::format("extern __shared__ {} b{}[];  // {}", ctype(tile.type), tile_id, tile.name));
+            // The tile is the block's dynamic shared memory, declared once under one name and
+            // type for every kernel of the source (two fused kernels whose tiles differ in
+            // type cannot each declare it as an array of their own type), then viewed as this
+            // tile's type: the canonical form, whose accesses still compile to shared-space loads.
+            line("extern __shared__ __attribute__((aligned(16))) unsigned char toroid_dynamic_shared[];");
+            line(fmt::format("{0}* const b{1} = reinterpret_cast<{0}*>(toroid_dynamic_shared);  // {2}",
+                             ctype(tile.type), tile_id, tile.name));
             line("const int32_t lx = threadIdx.x, ly = threadIdx.y;");
             const std::string xb = emit(g.x->begin), xe = emit(g.x->extent);
             line(fmt::format("const int64_t x0 = static_cast<int64_t>(blockIdx.x) * tiles.tile_x;"));

@@ -1,10 +1,10 @@
 // The colour ops as primitives (ops/color_op.cpp has the arithmetic they follow). Every
 // op is pointwise (grey and saturation mix the channels of one pixel) except contrast,
 // whose blend reads the mean of each image's grey image: a tensor of shape (N, 1, 1, 1)
-// whose body sums the grey image over the rows and columns of image n (a Sum over a
-// run-time extent), realized, and read by the blend as one value per image. Factors and
+// whose body sums the realized row sums (N, 1, H, 1) of image n's grey image (Sums over
+// run-time extents), realized, and read by the blend as one value per image. Factors and
 // thresholds are a float table (a random draw changes values, not the program), posterize's
-// step an int32 table.
+// shift and step int32 tables.
 #include "core/error.h"
 #include "decomp/builder.h"
 
@@ -52,12 +52,15 @@ Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in) {
         case ColorFn::Invert: return done(inverted());
         case ColorFn::Posterize: {
             if (u8) {
-                // image & mask, the mask keeping the top `bits` bits: (x floordiv 2^k) * 2^k.
-                const std::int32_t step = std::int32_t{1} << (8 - std::min<std::int64_t>(op.bits, 8));
-                const int t = g.add_constant_values(ctx.tensor_name("step"), Type::I32, {iconst(1)},
-                                                    std::vector<std::int32_t>{step}, Interval{1, 256});
-                const Expr m = load(t, Type::I32, {iconst(0)});
-                return done(cast(Type::U8, mul(floordiv(cast(Type::I32, x), m), m)));
+                // image & mask, the mask keeping the top `bits` bits: (x >> k) * 2^k, k = 8 -
+                // bits (a shift, not a division: lanes shift, they do not divide).
+                const std::int32_t k = static_cast<std::int32_t>(8 - std::min<std::int64_t>(op.bits, 8));
+                const int shift = g.add_constant_values(ctx.tensor_name("shift"), Type::I32, {iconst(1)},
+                                                        std::vector<std::int32_t>{k}, Interval{0, 8});
+                const int step = g.add_constant_values(ctx.tensor_name("step"), Type::I32, {iconst(1)},
+                                                       std::vector<std::int32_t>{std::int32_t{1} << k}, Interval{1, 256});
+                const Expr kept = shift_right(cast(Type::I32, x), load(shift, Type::I32, {iconst(0)}));
+                return done(cast(Type::U8, mul(kept, load(step, Type::I32, {iconst(0)}))));
             }
             // floor(x * levels) clamped to [0, levels - 1], times 1 / levels.
             const double levels = static_cast<double>(std::int64_t{1} << op.bits);
@@ -88,12 +91,20 @@ Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in) {
             const Expr H = in.shape[2], W = in.shape[3];
             Expr grey;
             if (s[1] == 3) {
-                grey = grey_of(g, in.tensor, var(0), var(rh), var(rw));
+                grey = grey_of(g, in.tensor, var(0), var(2), var(rw));
                 if (u8) grey = floor(grey);
             } else {
-                grey = as_f32(load4(g, in.tensor, {var(0), iconst(0), var(rh), var(rw)}));
+                grey = as_f32(load4(g, in.tensor, {var(0), iconst(0), var(2), var(rw)}));
             }
-            const Expr total = sum(rh, H, sum(rw, W, cast(Type::F64, grey), Type::F64), Type::F64);
+            // The row sums first, realized (N, 1, H, 1): every row is summed in parallel, where
+            // one sum over the whole image is one long serial loop per image (on a GPU, one
+            // thread); then the rows' sums in order: the same additions in the same order.
+            const Expr row_body = sum(rw, W, cast(Type::F64, grey), Type::F64);
+            const Shape rows_shape{in.shape[0], iconst(1), in.shape[2], iconst(1)};
+            const int rows =
+                g.add_compute(ctx.tensor_name("row_sums"), Type::F64, rows_shape, row_body, ctx.origin(), true);
+            const Expr total =
+                sum(rh, H, load4(g, rows, {var(0), iconst(0), var(rh), iconst(0)}), Type::F64);
             const Expr mean_body = div(as_f32(total), as_f32(mul(H, W)));
             const Shape mean_shape{in.shape[0], iconst(1), iconst(1), iconst(1)};
             const int mean = add_compute(ctx, "mean", DType::Float32, mean_shape, mean_body, /*realize=*/true);

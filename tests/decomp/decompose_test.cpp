@@ -214,11 +214,20 @@ TEST(DecomposeOps, ColorOpsArePointwiseButContrast) {
     EXPECT_EQ(loads_of(sat.output.body, 0), 4);
     EXPECT_EQ(count(sat.output.body, ir::Op::Fma), 3);  // two for grey, one for the blend
     EXPECT_EQ(count(sat.output.body, ir::Op::Floor), 1);
-    // Contrast: the mean is a realized (N, 1, 1, 1) tensor summing over rows and columns.
+    // Contrast: the mean is a realized (N, 1, 1, 1) tensor summing the realized row sums
+    // (N, 1, H, 1), each a sum over the row's columns (rows sum in parallel).
     const ir::Graph g = decompose_json(R"([{"op": "adjust_contrast", "factor": 1.5}])", spec(F32, {2, 3, 4, 5}));
     const Census con(g);
-    EXPECT_EQ(con.computes, 2);
-    EXPECT_EQ(con.realized, 1);
+    EXPECT_EQ(con.computes, 3);
+    EXPECT_EQ(con.realized, 2);
+    const auto rows = std::find_if(g.tensors().begin(), g.tensors().end(),
+                                   [](const ir::GraphTensor& t) { return t.name == "op0.row_sums"; });
+    ASSERT_NE(rows, g.tensors().end());
+    EXPECT_TRUE(rows->realize);
+    EXPECT_EQ(rows->type, ir::Type::F64);
+    EXPECT_EQ(rows->shape[2].get(), g.at(0).shape[2].get());  // one sum per row
+    EXPECT_TRUE(ir::is_const(rows->shape[3], 1));
+    EXPECT_EQ(count(rows->body, ir::Op::Sum), 1);
     const auto it = std::find_if(g.tensors().begin(), g.tensors().end(),
                                  [](const ir::GraphTensor& t) { return t.name == "op0.mean"; });
     ASSERT_NE(it, g.tensors().end());
@@ -226,13 +235,16 @@ TEST(DecomposeOps, ColorOpsArePointwiseButContrast) {
     EXPECT_TRUE(mean.realize);
     EXPECT_EQ(mean.shape[0].get(), g.at(0).shape[0].get());  // the input's batch size
     for (std::size_t d = 1; d < 4; ++d) EXPECT_TRUE(ir::is_const(mean.shape[d], 1));
-    EXPECT_EQ(count(mean.body, ir::Op::Sum), 2);
-    EXPECT_EQ(count(mean.body, ir::Op::Floor), 0);  // float input: no floor
+    EXPECT_EQ(count(mean.body, ir::Op::Sum), 1);
+    EXPECT_EQ(loads_of(mean.body, rows->id), 1);
+    EXPECT_EQ(count(rows->body, ir::Op::Floor), 0);  // float input: no floor
     EXPECT_EQ(loads_of(con.output.body, mean.id), 1);
-    // The others: posterize of uint8 reads its step from an int32 table; invert is one sub.
+    // The others: posterize of uint8 shifts right and multiplies back by int32 tables (no
+    // division); invert is one sub.
     const Census post(decompose_json(R"([{"op": "posterize", "bits": 2}])", spec(U8, {1, 3, 4, 4})));
-    EXPECT_EQ(post.tables_of(ir::Type::I32), 1);
-    EXPECT_EQ(count(post.output.body, ir::Op::FloorDiv), 1);
+    EXPECT_EQ(post.tables_of(ir::Type::I32), 2);
+    EXPECT_EQ(count(post.output.body, ir::Op::ShiftRight), 1);
+    EXPECT_EQ(count(post.output.body, ir::Op::FloorDiv), 0);
     const Census inv(decompose_json(R"([{"op": "invert"}])", spec(F32, {1, 3, 4, 4})));
     EXPECT_EQ(inv.output.body->op, ir::Op::Sub);
     EXPECT_EQ(inv.tables, 0);
