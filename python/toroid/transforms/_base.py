@@ -45,10 +45,14 @@ class _State:
 
     def __init__(self, x):
         self.x = x
-        arg = _core.adapt(x)
-        self.h, self.w = arg.shape[-2], arg.shape[-1]
-        self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
-        self.dtype = _core._DTYPE_NAMES[arg.dtype]
+        quick = _torch_desc(x)
+        if quick is not None:
+            self.h, self.w, self.c, self.dtype = quick
+        else:
+            arg = _core.adapt(x)
+            self.h, self.w = arg.shape[-2], arg.shape[-1]
+            self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
+            self.dtype = _core._DTYPE_NAMES[arg.dtype]
         self.ops = []
         # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
         self.branches = []
@@ -113,6 +117,26 @@ class _State:
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
+
+
+_TORCH_DTYPES = None
+
+
+def _torch_desc(x):
+    """(h, w, c, dtype name) of a 3-D or 4-D uint8 or float32 torch tensor, read from its
+    attributes (a call's state needs no more; the run checks the tensor in full); None for
+    anything else, which _core.adapt describes and checks."""
+    global _TORCH_DTYPES
+    if type(x).__module__ != "torch" or type(x).__name__ != "Tensor":
+        return None
+    if _TORCH_DTYPES is None:
+        torch = _torch()
+        _TORCH_DTYPES = {torch.uint8: "uint8", torch.float32: "float32"}
+    name = _TORCH_DTYPES.get(x.dtype)
+    shape = x.shape
+    if name is None or len(shape) not in (3, 4):
+        return None
+    return shape[-2], shape[-1], shape[-3], name
 
 
 # ---- the other outcomes of random choices, compiled beside the first ----------------------
