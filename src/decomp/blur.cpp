@@ -1,8 +1,8 @@
 // Decompositions of gaussian_blur and adjust_sharpness (ops/blur_op.cpp has the arithmetic):
 // a pointwise body reading a neighbourhood of its input, one fused multiply-add per tap in
-// PyTorch's order (kernel rows outer, columns inner, from 0). Gaussian blur reads the
-// neighbourhood through torch's reflect padding (mirrored about the edge pixels, as pad's
-// reflect mode rewrites its indices); its weights are a float table, so a new sigma changes
+// PyTorch's order (kernel rows outer, columns inner, from 0). Gaussian blur reads a realized
+// copy of its input in torch's reflect padding (mirrored about the edge pixels, as pad's
+// reflect mode rewrites its indices; the ops before it fuse into that pass); its weights are a float table, so a new sigma changes
 // values, not the program (the kernel size is the structure). Sharpness reads its 3x3
 // neighbourhood inside the image and keeps the border; its factor is a table too.
 #include "core/error.h"
@@ -39,14 +39,17 @@ Value decompose_blur(OpContext& ctx, const BlurOp& op, const Value& in) {
     if (op.fn == BlurFn::Gaussian) {
         const std::int64_t kx = op.kernel_size[0], ky = op.kernel_size[1];
         const int weights = ctx.scalars("weights", gaussian_kernel2d(op));
+        // The reflect-padded image, realized: every tap then reads it at a constant offset
+        // (a plain, vectorizable load instead of a mirrored index per tap).
+        const Shape padded_shape{in.shape[0], in.shape[1], add(H, iconst(ky - 1)), add(W, iconst(kx - 1))};
+        const Expr padded_body = load4(g, in.tensor, {i[0], i[1], reflect(sub(i[2], iconst(ky / 2)), H),
+                                                      reflect(sub(i[3], iconst(kx / 2)), W)});
+        const int padded = add_compute(ctx, "padded", dtype, padded_shape, padded_body, /*realize=*/true);
         Expr acc = fconst(0.0);
-        for (std::int64_t r = 0; r < ky; ++r) {
-            const Expr h = reflect(add(i[2], iconst(r - ky / 2)), H);
-            for (std::int64_t c = 0; c < kx; ++c) {
-                const Expr w = reflect(add(i[3], iconst(c - kx / 2)), W);
-                acc = fma(as_f32(load4(g, in.tensor, {i[0], i[1], h, w})), scalar(weights, r * kx + c), acc);
-            }
-        }
+        for (std::int64_t r = 0; r < ky; ++r)
+            for (std::int64_t c = 0; c < kx; ++c)
+                acc = fma(as_f32(load4(g, padded, {i[0], i[1], add(i[2], iconst(r)), add(i[3], iconst(c))})),
+                          scalar(weights, r * kx + c), acc);
         return done(u8 ? cast(Type::U8, round_even(acc)) : acc);
     }
     // Sharpness: the interior 1 <= h < H - 1, 1 <= w < W - 1 (none where H or W <= 2).
