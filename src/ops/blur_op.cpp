@@ -11,10 +11,14 @@
 // - the weights (gaussian_kernel2d): torch.linspace(-l, l, k) in float32 (l = (k - 1) /
 //   (2 sqrt 2)): its scalar loop computes fma(step, i, start) below the middle and
 //   fma(-step, k - 1 - i, end) from it; the elements of its vectorized loop (blocks of two
-//   8-lane vectors, k >= 16) are base + j * step, rounded twice. Then x / float(sigma),
+//   L-lane vectors, k >= 2 L) are base + j * step, rounded twice. Then x / float(sigma),
 //   squared, negated, and softmax: max subtracted, SLEEF's expf (u10, with FMA), the sum
-//   over 8 lanes (k < 8: in order; else each lane in order, then the lanes pairwise as
-//   AVX2's shuffles add them), times 1 / sum. The 2-D kernel is wy[i] * wx[j].
+//   over L lanes (k < L: in order; else each lane in order, then lane j plus lane j + L/2,
+//   halving down to one, as the shuffles add them), times 1 / sum. The 2-D kernel is
+//   wy[i] * wx[j]. L (BlurOp::lanes) is PyTorch's float vector: 8 for AVX2, 16 for AVX-512
+//   (the default: the conformance cases' PyTorch 2.11 dispatches to AVX-512; toroid.transforms
+//   reads it from the installed torch). It changes the last bit of some weights of kernels of
+//   8 taps or more.
 // - adjust_sharpness (1 or 3 channels; images of height or width <= 2 are returned as they
 //   are): the 3x3 kernel [[a, a, a], [a, b, a], [a, a, a]] with a = float(1 / 13), b =
 //   float(5 / 13) convolved (the same fma chain) over the interior, rounded half to even for
@@ -22,9 +26,6 @@
 //   alpha), clamped to [0, max], truncated to uint8. The border rows and columns are kept.
 //   (PyTorch's vectorized add_ fuses; its scalar remainder is fused only where its build
 //   contracts, as for the colour ops' blend.)
-// The vector widths above are AVX2's; a PyTorch that dispatches to AVX-512 sums and spaces
-// its linspace over 16 lanes, which changes the last bit of some weights for kernels of 8 or
-// more taps.
 #include "ops/define.h"
 
 #include <cmath>
@@ -32,8 +33,6 @@
 namespace toroid {
 
 namespace {
-
-constexpr int kLanes = 8;  // PyTorch's float vector (AVX2)
 
 // SLEEF's xexpf (the u10 single-precision exp PyTorch's Vectorized<float>::exp calls), with
 // its multiply-adds fused as in its FMA builds.
@@ -55,7 +54,7 @@ float sleef_expf(float d) {
     return u;
 }
 
-std::vector<float> gaussian_kernel1d(std::int64_t k, double sigma) {
+std::vector<float> gaussian_kernel1d(std::int64_t k, double sigma, std::int64_t lanes) {
     const auto n = static_cast<std::size_t>(k);
     std::vector<float> x(n);
     const double lim = static_cast<double>(k - 1) / (2.0 * std::sqrt(2.0));
@@ -69,10 +68,10 @@ std::vector<float> gaussian_kernel1d(std::int64_t k, double sigma) {
             return i < half ? std::fma(step, static_cast<float>(i), start)
                             : std::fma(-step, static_cast<float>(k - 1 - i), end);
         };
-        const std::int64_t vector_end = k / (2 * kLanes) * (2 * kLanes);
-        for (std::int64_t v = 0; v < vector_end; v += kLanes) {
+        const std::int64_t vector_end = k / (2 * lanes) * (2 * lanes);
+        for (std::int64_t v = 0; v < vector_end; v += lanes) {
             const float base = scalar_at(v);
-            for (int j = 0; j < kLanes; ++j) {
+            for (std::int64_t j = 0; j < lanes; ++j) {
                 const float offset = static_cast<float>(j) * step;  // rounded, then added
                 x[static_cast<std::size_t>(v + j)] = base + offset;
             }
@@ -89,19 +88,20 @@ std::vector<float> gaussian_kernel1d(std::int64_t k, double sigma) {
     std::vector<float> e(n);
     for (std::size_t i = 0; i < n; ++i) e[i] = sleef_expf(x[i] - max);
     float sum = 0;
-    if (k < kLanes) {
+    if (k < lanes) {
         for (float v : e) sum += v;
     } else {
-        std::array<float, kLanes> lane{};
-        const std::size_t full = n / kLanes * kLanes;
-        for (std::size_t j = 0; j < kLanes; ++j) lane[j] = e[j];
-        for (std::size_t d = kLanes; d < full; d += kLanes)
-            for (std::size_t j = 0; j < kLanes; ++j) lane[j] += e[d + j];
+        const auto L = static_cast<std::size_t>(lanes);
+        std::vector<float> lane(L);
+        const std::size_t full = n / L * L;
+        for (std::size_t j = 0; j < L; ++j) lane[j] = e[j];
+        for (std::size_t d = L; d < full; d += L)
+            for (std::size_t j = 0; j < L; ++j) lane[j] += e[d + j];
         for (std::size_t j = 0; j < n - full; ++j) lane[j] += e[full + j];
-        // 128-bit, 64-bit, then 32-bit shuffles.
-        std::array<float, 4> a{};
-        for (std::size_t j = 0; j < 4; ++j) a[j] = lane[j] + lane[j + 4];
-        sum = (a[0] + a[2]) + (a[1] + a[3]);
+        // The shuffles' halvings: lane j plus lane j + half, down to one lane.
+        for (std::size_t half = L / 2; half >= 1; half /= 2)
+            for (std::size_t j = 0; j < half; ++j) lane[j] += lane[j + half];
+        sum = lane[0];
     }
     const float inv = 1.0f / sum;
     for (float& v : e) v *= inv;
@@ -150,6 +150,10 @@ BlurOp parse_gaussian(OpReader& r, const ParseContext&) {
     }
     if (op.sigma[0] <= 0 || op.sigma[1] <= 0)
         fail("{}: sigma should have positive values. Got [{}, {}]", r.where(), op.sigma[0], op.sigma[1]);
+    if (const json* l = r.get("lanes")) {
+        op.lanes = r.integer(*l, "lanes");
+        if (op.lanes != 8 && op.lanes != 16) fail("{}: lanes must be 8 (AVX2) or 16 (AVX-512), got {}", r.where(), op.lanes);
+    }
     return op;
 }
 
@@ -171,6 +175,7 @@ void write_blur(const BlurOp& o, JsonWriter& w) {
     }
     w.field("kernel_size", o.kernel_size);
     w.field("sigma", o.sigma);
+    w.field("lanes", o.lanes);
 }
 
 ShapeInfo blur_shape(const BlurOp& o, const ShapeInfo& in) {
@@ -192,8 +197,8 @@ ShapeInfo blur_shape(const BlurOp& o, const ShapeInfo& in) {
 }  // namespace
 
 std::vector<float> gaussian_kernel2d(const BlurOp& op) {
-    const std::vector<float> wx = gaussian_kernel1d(op.kernel_size[0], op.sigma[0]);
-    const std::vector<float> wy = gaussian_kernel1d(op.kernel_size[1], op.sigma[1]);
+    const std::vector<float> wx = gaussian_kernel1d(op.kernel_size[0], op.sigma[0], op.lanes);
+    const std::vector<float> wy = gaussian_kernel1d(op.kernel_size[1], op.sigma[1], op.lanes);
     std::vector<float> w;
     w.reserve(wx.size() * wy.size());
     for (float y : wy)

@@ -221,13 +221,15 @@ struct BlurOp {
     std::array<std::int64_t, 2> kernel_size{3, 3};  // (kx, ky), odd and positive
     std::array<double, 2> sigma{0.8, 0.8};         // (sx, sy), positive
     double factor = 1.0;                            // sharpness, non-negative
+    // PyTorch's float vector width the weights follow: 8 (AVX2) or 16 (AVX-512).
+    std::int64_t lanes = 16;
 
     bool operator==(const BlurOp&) const = default;
 };
 
 // The weights of a Gaussian blur, row by row (ky rows of kx), as torchvision computes them
 // in float32: each 1-D kernel is softmax(-(linspace(-l, l, k) / sigma)^2) with PyTorch's CPU
-// linspace, exp and sum, and the 2-D kernel their outer product.
+// linspace, exp and sum (over op.lanes lanes), and the 2-D kernel their outer product.
 std::vector<float> gaussian_kernel2d(const BlurOp& op);
 // The 3x3 smoothing weights of adjust_sharpness (row by row).
 std::vector<float> sharpness_kernel();

@@ -40,6 +40,7 @@ const Kernel1d kTorchKernels[] = {
 TEST(BlurWeights, MatchPyTorchsSoftmaxBitForBit) {
     for (const Kernel1d& t : kTorchKernels) {
         BlurOp op;
+        op.lanes = 8;  // Debian's PyTorch dispatches to AVX2
         op.kernel_size = {t.k, 1};
         op.sigma = {t.sigma, 0.5};
         // A 1-tap kernel is [1], so the 2-D kernel is the 1-D one.
@@ -50,6 +51,7 @@ TEST(BlurWeights, MatchPyTorchsSoftmaxBitForBit) {
     }
     // The outer product: row i is wy[i] * wx.
     BlurOp op;
+    op.lanes = 8;
     op.kernel_size = {3, 5};
     op.sigma = {1.0, 0.8};
     const std::vector<float> w = gaussian_kernel2d(op);
@@ -121,6 +123,7 @@ const char* const kBlurPipelines[] = {
     R"([{"op": "gaussian_blur", "kernel_size": [5, 3], "sigma": [0.7, 1.9]}])",
     R"([{"op": "gaussian_blur", "kernel_size": [3, 7], "sigma": 0.1}])",
     R"([{"op": "gaussian_blur", "kernel_size": 9, "sigma": [1.3]}])",
+    R"([{"op": "gaussian_blur", "kernel_size": [11, 3], "sigma": [2.2, 0.4], "lanes": 8}])",
     R"([{"op": "adjust_sharpness", "factor": 0}])",
     R"([{"op": "adjust_sharpness", "factor": 0.4}])",
     R"([{"op": "adjust_sharpness", "factor": 2.5}])",
@@ -212,6 +215,16 @@ TEST(BlurOps, JsonRoundTrips) {
                 EXPECT_EQ(std::get<BlurOp>(q.ops[k]), *b) << json;
             }
     }
+    // Below 8 taps the lanes do not matter; from 8, 16 lanes sum in order what 8 lanes sum
+    // in two halves (PyTorch's AVX-512 and AVX2 softmax).
+    BlurOp narrow, wide;
+    narrow.lanes = 8;
+    wide.lanes = 16;
+    for (std::int64_t k : {3, 5, 7}) {
+        narrow.kernel_size = wide.kernel_size = {k, k};
+        EXPECT_EQ(gaussian_kernel2d(narrow), gaussian_kernel2d(wide));
+    }
+    expect_error(R"([{"op": "gaussian_blur", "kernel_size": 3, "lanes": 4}])", "lanes must be 8 (AVX2) or 16 (AVX-512), got 4");
     // The default sigma is torchvision's 0.15 k + 0.35.
     const Pipeline p = pipeline(R"([{"op": "gaussian_blur", "kernel_size": [3, 9]}])");
     EXPECT_EQ(std::get<BlurOp>(p.ops[0]).sigma, (std::array<double, 2>{3 * 0.15 + 0.35, 9 * 0.15 + 0.35}));

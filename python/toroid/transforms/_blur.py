@@ -64,8 +64,34 @@ def _sharpness_factor(factor):
     return float(factor)
 
 
+_lanes = None
+
+
+def _torch_lanes():
+    """PyTorch's float vector width on this CPU (its softmax sums the Gaussian weights over it):
+    16 where it dispatches to AVX-512, else 8 (AVX2). None without torch (toroid's default, 16)."""
+    global _lanes
+    if _lanes is None:
+        try:
+            torch = _torch()
+        except Exception:  # noqa: BLE001 - no torch: toroid's default
+            return None
+        get = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+        if get is not None:
+            capability = get()
+        else:  # PyTorch before 2.0: "CPU capability usage: AVX2" in its build summary
+            capability = next((line.split(":", 1)[1].strip() for line in torch.__config__.show().splitlines()
+                               if "CPU capability usage" in line), "")
+        _lanes = 16 if "AVX512" in capability.upper() else 8
+    return _lanes
+
+
 def _emit_blur(state, kernel_size, sigma):
-    state.add({"op": "gaussian_blur", "kernel_size": list(kernel_size), "sigma": list(sigma)})
+    op = {"op": "gaussian_blur", "kernel_size": list(kernel_size), "sigma": list(sigma)}
+    lanes = _torch_lanes()
+    if lanes is not None:
+        op["lanes"] = lanes
+    state.add(op)
 
 
 def _emit_sharpness(state, factor):
