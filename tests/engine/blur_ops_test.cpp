@@ -123,7 +123,7 @@ const char* const kBlurPipelines[] = {
     R"([{"op": "gaussian_blur", "kernel_size": [5, 3], "sigma": [0.7, 1.9]}])",
     R"([{"op": "gaussian_blur", "kernel_size": [3, 7], "sigma": 0.1}])",
     R"([{"op": "gaussian_blur", "kernel_size": 9, "sigma": [1.3]}])",
-    R"([{"op": "gaussian_blur", "kernel_size": [11, 3], "sigma": [2.2, 0.4], "lanes": 8}])",
+    R"([{"op": "gaussian_blur", "kernel_size": [9, 3], "sigma": [2.2, 0.4], "lanes": 8}])",
     R"([{"op": "adjust_sharpness", "factor": 0}])",
     R"([{"op": "adjust_sharpness", "factor": 0.4}])",
     R"([{"op": "adjust_sharpness", "factor": 2.5}])",
