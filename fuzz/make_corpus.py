@@ -115,6 +115,8 @@ pipelines = {
                        {"op": "pad", "padding": 2, "mode": "symmetric", "fill": 0},
                        {"op": "pad", "padding": [-1, 0, 4, 0], "mode": "edge"},
                        {"op": "erase", "top": -2, "left": 1, "height": 3, "width": 40, "value": [0, 127.5, 255]}],
+    "blur.json": [{"op": "gaussian_blur", "kernel_size": [5, 3], "sigma": [0.7, 1.9], "lanes": 8},
+                  {"op": "gaussian_blur", "kernel_size": 3}, {"op": "adjust_sharpness", "factor": 1.8}],
     "empty.json": [],
 }
 for name, p in pipelines.items():

@@ -83,6 +83,7 @@ Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in
 Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in);  // color.cpp
 Value decompose_pad(OpContext& ctx, const PadOp& op, const Value& in);      // pad.cpp
 Value decompose_erase(OpContext& ctx, const EraseOp& op, const Value& in);  // pad.cpp
+Value decompose_blur(OpContext& ctx, const BlurOp& op, const Value& in);    // blur.cpp
 
 // The spec the reference engine gives an op's result: dense, in the suggested layout
 // of the op's input.

@@ -154,6 +154,7 @@ constexpr OpTable<DecomposeHook> kDecompositions = [] {
     t[op_slot<ColorOp>] = hook<ColorOp, decompose_color>;
     t[op_slot<PadOp>] = hook<PadOp, decompose_pad>;
     t[op_slot<EraseOp>] = hook<EraseOp, decompose_erase>;
+    t[op_slot<BlurOp>] = hook<BlurOp, decompose_blur>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

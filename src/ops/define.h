@@ -265,5 +265,6 @@ OpDef normalize_op_def();     // simple_ops.cpp
 OpDef color_op_def();         // color_op.cpp (invert, posterize, solarize, adjust_*, rgb_to_grayscale)
 OpDef pad_op_def();           // pad_ops.cpp
 OpDef erase_op_def();         // pad_ops.cpp
+OpDef blur_op_def();          // blur_op.cpp (gaussian_blur and adjust_sharpness)
 
 }  // namespace toroid

@@ -209,7 +209,33 @@ std::array<std::int64_t, 4> erase_region(const EraseOp& op, std::int64_t in_h, s
 // The erase value per channel as the image's dtype holds it (checks count and range).
 std::vector<double> erase_values(const EraseOp& op, DType dtype, std::int64_t channels);
 
-using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp, ColorOp, PadOp, EraseOp>;
+// torchvision.transforms.v2.functional.gaussian_blur(kernel_size, sigma) and
+// adjust_sharpness(factor) on image tensors (ops/blur_op.cpp has the arithmetic): a 2-D
+// convolution, in float32, of the reflect-padded image (blur) or of the image's interior
+// with the 3x3 kernel [[1,1,1],[1,5,1],[1,1,1]] / 13 blended with the image (sharpness, its
+// border kept). The kernel size is the structure; sigma and the factor are run-time values.
+enum class BlurFn : std::uint8_t { Gaussian, Sharpness };
+
+struct BlurOp {
+    BlurFn fn = BlurFn::Gaussian;
+    std::array<std::int64_t, 2> kernel_size{3, 3};  // (kx, ky), odd and positive
+    std::array<double, 2> sigma{0.8, 0.8};         // (sx, sy), positive
+    double factor = 1.0;                            // sharpness, non-negative
+    // PyTorch's float vector width the weights follow: 8 (AVX2) or 16 (AVX-512).
+    std::int64_t lanes = 16;
+
+    bool operator==(const BlurOp&) const = default;
+};
+
+// The weights of a Gaussian blur, row by row (ky rows of kx), as torchvision computes them
+// in float32: each 1-D kernel is softmax(-(linspace(-l, l, k) / sigma)^2) with PyTorch's CPU
+// linspace, exp and sum (over op.lanes lanes), and the 2-D kernel their outer product.
+std::vector<float> gaussian_kernel2d(const BlurOp& op);
+// The 3x3 smoothing weights of adjust_sharpness (row by row).
+std::vector<float> sharpness_kernel();
+
+using Op = std::variant<ResizeOp, AffineOp, GridSampleOp, FlipOp, CropOp, ConvertOp, NormalizeOp, PerspectiveOp, ColorOp,
+                        PadOp, EraseOp, BlurOp>;
 
 std::string_view op_name(const Op& op);
 

@@ -23,6 +23,7 @@ struct Registry {
         defs.push_back(color_op_def());
         defs.push_back(pad_op_def());
         defs.push_back(erase_op_def());
+        defs.push_back(blur_op_def());
 
         if (defs.size() != kOpKinds) fail("internal: the op registry has {} defs for {} kinds", defs.size(), kOpKinds);
         std::vector<std::string_view> all;

@@ -31,7 +31,7 @@ class OpReader;    // ops/define.h: the fields of one op's JSON object
 class JsonWriter;  // ops/define.h: one op's canonical JSON object
 
 // One kind per alternative of Op, in the variant's order.
-enum class OpKind : std::uint8_t { Resize, Affine, GridSample, Flip, Crop, Convert, Normalize, Perspective, Color, Pad, Erase };
+enum class OpKind : std::uint8_t { Resize, Affine, GridSample, Flip, Crop, Convert, Normalize, Perspective, Color, Pad, Erase, Blur };
 inline constexpr std::size_t kOpKinds = std::variant_size_v<Op>;
 
 namespace detail {
@@ -49,13 +49,13 @@ template <typename T>
 inline constexpr OpKind op_kind_of = static_cast<OpKind>(detail::index_in<T>(static_cast<const Op*>(nullptr)));
 inline OpKind op_kind(const Op& op) { return static_cast<OpKind>(op.index()); }
 
-static_assert(kOpKinds == static_cast<std::size_t>(OpKind::Erase) + 1, "every alternative of Op needs an OpKind");
+static_assert(kOpKinds == static_cast<std::size_t>(OpKind::Blur) + 1, "every alternative of Op needs an OpKind");
 static_assert(op_kind_of<ResizeOp> == OpKind::Resize && op_kind_of<AffineOp> == OpKind::Affine &&
                   op_kind_of<GridSampleOp> == OpKind::GridSample && op_kind_of<FlipOp> == OpKind::Flip &&
                   op_kind_of<CropOp> == OpKind::Crop && op_kind_of<ConvertOp> == OpKind::Convert &&
                   op_kind_of<NormalizeOp> == OpKind::Normalize && op_kind_of<PerspectiveOp> == OpKind::Perspective &&
                   op_kind_of<ColorOp> == OpKind::Color && op_kind_of<PadOp> == OpKind::Pad &&
-                  op_kind_of<EraseOp> == OpKind::Erase,
+                  op_kind_of<EraseOp> == OpKind::Erase && op_kind_of<BlurOp> == OpKind::Blur,
               "OpKind follows the order of Op's alternatives");
 
 // What parsing an op needs besides its JSON object.

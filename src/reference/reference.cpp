@@ -28,6 +28,7 @@ constexpr OpTable<ReferenceHook> kReferences = [] {
     t[op_slot<ColorOp>] = hook<ColorOp, color>;
     t[op_slot<PadOp>] = hook<PadOp, pad>;
     t[op_slot<EraseOp>] = hook<EraseOp, erase>;
+    t[op_slot<BlurOp>] = hook<BlurOp, blur>;
     return t;
 }();
 // The sanitizers' build (GCC with -fsanitize=undefined) cannot compare function pointers in

@@ -23,6 +23,7 @@ Tensor perspective(const PerspectiveOp& op, const Tensor& in, int threads = 1);
 Tensor color(const ColorOp& op, const Tensor& in, int threads = 1);  // color.cpp
 Tensor pad(const PadOp& op, const Tensor& in, int threads = 1);      // pad.cpp
 Tensor erase(const EraseOp& op, const Tensor& in, int threads = 1);  // pad.cpp
+Tensor blur(const BlurOp& op, const Tensor& in, int threads = 1);    // blur.cpp
 
 Tensor apply(const Op& op, const Tensor& in, int threads = 1);
 // Whether op kind `kind` has a reference (every kind has: a static_assert, and a test).

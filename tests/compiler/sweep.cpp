@@ -428,6 +428,33 @@ PerspectiveOp gen_perspective(Rng& r, const ShapeInfo& cur) {
     return op;
 }
 
+// gaussian_blur (kernel sides 1 to 9, sometimes up to 15; sigmas across torchvision's
+// GaussianBlur range and past it, sometimes the default; either vector width) or
+// adjust_sharpness (factors 0, 1 and around them).
+BlurOp gen_blur(Rng& r, const ShapeInfo&) {
+    BlurOp op;
+    if (r.chance(0.35)) {
+        op.fn = BlurFn::Sharpness;
+        switch (r.weighted({60, 15, 15, 10})) {
+            case 0: op.factor = r.uniform(0.0, 3.0); break;
+            case 1: op.factor = 0; break;
+            case 2: op.factor = 1; break;
+            default: op.factor = r.uniform(5.0, 30.0); break;
+        }
+        return op;
+    }
+    auto side = [&] { return 2 * (r.chance(0.85) ? r.uniform_int(0, 4) : r.uniform_int(5, 7)) + 1; };
+    op.kernel_size = {side(), side()};
+    if (r.chance(0.2)) {
+        for (int a = 0; a < 2; ++a) op.sigma[a] = static_cast<double>(op.kernel_size[a]) * 0.15 + 0.35;
+    } else {
+        op.sigma[0] = r.uniform(0.1, 2.0);
+        op.sigma[1] = r.chance(0.5) ? op.sigma[0] : r.uniform(0.05, 6.0);
+    }
+    op.lanes = r.chance(0.5) ? 16 : 8;
+    return op;
+}
+
 // One of the colour ops, with factors at and around torchvision's edges (0, 1, above 1)
 // and thresholds at the dtype's bounds.
 ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
@@ -550,8 +577,8 @@ Case make_case(std::uint64_t seed) {
         for (std::int64_t k = 0; k < nops; ++k) {
             for (int attempt = 0; attempt < 6; ++attempt) {
                 // resize, affine, grid_sample, flip, crop, convert, normalize, perspective, colour, pad,
-                // erase
-                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8, 12, 9, 7});
+                // erase, blur
+                const std::size_t kind = r.weighted({25, 14, 12, 10, 12, 14, 13, 8, 12, 9, 7, 7});
                 std::vector<Op> ops;
                 ShapeInfo s = cur;
                 if (needs_float(kind) && s.dtype != DType::Float32) {
@@ -569,7 +596,8 @@ Case make_case(std::uint64_t seed) {
                     case 7: ops.push_back(gen_perspective(r, s)); break;
                     case 8: ops.push_back(gen_color(r, s)); break;
                     case 9: ops.push_back(gen_pad(r, s)); break;
-                    default: ops.push_back(gen_erase(r, s)); break;
+                    case 10: ops.push_back(gen_erase(r, s)); break;
+                    default: ops.push_back(gen_blur(r, s)); break;
                 }
                 std::optional<ShapeInfo> next = cur;
                 for (const Op& op : ops)
@@ -1013,6 +1041,11 @@ std::vector<Case> candidates(const Case& c, const CaseResult& r) {
         } else if (const auto* o = std::get_if<EraseOp>(&op)) {
             if (o->height > 1) with([](Op& x) { auto& v = std::get<EraseOp>(x); v.height -= v.height / 2; });
             if (o->width > 1) with([](Op& x) { auto& v = std::get<EraseOp>(x); v.width -= v.width / 2; });
+        } else if (const auto* o = std::get_if<BlurOp>(&op); o && o->fn == BlurFn::Gaussian) {
+            // Smaller kernels, one side at a time.
+            for (std::size_t a : {0u, 1u})
+                if (o->kernel_size[a] > 1)
+                    with([a](Op& x) { auto& k = std::get<BlurOp>(x).kernel_size[a]; k = (k / 2) | 1; });
         }
     }
     return out;

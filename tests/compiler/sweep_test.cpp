@@ -108,6 +108,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
                     } else if constexpr (std::is_same_v<T, EraseOp>) {
                         const auto reg = erase_region(o, cur_in.shape[2], cur_in.shape[3]);
                         seen.insert(reg[1] > reg[0] && reg[3] > reg[2] ? "erase" : "erase empty");
+                    } else if constexpr (std::is_same_v<T, BlurOp>) {
+                        seen.insert(std::string(op_name(op)));
                     }
                 },
                 op);
@@ -144,7 +146,7 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
           "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
           "several sizes", "several sizes, views", "invert", "posterize", "solarize", "adjust_brightness",
           "adjust_saturation", "adjust_contrast", "rgb_to_grayscale", "pad constant", "pad edge", "pad reflect",
-          "pad symmetric", "pad negative", "pad fill per-channel", "erase", "erase empty"})
+          "pad symmetric", "pad negative", "pad fill per-channel", "erase", "erase empty", "gaussian_blur", "adjust_sharpness"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }
 

@@ -117,6 +117,33 @@ TEST(DecomposeOps, CropInsideIsAShiftedReadOutsideIsMasked) {
     }
 }
 
+TEST(DecomposeOps, BlurReadsARealizedPaddedCopyWithOneFmaPerTap) {
+    const TensorSpec in = spec(U8, {1, 3, 8, 10});
+    // A realized reflect-padded copy, then ky * kx fused multiply-adds of a weight table.
+    const Census blur(decompose_json(R"([{"op": "gaussian_blur", "kernel_size": [5, 3], "sigma": [0.7, 1.2]}])", in));
+    EXPECT_EQ(blur.computes, 2);
+    EXPECT_EQ(blur.realized, 1);
+    EXPECT_EQ(blur.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(count(blur.output.body, ir::Op::Fma), 15);
+    EXPECT_EQ(blur.output.body->op, ir::Op::Cast);
+    EXPECT_EQ(loads_of(blur.output.body, 0), 0);  // the taps read the padded copy, not the input
+    // A new sigma, or a new input size, is the same structure; a new kernel size is not.
+    const auto structure = [](const std::string& json, const Dims& shape) {
+        return decompose_json(json, spec(U8, shape)).structure();
+    };
+    EXPECT_EQ(structure(R"([{"op": "gaussian_blur", "kernel_size": 3, "sigma": 0.4}])", {1, 3, 8, 10}),
+              structure(R"([{"op": "gaussian_blur", "kernel_size": 3, "sigma": 1.9}])", {1, 3, 17, 9}));
+    EXPECT_NE(structure(R"([{"op": "gaussian_blur", "kernel_size": 3}])", {1, 3, 8, 10}),
+              structure(R"([{"op": "gaussian_blur", "kernel_size": 5}])", {1, 3, 8, 10}));
+    // Sharpness: one pointwise body of nine taps selecting the blend inside; the factor a table.
+    const Census sharp(decompose_json(R"([{"op": "adjust_sharpness", "factor": 1.5}])", in));
+    EXPECT_EQ(sharp.computes, 1);
+    EXPECT_EQ(sharp.realized, 0);
+    EXPECT_EQ(sharp.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(sharp.output.body->op, ir::Op::Select);
+    EXPECT_EQ(count(sharp.output.body, ir::Op::Fma), 10);
+}
+
 TEST(DecomposeOps, PadRemapsIndicesOnTheSidesThatPad) {
     const TensorSpec in = spec(U8, {1, 3, 8, 10});
     // Only negative padding: a shifted read, no table, no mask.

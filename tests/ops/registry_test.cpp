@@ -83,6 +83,9 @@ const char* const kRoundTrips[] = {
     R"({"op": "pad", "padding": [0, 1, 0, 1], "fill": [1.5, 2, 255]})",
     R"({"op": "erase", "top": 1, "left": -2, "height": 3, "width": 4, "value": 0})",
     R"({"op": "erase", "top": 0, "left": 0, "height": 0, "width": 7, "value": [0.5, -0.25, 3]})",
+    R"({"op": "gaussian_blur", "kernel_size": 3})",
+    R"({"op": "gaussian_blur", "kernel_size": [5, 1], "sigma": [0.3, 1.7], "lanes": 8})",
+    R"({"op": "adjust_sharpness", "factor": 1.5})",
 };
 
 TEST(OpRegistry, ParseWriteParseIsIdentityForEveryOp) {
@@ -155,7 +158,7 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 TEST(OpRegistry, NamesComeFromTheRegistry) {
     const std::string names = "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, perspective, invert, "
                               "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast, "
-                              "rgb_to_grayscale, pad or erase";
+                              "rgb_to_grayscale, pad, erase, gaussian_blur or adjust_sharpness";
     EXPECT_EQ(op_names_text(), names);
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
               "op 1: unknown op 'blur' (expected " + names + ")");

@@ -173,6 +173,18 @@ TEST(OpShapes, PadFillValuesAreTorchvisionsConversions) {
     EXPECT_EQ(fill(R"({"op": "pad", "padding": [0, -1, 0, 0], "fill": 9})", U8, 1), (std::vector<double>{0}));
 }
 
+TEST(OpShapes, BlurAndSharpness) {
+    EXPECT_EQ(shape_of(R"({"op": "gaussian_blur", "kernel_size": [5, 3]})", F32, {2, 1, 2, 3}),
+              (ShapeInfo{F32, {2, 1, 2, 3}}));
+    // torch's reflect pad: the padding (k / 2) must be below the dimension it pads.
+    EXPECT_EQ(error_for(R"({"op": "gaussian_blur", "kernel_size": [7, 3]})", U8, {1, 3, 5, 3}),
+              "gaussian_blur: Padding size should be less than the corresponding input dimension, but got: padding "
+              "(3, 3, 1, 1) for a 5x3 input (kernel_size [7, 3])");
+    EXPECT_EQ(shape_of(R"({"op": "adjust_sharpness", "factor": 2})", U8, {1, 1, 1, 1}), (ShapeInfo{U8, {1, 1, 1, 1}}));
+    EXPECT_EQ(error_for(R"({"op": "adjust_sharpness", "factor": 2})", U8, {1, 2, 5, 5}),
+              "adjust_sharpness: Input image tensor can have 1 or 3 channels, but found 2");
+}
+
 TEST(OpShapes, Erase) {
     EXPECT_EQ(shape_of(R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [1, 2, 3]})", U8,
                        {2, 3, 5, 7}),

@@ -59,6 +59,8 @@ TEST(ReferenceDispatch, ApplyRunsTheReferenceOfTheOpsKind) {
          [](const Op& op, const Tensor& x) { return reference::pad(std::get<PadOp>(op), x); }},
         {R"({"op": "erase", "top": 1, "left": 2, "height": 3, "width": 4, "value": [-2, 7, 9]})", &f32,
          [](const Op& op, const Tensor& x) { return reference::erase(std::get<EraseOp>(op), x); }},
+        {R"({"op": "gaussian_blur", "kernel_size": [3, 5], "sigma": 1.2})", &u8,
+         [](const Op& op, const Tensor& x) { return reference::blur(std::get<BlurOp>(op), x); }},
     };
     std::set<std::size_t> kinds;
     for (const Case& c : cases) {

@@ -223,6 +223,22 @@ def fields_erase(r):
             "value": maybe(r, lambda: r.choice([0, 127.5, -1, 256, [1, 2, 3], [0.5], [1, 2], "random"]))}
 
 
+def fields_gaussian_blur(r):
+    def side():
+        return huge(r) if r.random() < 0.03 else r.choice([1, 3, 3, 5, 7, 9, 0, 2, -3, 101])
+    op = {"op": "gaussian_blur", "kernel_size": maybe(r, lambda: r.choice([side(), [side(), side()], [3], [3, 3, 3]]))}
+    if r.random() < 0.7:
+        op["sigma"] = maybe(r, lambda: r.choice([round(r.uniform(0.05, 3), 3), [round(r.uniform(0.05, 3), 3)],
+                                                 [0.5, 1.5], 0, -1, [1, 2, 3], None]))
+    if r.random() < 0.2:
+        op["lanes"] = maybe(r, lambda: r.choice([8, 16, 4, 0]))
+    return op
+
+
+def fields_adjust_sharpness(r):
+    return {"op": "adjust_sharpness", "factor": maybe(r, lambda: r.choice([0, 0.5, 1, 2.7, 40, -0.5]))}
+
+
 def random_op(r, np):
     roll = r.random()
     if roll < 0.02:
@@ -230,7 +246,7 @@ def random_op(r, np):
     if roll < 0.04:
         return {"op": r.choice(["rotate", "", 5, None, "Resize"])}
     kind = r.choice(["resize", "resize", "affine", "grid_sample", "flip", "crop", "center_crop", "convert",
-                     "convert", "normalize", "pad", "erase"])
+                     "convert", "normalize", "pad", "erase", "gaussian_blur", "adjust_sharpness"])
     op = (fields_grid_sample(r, np) if kind == "grid_sample" else globals()["fields_" + kind](r))
     if r.random() < 0.03:
         op[r.choice(["extra", "Mode", "sizes", "op2"])] = 1  # an unknown field

@@ -9,20 +9,21 @@ toroid.transforms.functional and importable from here too.
 Each module below adds its transforms (TRANSFORMS) and functional forms (FUNCTIONAL):
 _base holds the per-call state, Compose and the first geometric ops; _warp rotation and perspective;
 _color the colour ops; _geometry padding, erasing and the crop family of training transforms;
-_container RandomApply, RandomChoice, RandomOrder and Lambda; _augment AutoAugment, RandAugment
-and TrivialAugmentWide.
+_container RandomApply, RandomChoice, RandomOrder and Lambda; _blur GaussianBlur and sharpness;
+_augment AutoAugment, RandAugment and TrivialAugmentWide.
 """
 
-from . import _augment, _base, _color, _container, _geometry, _warp
+from . import _augment, _base, _blur, _color, _container, _geometry, _warp
 from ._base import *  # noqa: F401,F403
 from ._warp import *  # noqa: F401,F403
 from ._color import *  # noqa: F401,F403
 from ._base import _wait_for_variants  # noqa: F401 - the programs compiling in the background
 from ._container import *  # noqa: F401,F403
 from ._geometry import *  # noqa: F401,F403
+from ._blur import *  # noqa: F401,F403
 from ._augment import *  # noqa: F401,F403
 
-_MODULES = (_base, _warp, _color, _geometry, _container, _augment)
+_MODULES = (_base, _warp, _color, _geometry, _container, _blur, _augment)
 
 __all__ = [name for m in _MODULES for name in m.TRANSFORMS + m.FUNCTIONAL] + ["functional"]
 
