@@ -12,6 +12,7 @@
 #include "decomp/builder.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace toroid::decomp {
 
@@ -197,6 +198,42 @@ Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in) {
             const Expr minimum = select(same, fconst(0.0), lo);
             const Expr v = clamp(div(sub(as_f32(x), minimum), inv_scale), fconst(0.0), bound);
             return done(u8 ? cast(Type::U8, v) : v);
+        }
+        case ColorFn::Equalize: {
+            // The uint8 image as int32 (float inputs through to_dtype).
+            auto byte_of = [&](const Expr& v) {
+                return u8 ? cast(Type::I32, v) : cast(Type::I32, sat_cast(Type::U8, mul(v, fconst(static_cast<float>(255.0 + 1.0 - 1e-3)))));
+            };
+            auto pixel = [&](int rh, int rw) { return byte_of(load4(g, in.tensor, {var(0), var(1), var(rh), var(rw)})); };
+            const Expr H = in.shape[2], W = in.shape[3];
+            auto over_image = [&](Reduce kind, const std::function<Expr(const Expr&)>& term) {
+                const int rh = g.new_reduction_var(), rw = g.new_reduction_var();
+                return reduce(kind, rh, H, reduce(kind, rw, W, term(pixel(rh, rw)), Type::I32), Type::I32);
+            };
+            auto realized = [&](const char* name, const Shape& shape, const Expr& body) {
+                return g.add_compute(ctx.tensor_name(name), Type::I32, shape, body, ctx.origin(), /*realize=*/true);
+            };
+            const Shape per_channel{in.shape[0], in.shape[1], iconst(1), iconst(1)};
+            const Expr one = iconst(1, Type::I32), zero = iconst(0, Type::I32);
+            // The greatest value, how many pixels hold it, and cum[k]: the pixels <= k.
+            const int top = realized("top", per_channel, over_image(Reduce::Max, [](const Expr& p) { return p; }));
+            const Expr top_at = load4(g, top, {var(0), var(1), iconst(0), iconst(0)});
+            const int count = realized("top_count", per_channel, over_image(Reduce::Add, [&](const Expr& p) {
+                                           return select(eq(p, top_at), one, zero);
+                                       }));
+            const int cum = realized("cum", Shape{in.shape[0], in.shape[1], iconst(256), iconst(1)},
+                                     over_image(Reduce::Add, [&](const Expr& p) {
+                                         return select(le(p, cast(Type::I32, var(2))), one, zero);
+                                     }));
+            const Expr xb = byte_of(x);
+            const Expr pixels = cast(Type::I32, mul(H, W));
+            const Expr step = floordiv(sub(pixels, load4(g, count, {i[0], i[1], iconst(0), iconst(0)})), iconst(255, Type::I32));
+            const Expr below = load4(g, cum, {i[0], i[1], cast(Type::I64, max(sub(xb, one), zero)), iconst(0)});
+            const Expr lut = select(eq(xb, zero), zero,
+                                    clamp(floordiv(add(below, floordiv(step, iconst(2, Type::I32))), max(step, one)), zero,
+                                          iconst(255, Type::I32)));
+            const Expr v = select(ne(step, zero), lut, xb);
+            return done(u8 ? cast(Type::U8, v) : mul(as_f32(v), fconst(static_cast<float>(1.0 / 255.0))));
         }
         case ColorFn::Grayscale: {
             const Dims out{s[0], op.out_channels, s[2], s[3]};

@@ -25,15 +25,19 @@
 //   them); uint8 goes through to_dtype both ways; 1-channel images are returned as they are;
 // - autocontrast: per image and channel, min and max over the image (float32); where they
 //   are equal the minimum is 0 and the scale 1, else inv_scale = (max - min) * float(1 /
-//   bound); the result is clamp((x - min) / inv_scale, 0, bound), truncated for uint8.
+//   bound); the result is clamp((x - min) / inv_scale, 0, bound), truncated for uint8;
+// - equalize: per image and channel of the uint8 image (float inputs through to_dtype and
+//   back), cum[k] = the number of pixels <= k, the count of the greatest value m, step =
+//   (H * W - count) floordiv 255; where step is 0 the image is kept, else pixel x becomes
+//   0 for x = 0 and clamp((cum[x - 1] + step floordiv 2) floordiv step, 0, 255) (int32).
 #include "ops/define.h"
 
 namespace toroid {
 namespace {
 
-constexpr std::array<std::string_view, 10> kColorNames{
-    "invert",           "posterize",    "solarize",   "adjust_brightness", "adjust_saturation",
-    "adjust_contrast",  "rgb_to_grayscale", "adjust_gamma", "adjust_hue",    "autocontrast",
+constexpr std::array<std::string_view, 11> kColorNames{
+    "invert",          "posterize",        "solarize",     "adjust_brightness", "adjust_saturation", "adjust_contrast",
+    "rgb_to_grayscale", "adjust_gamma",    "adjust_hue",   "autocontrast",      "equalize",
 };
 
 ColorOp parse_invert(OpReader&, const ParseContext&) { return {ColorFn::Invert}; }
@@ -103,6 +107,7 @@ ColorOp parse_hue(OpReader& r, const ParseContext&) {
 }
 
 ColorOp parse_autocontrast(OpReader&, const ParseContext&) { return {ColorFn::Autocontrast}; }
+ColorOp parse_equalize(OpReader&, const ParseContext&) { return {ColorFn::Equalize}; }
 
 std::size_t color_syntax(const ColorOp& o) { return static_cast<std::size_t>(o.fn); }
 
@@ -120,7 +125,8 @@ void write_color(const ColorOp& o, JsonWriter& w) {
             w.field("gamma", o.value);
             return;
         case ColorFn::Hue: w.field("factor", o.value); return;
-        case ColorFn::Autocontrast: return;
+        case ColorFn::Autocontrast:
+        case ColorFn::Equalize: return;
     }
 }
 
@@ -130,7 +136,8 @@ ShapeInfo color_shape(const ColorOp& o, const ShapeInfo& in) {
     switch (o.fn) {
         case ColorFn::Invert:
         case ColorFn::Posterize:
-        case ColorFn::Gamma: return in;
+        case ColorFn::Gamma:
+        case ColorFn::Equalize: return in;
         case ColorFn::Solarize: {
             const double max = in.dtype == DType::UInt8 ? 255.0 : 1.0;
             if (o.value > max)
@@ -167,7 +174,8 @@ OpDef color_op_def() {
                    {kColorNames[6], parse_grayscale},
                    {kColorNames[7], parse_gamma},
                    {kColorNames[8], parse_hue},
-                   {kColorNames[9], parse_autocontrast}},
+                   {kColorNames[9], parse_autocontrast},
+                   {kColorNames[10], parse_equalize}},
         .syntax_of = color_syntax,
         .write = write_color,
         .shape = color_shape,

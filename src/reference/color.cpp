@@ -6,6 +6,7 @@
 #include "reference/reference.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -153,6 +154,34 @@ Tensor color(const ColorOp& op, const Tensor& in, int threads) {
     }
     const float gamma = static_cast<float>(op.value), gain = static_cast<float>(op.gain);
 
+    // Equalize: the uint8 image (float through to_dtype), each image and channel's table.
+    auto byte_at = [&](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) -> int {
+        return u8 ? in.at<std::uint8_t>(n, c, h, w) : static_cast<int>(to_byte(in.at<float>(n, c, h, w)));
+    };
+    std::vector<std::array<int, 256>> lut;
+    std::vector<bool> equalized;
+    if (op.fn == ColorFn::Equalize) {
+        lut.resize(static_cast<std::size_t>(s[0] * s[1]));
+        equalized.resize(lut.size());
+        for (std::int64_t n = 0; n < s[0]; ++n)
+            for (std::int64_t c = 0; c < s[1]; ++c) {
+                std::array<std::int64_t, 256> hist{};
+                for (std::int64_t h = 0; h < s[2]; ++h)
+                    for (std::int64_t w = 0; w < s[3]; ++w) ++hist[static_cast<std::size_t>(byte_at(n, c, h, w))];
+                int top = 255;
+                while (top > 0 && hist[static_cast<std::size_t>(top)] == 0) --top;
+                const std::int64_t step = (s[2] * s[3] - hist[static_cast<std::size_t>(top)]) / 255;
+                const std::size_t k = static_cast<std::size_t>(n * s[1] + c);
+                equalized[k] = step != 0;
+                std::int64_t cum = 0;
+                lut[k][0] = 0;
+                for (std::size_t v = 1; v < 256; ++v) {
+                    cum += hist[v - 1];
+                    lut[k][v] = static_cast<int>(std::clamp<std::int64_t>((cum + step / 2) / std::max<std::int64_t>(step, 1), 0, 255));
+                }
+            }
+    }
+
     const std::int64_t C = o[1], H = o[2];
     parallel_for(0, o[0] * C * H, threads, [&](std::int64_t r) {
         const std::int64_t n = r / (C * H), c = (r / H) % C, h = r % H;
@@ -211,6 +240,13 @@ Tensor color(const ColorOp& op, const Tensor& in, int threads) {
                     auto scaled = [&](std::int64_t ch) { return u8 ? value(n, ch, h, w) * k : value(n, ch, h, w); };
                     hue_pixel(scaled(0), scaled(1), scaled(2), ratio, rgb);
                     store(n, c, h, w, u8 ? to_byte(rgb[c]) : rgb[c]);
+                    break;
+                }
+                case ColorFn::Equalize: {
+                    const std::size_t k = static_cast<std::size_t>(n * s[1] + c);
+                    const int b = byte_at(n, c, h, w);
+                    const int v = equalized[k] ? lut[k][static_cast<std::size_t>(b)] : b;
+                    store(n, c, h, w, u8 ? static_cast<float>(v) : static_cast<float>(v) * kToFloat);
                     break;
                 }
                 case ColorFn::Autocontrast: {

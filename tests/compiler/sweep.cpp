@@ -432,7 +432,7 @@ PerspectiveOp gen_perspective(Rng& r, const ShapeInfo& cur) {
 // and thresholds at the dtype's bounds.
 ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
     ColorOp op;
-    op.fn = static_cast<ColorFn>(r.uniform_int(0, 9));
+    op.fn = static_cast<ColorFn>(r.uniform_int(0, 10));
     const double max = cur.dtype == DType::UInt8 ? 255.0 : 1.0;
     switch (op.fn) {
         case ColorFn::Invert: break;
@@ -462,7 +462,8 @@ ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
             op.gain = r.chance(0.5) ? 1.0 : r.uniform(0.0, 2.0);
             break;
         case ColorFn::Hue: op.value = r.chance(0.1) ? (r.chance(0.5) ? -0.5 : 0.5) : r.uniform(-0.5, 0.5); break;
-        case ColorFn::Autocontrast: break;
+        case ColorFn::Autocontrast:
+        case ColorFn::Equalize: break;
     }
     return op;
 }

@@ -234,6 +234,18 @@ TEST(DecomposeOps, ToneOps) {
         EXPECT_EQ(ir::reduce_kind(it->body), std::string(name) == "op0.min" ? ir::Reduce::Min : ir::Reduce::Max);
         EXPECT_EQ(loads_of(ac.output.body, it->id), 1);
     }
+    // equalize: three realized int32 tensors (the greatest value, its count, the cumulative
+    // counts per value, (N, C, 256, 1)); the output gathers the cumulative count at x - 1.
+    const ir::Graph eg = decompose_json(R"([{"op": "equalize"}])", spec(U8, {1, 3, 4, 5}));
+    const Census eq(eg);
+    EXPECT_EQ(eq.computes, 4);
+    EXPECT_EQ(eq.realized, 3);
+    const auto cum = std::find_if(eg.tensors().begin(), eg.tensors().end(),
+                                  [](const ir::GraphTensor& t) { return t.name == "op0.cum"; });
+    ASSERT_NE(cum, eg.tensors().end());
+    EXPECT_EQ(cum->type, ir::Type::I32);
+    EXPECT_TRUE(ir::is_const(cum->shape[2], 256));
+    EXPECT_EQ(loads_of(eq.output.body, cum->id), 1);
 }
 
 TEST(DecomposeOps, ColorOpsArePointwiseButContrast) {

@@ -1,4 +1,4 @@
-// adjust_gamma, adjust_hue and autocontrast: the reference against values worked out by
+// adjust_gamma, adjust_hue, autocontrast and equalize: the reference against values worked out by
 // hand from torchvision's formulas, the compiled engine (quick scalar tier, full vector
 // build, and the specialized engine) against the reference bit for bit on random images of
 // both dtypes and layouts, one and three channels, batches; run-time factors; the IR's new
@@ -134,6 +134,30 @@ TEST(ToneReference, AutocontrastByHand) {
     EXPECT_EQ(o2.at<std::uint8_t>(1, 0, 0, 0), 0);
 }
 
+TEST(ToneReference, EqualizeByHand) {
+    // 1 x 300 pixels: 100 of 10, 100 of 20, 100 of 30. The greatest value (30) has 100
+    // pixels: step = (300 - 100) floordiv 255 = 0, so the image is kept.
+    std::vector<double> v(300);
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 10.0 * static_cast<double>(k / 100 + 1);
+    const Tensor small = pixels(DType::UInt8, 1, 300, v);
+    EXPECT_TRUE(identical(run1(R"({"op": "equalize"})", small), small));
+    // 1 x 1000: 600 of 10, 300 of 20, 100 of 30: step = 900 floordiv 255 = 3. lut[x] =
+    // (cum[x - 1] + 1) floordiv 3: lut[10] = (0 + 1) / 3 = 0, lut[20] = (600 + 1) / 3 = 200,
+    // lut[30] = (900 + 1) / 3 = 300 clamped to 255.
+    std::vector<double> w(1000);
+    for (std::size_t k = 0; k < w.size(); ++k) w[k] = k < 600 ? 10 : k < 900 ? 20 : 30;
+    const Tensor big = pixels(DType::UInt8, 1, 1000, w);
+    const Tensor o = run1(R"({"op": "equalize"})", big);
+    EXPECT_EQ(at(o, 0, 0), 0);
+    EXPECT_EQ(at(o, 0, 700), 200);
+    EXPECT_EQ(at(o, 0, 950), 255);
+    // float goes through uint8: 20 / 255 scaled up by 255.999 truncates to 20, back as 200 / 255.
+    Tensor f = Tensor::empty(DType::Float32, {1, 1, 1, 1000});
+    for (std::int64_t k = 0; k < 1000; ++k) f.at<float>(0, 0, 0, k) = static_cast<float>(w[static_cast<std::size_t>(k)]) / 255.0f;
+    const Tensor fo = run1(R"({"op": "equalize"})", f);
+    EXPECT_EQ(at(fo, 0, 700), static_cast<double>(200.0f * kToFloat));
+}
+
 TEST(ToneReference, ValidationErrors) {
     auto error_of = [](const std::string& json, const Tensor& in) -> std::string {
         try {
@@ -204,11 +228,13 @@ const char* kTonePipelines[] = {
     R"([{"op": "adjust_hue", "factor": -0.5}])",
     R"([{"op": "adjust_hue", "factor": 0}])",
     R"([{"op": "autocontrast"}])",
+    R"([{"op": "equalize"}])",
     // Chains: a ColorJitter order with hue, and autocontrast after a resize and before a flip.
     R"([{"op": "adjust_brightness", "factor": 1.2}, {"op": "adjust_hue", "factor": 0.1},
         {"op": "adjust_saturation", "factor": 1.4}, {"op": "adjust_contrast", "factor": 0.7}])",
     R"([{"op": "resize", "size": [9, 21], "mode": "bilinear", "antialias": true}, {"op": "autocontrast"},
         {"op": "flip", "dims": [3]}, {"op": "adjust_gamma", "gamma": 1.7}])",
+    R"([{"op": "posterize", "bits": 3}, {"op": "equalize"}, {"op": "crop", "top": 1, "left": 2, "height": 3, "width": 5}])",
 };
 
 // Compiled (both tiers, and the specialized engine) against the reference, bit for bit.

@@ -80,6 +80,7 @@ const char* const kRoundTrips[] = {
     R"({"op": "adjust_gamma", "gamma": 0.5, "gain": 1.5})",
     R"({"op": "adjust_hue", "factor": -0.25})",
     R"({"op": "autocontrast"})",
+    R"({"op": "equalize"})",
     R"({"op": "pad", "padding": [1, -2, 3, 4]})",
     R"({"op": "pad", "padding": 2, "mode": "reflect"})",
     R"({"op": "pad", "padding": [1, 2], "mode": "edge", "fill": 3})",
@@ -159,7 +160,7 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 TEST(OpRegistry, NamesComeFromTheRegistry) {
     const std::string names = "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, perspective, invert, "
                               "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast, "
-                              "rgb_to_grayscale, adjust_gamma, adjust_hue, autocontrast, pad or erase";
+                              "rgb_to_grayscale, adjust_gamma, adjust_hue, autocontrast, equalize, pad or erase";
     EXPECT_EQ(op_names_text(), names);
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
               "op 1: unknown op 'blur' (expected " + names + ")");

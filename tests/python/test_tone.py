@@ -1,9 +1,10 @@
-"""Tests of toroid.transforms' adjust_gamma, adjust_hue and autocontrast against NumPy
+"""Tests of toroid.transforms' adjust_gamma, adjust_hue, autocontrast and equalize against NumPy
 float32 formulas written from torchvision 0.26's source (every float32 op rounded on its own;
 PyTorch's pow of a tensor by a scalar: its special exponents, else pow in double rounded to
 float32; to_dtype's x * float(1/255) and x * float(255.999) truncated), uint8 bit for bit and
 float32 within 1e-5, both layouts, one and three channels, images and batches; torchvision's
-checks and exception types; ColorJitter's hue draw and RandomAutocontrast's coin against
+checks and exception types; ColorJitter's hue draw and RandomAutocontrast's and
+RandomEqualize's coins against
 torch's generator under one seed."""
 
 import unittest
@@ -99,6 +100,25 @@ def np_autocontrast(x):
     return out.astype(np.uint8) if x.dtype == np.uint8 else out.astype(f32)
 
 
+def np_equalize(x):
+    """torchvision's equalize_image: the uint8 image's histogram per image and channel, its
+    cumulative sum and PIL's table in integer arithmetic; float through uint8 and back."""
+    b = x if x.dtype == np.uint8 else np.clip(x.astype(f32) * TO_BYTE, f32(0), f32(255)).astype(np.uint8)
+    flat = b.reshape(-1, b.shape[-2] * b.shape[-1])
+    out = np.empty_like(flat)
+    for k, row in enumerate(flat):
+        hist = np.bincount(row, minlength=256).astype(np.int64)
+        cum = np.cumsum(hist)
+        step = (row.size - hist[int(row.max())]) // 255
+        if step == 0:
+            out[k] = row
+            continue
+        lut = np.concatenate([[0], np.clip((cum[:-1] + step // 2) // step, 0, 255)]).astype(np.uint8)
+        out[k] = lut[row]
+    out = out.reshape(b.shape)
+    return out if x.dtype == np.uint8 else (out.astype(f32) * TO_FLOAT).astype(f32)
+
+
 @needs_torch
 class Functional(ColorCase):
     SHAPES = [(3, 5, 7), (2, 3, 4, 9), (1, 6, 5), (2, 1, 3, 4)]
@@ -131,6 +151,14 @@ class Functional(ColorCase):
             self.check(F.autocontrast(x), np_autocontrast(x.numpy()))
         flat = torch.full((3, 4, 5), 77, dtype=torch.uint8)
         self.check(F.autocontrast(flat), flat.numpy())  # min == max: unchanged
+
+    def test_equalize(self):
+        for x in self.inputs():
+            self.check(F.equalize(x), np_equalize(x.numpy()))
+        # A larger image, so that step is not 0 (at least 255 pixels besides the top value's).
+        big = make((2, 3, 40, 30), np.uint8, 9)
+        self.check(F.equalize(big), np_equalize(big.numpy()))
+        self.assertFalse(np.array_equal(F.equalize(big).numpy(), big.numpy()))
 
     def test_checks_and_wording(self):
         x = make((3, 4, 4), np.uint8, 1)
@@ -181,19 +209,20 @@ class RandomDraws(ColorCase):
         with self.assertRaises(ValueError):
             T.ColorJitter(hue=(-0.6, 0.1))
 
-    def test_random_autocontrast(self):
-        x = make((3, 5, 4), np.uint8, 4)
+    def test_random_autocontrast_and_equalize(self):
+        x = make((3, 25, 24), np.uint8, 4)
         a = x.numpy()
-        outcomes = set()
-        for seed in range(8):
-            torch.manual_seed(seed)
-            hit = bool(torch.rand(1) < 0.5)
-            after = torch.rand(1)
-            torch.manual_seed(seed)
-            self.check(T.RandomAutocontrast(0.5)(x), np_autocontrast(a) if hit else a)
-            self.assertTrue(torch.equal(torch.rand(1), after))
-            outcomes.add(hit)
-        self.assertEqual(outcomes, {True, False})
+        for t, applied in ((T.RandomAutocontrast(0.5), np_autocontrast(a)), (T.RandomEqualize(0.5), np_equalize(a))):
+            outcomes = set()
+            for seed in range(8):
+                torch.manual_seed(seed)
+                hit = bool(torch.rand(1) < 0.5)
+                after = torch.rand(1)
+                torch.manual_seed(seed)
+                self.check(t(x), applied if hit else a)
+                self.assertTrue(torch.equal(torch.rand(1), after))
+                outcomes.add(hit)
+            self.assertEqual(outcomes, {True, False}, type(t).__name__)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Colour transforms: torchvision.transforms.v2's Grayscale, RandomGrayscale, RandomInvert,
-RandomPosterize, RandomSolarize, RandomAutocontrast and ColorJitter (brightness, contrast,
+RandomPosterize, RandomSolarize, RandomAutocontrast, RandomEqualize and ColorJitter (brightness, contrast,
 saturation, hue), and the functional forms invert, posterize, solarize, adjust_brightness,
-adjust_saturation, adjust_contrast, adjust_gamma, adjust_hue, autocontrast and
+adjust_saturation, adjust_contrast, adjust_gamma, adjust_hue, autocontrast, equalize and
 rgb_to_grayscale (to_grayscale). Each is one toroid op whose factor or
 threshold is a run-time value, so a random draw binds, it does not compile. The arithmetic is
 torchvision's on CPU tensors (uint8 bit for bit): see toroid's src/ops/color_op.cpp."""
@@ -12,9 +12,9 @@ from .._capi import Error, InvalidTypeError, public, show
 from ._base import Transform, _one, _RandomApply, _torch
 
 TRANSFORMS = ["Grayscale", "RandomGrayscale", "RandomInvert", "RandomPosterize", "RandomSolarize",
-              "RandomAutocontrast", "ColorJitter"]
+              "RandomAutocontrast", "RandomEqualize", "ColorJitter"]
 FUNCTIONAL = ["invert", "posterize", "solarize", "adjust_brightness", "adjust_saturation", "adjust_contrast",
-              "adjust_gamma", "adjust_hue", "autocontrast", "rgb_to_grayscale", "to_grayscale"]
+              "adjust_gamma", "adjust_hue", "autocontrast", "equalize", "rgb_to_grayscale", "to_grayscale"]
 __all__ = TRANSFORMS + FUNCTIONAL
 
 
@@ -98,6 +98,10 @@ def _emit_hue(state, factor):
 def _emit_autocontrast(state):
     _check_channels(state)
     state.add({"op": "autocontrast"})
+
+
+def _emit_equalize(state):
+    state.add({"op": "equalize"})
 
 
 def _emit_gray(state, num_output_channels):
@@ -186,6 +190,17 @@ class _AutocontrastInner:
 class RandomAutocontrast(_RandomApply):
     """torchvision.transforms.v2.RandomAutocontrast(p=0.5)."""
     _inner = _AutocontrastInner
+
+
+class _EqualizeInner:
+    @staticmethod
+    def _emit(self, state):
+        _emit_equalize(state)
+
+
+class RandomEqualize(_RandomApply):
+    """torchvision.transforms.v2.RandomEqualize(p=0.5)."""
+    _inner = _EqualizeInner
 
 
 class ColorJitter(Transform):
@@ -293,6 +308,11 @@ def adjust_hue(inpt, hue_factor):
 @public("autocontrast")
 def autocontrast(inpt):
     return _one(inpt, _emit_autocontrast)
+
+
+@public("equalize")
+def equalize(inpt):
+    return _one(inpt, _emit_equalize)
 
 
 @public("rgb_to_grayscale")
