@@ -101,7 +101,7 @@ protected:
         Expr lo, hi, term;
     };
     std::optional<PaddingWindow> padding_window(const Expr& sum) const {
-        if (peel_padding_taps() == kPeelNone || sum->op != Op::Sum) return std::nullopt;
+        if (peel_padding_taps() == kPeelNone || sum->op != Op::Sum || reduce_kind(sum) != Reduce::Add) return std::nullopt;
         const int r = sum->var;
         const Expr& body = sum->args[0];
         if (body->op != Op::Select || body->args[2]->op != Op::Const) return std::nullopt;
@@ -190,12 +190,13 @@ protected:
             const bool vec = vector && varying(e);
             const std::string el = vec ? velem(e) : expr_ctype(e);
             const std::string acc = fmt::format("t{}", next_temp_++);
-            line(vec ? fmt::format("vec<{}> {} = {{}};", el, acc) : fmt::format("{} {} = 0;", el, acc));
+            line(vec ? fmt::format("vec<{}> {} = {};", el, acc, vector_identity(e, el)) : fmt::format("{} {} = {};", el, acc, scalar_identity(e)));
             accs.push_back(acc);
             elems.push_back(vec ? el : std::string());
         }
         for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
         const bool pairs = vector && std::none_of(elems.begin(), elems.end(), [](const std::string& el) { return el.empty(); }) &&
+                           std::all_of(sums.begin(), sums.end(), [](const Expr& e) { return reduce_kind(e) == Reduce::Add; }) &&
                            prepare_tap_pairs(sums);
         emit_tap_loop_variants([&] {
             if (pairs) {
@@ -211,9 +212,10 @@ protected:
                 for (std::size_t i = 0; i < sums.size(); ++i) {
                     const Expr body = peeled ? tap_term(sums[i]) : sums[i]->args[0];
                     if (!elems[i].empty()) {
-                        accumulate_v(accs[i], elems[i], body);
+                        if (reduce_kind(sums[i]) == Reduce::Add) accumulate_v(accs[i], elems[i], body);
+                        else line(reduce_step_v(sums[i], accs[i], elems[i], body));
                     } else {
-                        line(fmt::format("{} += {};", accs[i], emit(body)));
+                        line(reduce_step(sums[i], accs[i], emit(body)));
                     }
                 }
                 scopes_.pop_back();
@@ -536,6 +538,7 @@ protected:
             case Op::Neg: return temp(ty, fmt::format("-{}", a(0)));
             case Op::Fma: return temp(ty, fmt::format("t_fma({}, {}, {})", a(0), a(1), a(2)));
             case Op::Floor: return temp(ty, fmt::format("t_floor({})", a(0)));
+            case Op::Pow: return temp(ty, fmt::format("t_pow({}, {})", a(0), a(1)));
             case Op::RoundEven: return temp(ty, fmt::format("t_round_even({})", a(0)));
             case Op::Abs:
                 return temp(ty, is_float(e->type) ? fmt::format("t_fabs({})", a(0))
@@ -563,13 +566,37 @@ protected:
         fail("internal: codegen cannot print op {}", op_name(e->op));
     }
 
+    // A reduction's starting value and step (ir::Reduce): `acc += v` for a sum; for Min /
+    // Max the identity (+-inf, the type's max or min) and t_rmin / t_rmax, which take a
+    // NaN term (torch.amin / amax propagate NaN).
+    std::string scalar_identity(const Expr& sum) {
+        if (reduce_kind(sum) == Reduce::Add) return "0";
+        return emit(reduce_identity(reduce_kind(sum), sum->type));
+    }
+    std::string vector_identity(const Expr& sum, const std::string& el) {
+        if (reduce_kind(sum) == Reduce::Add) return "{}";
+        return fmt::format("to_v<vec<{}>>({})", el, scalar_identity(sum));
+    }
+    std::string reduce_step(const Expr& sum, const std::string& acc, const std::string& v) {
+        switch (reduce_kind(sum)) {
+            case Reduce::Add: return fmt::format("{} += {};", acc, v);
+            case Reduce::Min: return fmt::format("{0} = t_rmin({0}, {1});", acc, v);
+            case Reduce::Max: return fmt::format("{0} = t_rmax({0}, {1});", acc, v);
+        }
+        return {};
+    }
+    std::string reduce_step_v(const Expr& sum, const std::string& acc, const std::string& el, const Expr& term) {
+        const std::string v = fmt::format("to_v<vec<{}>>({})", el, emitv(term).name);
+        return fmt::format("{0} = {1}({0}, {2});", acc, reduce_kind(sum) == Reduce::Min ? "rmin_v" : "rmax_v", v);
+    }
+
     // Small sums are unrolled (each term simplified with its tap index); larger ones
     // become a loop. Both accumulate from zero in term order.
     std::string emit_sum(const Expr& e, const std::string& ty) {
         const int r = e->var;
         const auto fixed = const_extent(e);
         const std::string acc = fmt::format("t{}", next_temp_++);
-        line(fmt::format("{} {} = 0;", ty, acc));
+        line(fmt::format("{} {} = {};", ty, acc, scalar_identity(e)));
         if (fixed && *fixed <= 8) {
             for (std::int64_t j = 0; j < *fixed; ++j) {
                 const VarRanges saved = ranges_;
@@ -577,7 +604,7 @@ protected:
                 const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
                 const std::string v = emit(term);
                 ranges_ = saved;
-                line(fmt::format("{} = {} + {};", acc, acc, v));
+                line(reduce_kind(e) == Reduce::Add ? fmt::format("{} = {} + {};", acc, acc, v) : reduce_step(e, acc, v));
             }
         } else {
             const std::string n = emit(sum_extent(e));
@@ -588,7 +615,7 @@ protected:
             ++indent_;
             scopes_.emplace_back();
             const std::string v = emit(tap_term(e));
-            line(fmt::format("{} += {};", acc, v));
+            line(reduce_step(e, acc, v));
             scopes_.pop_back();
             --indent_;
             line("}");

@@ -1146,7 +1146,8 @@ private:
             const std::string el = velem(e);
             const int r = e->var;
             const std::string acc = fmt::format("t{}", next_temp_++);
-            line(fmt::format("vec<{}> {} = {{}};", el, acc));
+            const bool plain = reduce_kind(e) == Reduce::Add;
+            line(fmt::format("vec<{}> {} = {};", el, acc, vector_identity(e, el)));
             const auto fixed = const_extent(e);
             if (fixed && *fixed <= 8) {
                 for (std::int64_t j = 0; j < *fixed; ++j) {
@@ -1156,12 +1157,13 @@ private:
                     pinned_.push_back(term);
                     const VName v = emitv(term);
                     ranges_ = saved;
-                    line(fmt::format("{} = {} + {};", acc, acc, V(el, v)));
+                    if (plain) line(fmt::format("{} = {} + {};", acc, acc, V(el, v)));
+                    else line(fmt::format("{0} = {1}({0}, {2});", acc, reduce_kind(e) == Reduce::Min ? "rmin_v" : "rmax_v", V(el, v)));
                 }
             } else {
                 const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);
-                const bool pairs = prepare_tap_pairs({e});
+                const bool pairs = plain && prepare_tap_pairs({e});
                 emit_tap_loop_variants([&] {
                     if (pairs) {
                         emit_tap_pairs({e}, {acc}, n);
@@ -1171,7 +1173,8 @@ private:
                     line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                     ++indent_;
                     scopes_.emplace_back();
-                    accumulate_v(acc, el, e->args[0]);
+                    if (plain) accumulate_v(acc, el, e->args[0]);
+                    else line(reduce_step_v(e, acc, el, e->args[0]));
                     scopes_.pop_back();
                     --indent_;
                     line("}");
@@ -1220,6 +1223,9 @@ private:
             case Op::Floor:
                 if (el != "float") break;
                 return {vtemp(el, fmt::format("floor_v({})", V(el, a[0]))), true, el};
+            case Op::Pow:
+                if (el != "float") break;
+                return {vtemp(el, fmt::format("pow_v({}, {})", V(el, a[0]), V(el, a[1]))), true, el};
             case Op::RoundEven:
                 if (el != "float") break;
                 return {vtemp(el, fmt::format("round_even_v({})", V(el, a[0]))), true, el};

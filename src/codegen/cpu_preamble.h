@@ -50,6 +50,23 @@ inline double t_fabs(double x) { return __builtin_fabs(x); }
 inline float t_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 inline double t_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
 template <typename T> inline T t_max(T a, T b) { return a < b ? b : a; }
+// The steps of a least / greatest reduction (ir::Reduce): a NaN term is taken and kept.
+template <typename T> inline T t_rmin(T acc, T v) { return (v < acc || v != v) ? v : acc; }
+template <typename T> inline T t_rmax(T acc, T v) { return (acc < v || v != v) ? v : acc; }
+// PyTorch's CPU pow of a float tensor by a scalar exponent (pow_tensor_scalar): its special
+// exponents, else pow in double rounded to float (ir::torch_pow).
+inline float t_pow(float a, float b) {
+    if (b == 0.0f) return 1.0f;
+    if (b == 1.0f) return a;
+    if (b == 0.5f) return __builtin_sqrtf(a);
+    if (b == -0.5f) return 1.0f / __builtin_sqrtf(a);
+    if (b == -1.0f) return 1.0f / a;
+    if (b == 2.0f) return a * a;
+    if (b == 3.0f) return a * a * a;
+    if (b == -2.0f) return 1.0f / (a * a);
+    return static_cast<float>(__builtin_pow(static_cast<double>(a), static_cast<double>(b)));
+}
+inline double t_pow(double a, double b) { return __builtin_pow(a, b); }
 // Integer division and remainder rounding toward -infinity (divisor > 0).
 template <typename T> inline T t_floordiv(T a, T b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 template <typename T> inline T t_mod(T a, T b) { T r = a % b; return r < 0 ? r + b : r; }
@@ -720,6 +737,13 @@ inline vec<float> round_even_v(vec<float> x) {
     return a < 0x1p23f ? s : x;
 }
 template <typename V> inline V min_v(V a, V b) { return b < a ? b : a; }
+template <typename V> inline V rmin_v(V acc, V v) { return (v < acc) | (v != v) ? v : acc; }
+template <typename V> inline V rmax_v(V acc, V v) { return (acc < v) | (v != v) ? v : acc; }
+inline vec<float> pow_v(vec<float> a, vec<float> b) {
+    vec<float> r;
+    for (int i = 0; i < kLanes; ++i) r[i] = t_pow(a[i], b[i]);
+    return r;
+}
 template <typename V> inline V max_v(V a, V b) { return a < b ? b : a; }
 template <typename V> inline V lanewise_floordiv(V a, V b) {
     V r;

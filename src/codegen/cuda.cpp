@@ -30,6 +30,23 @@ typedef unsigned long long uint64_t;
 
 template <typename T> __device__ __forceinline__ T t_min(T a, T b) { return b < a ? b : a; }
 template <typename T> __device__ __forceinline__ T t_max(T a, T b) { return a < b ? b : a; }
+// The steps of a least / greatest reduction (ir::Reduce): a NaN term is taken and kept.
+template <typename T> __device__ __forceinline__ T t_rmin(T acc, T v) { return (v < acc || v != v) ? v : acc; }
+template <typename T> __device__ __forceinline__ T t_rmax(T acc, T v) { return (acc < v || v != v) ? v : acc; }
+// PyTorch's CPU pow of a float tensor by a scalar exponent: its special exponents, else pow
+// in double rounded to float (correctly rounded sqrt and division: no fast-math).
+__device__ __forceinline__ float t_pow(float a, float b) {
+    if (b == 0.0f) return 1.0f;
+    if (b == 1.0f) return a;
+    if (b == 0.5f) return sqrtf(a);
+    if (b == -0.5f) return 1.0f / sqrtf(a);
+    if (b == -1.0f) return 1.0f / a;
+    if (b == 2.0f) return a * a;
+    if (b == 3.0f) return a * a * a;
+    if (b == -2.0f) return 1.0f / (a * a);
+    return static_cast<float>(pow(static_cast<double>(a), static_cast<double>(b)));
+}
+__device__ __forceinline__ double t_pow(double a, double b) { return pow(a, b); }
 // Integer division and remainder rounding toward -infinity (divisor > 0).
 template <typename T> __device__ __forceinline__ T t_floordiv(T a, T b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 template <typename T> __device__ __forceinline__ T t_mod(T a, T b) { T r = a % b; return r < 0 ? r + b : r; }

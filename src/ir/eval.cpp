@@ -87,13 +87,32 @@ Scalar do_sat_cast(Type to, Type from, Scalar v) {
     return Scalar::of_int(static_cast<std::int64_t>(c));
 }
 
-// a + b in type t (Sum's accumulation step).
-Scalar add_in(Type t, Scalar a, Scalar b) {
+// a + b in type t (Sum's accumulation step), or the Min / Max step (a NaN term is taken).
+Scalar add_in(Type t, Scalar a, Scalar b, Reduce kind = Reduce::Add) {
+    if (kind != Reduce::Add) {
+        const Scalar v = normalize_value(t, b);
+        bool take;
+        if (is_float(t)) take = (kind == Reduce::Min ? v.f < a.f : a.f < v.f) || std::isnan(v.f);
+        else take = kind == Reduce::Min ? v.i < a.i : a.i < v.i;
+        return take ? v : a;
+    }
     if (is_float(t)) return normalize_value(t, Scalar::of_float(a.f + b.f));
     return normalize_value(t, Scalar::of_int(wrap_add(a.i, b.i)));
 }
 
 }  // namespace
+
+float torch_pow(float a, float b) {
+    if (b == 0.0f) return 1.0f;
+    if (b == 1.0f) return a;
+    if (b == 0.5f) return std::sqrt(a);
+    if (b == -0.5f) return 1.0f / std::sqrt(a);
+    if (b == -1.0f) return 1.0f / a;
+    if (b == 2.0f) return a * a;
+    if (b == 3.0f) return a * a * a;
+    if (b == -2.0f) return 1.0f / (a * a);
+    return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+}
 
 Scalar normalize_value(Type t, Scalar v) {
     switch (t) {
@@ -151,6 +170,10 @@ std::optional<Scalar> apply_op(const Node& n, const std::vector<Scalar>& args) {
                 return Scalar::of_float(static_cast<double>(r));
             }
             return Scalar::of_float(std::fma(args[0].f, args[1].f, args[2].f));
+        case Op::Pow: {
+            if (t != Type::F32) return Scalar::of_float(std::pow(args[0].f, args[1].f));
+            return Scalar::of_float(static_cast<double>(torch_pow(static_cast<float>(args[0].f), static_cast<float>(args[1].f))));
+        }
         case Op::Floor: return Scalar::of_float(std::floor(args[0].f));
         case Op::RoundEven: return Scalar::of_float(std::nearbyint(args[0].f));
         case Op::Abs:
@@ -200,11 +223,12 @@ Scalar eval_rec(const Expr& e, VarValues& vars, const LoadFn& load) {
         case Op::Sum: {
             // The reduction var shadows any outer binding of the same id for the body only.
             const auto saved = vars.find(e->var) != vars.end() ? std::optional<std::int64_t>(vars[e->var]) : std::nullopt;
-            Scalar acc{};
+            const Reduce kind = reduce_kind(e);
+            Scalar acc = const_value(reduce_identity(kind, e->type));
             const std::int64_t extent = eval_rec(e->args[1], vars, load).i;
             for (std::int64_t r = 0; r < extent; ++r) {
                 vars[e->var] = r;
-                acc = add_in(e->type, acc, eval_rec(e->args[0], vars, load));
+                acc = add_in(e->type, acc, eval_rec(e->args[0], vars, load), kind);
             }
             if (saved) vars[e->var] = *saved;
             else vars.erase(e->var);

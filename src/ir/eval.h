@@ -31,6 +31,10 @@ Scalar normalize_value(Type t, Scalar v);
 // The value of a Const node.
 Scalar const_value(const Expr& e);
 
+// PyTorch's CPU pow of a float32 tensor by a scalar exponent (pow_tensor_scalar: its
+// special exponents, else std::pow in double rounded to float): Op::Pow of F32.
+float torch_pow(float base, float exponent);
+
 // Applies n's op (not Const, Var, Load or Sum) to operand values `args` (one per n.args,
 // of those nodes' types). nullopt where the result is undefined: FloorDiv/Mod by zero, a
 // float -> integer Cast of NaN or of a value outside the target type.

@@ -102,6 +102,7 @@ std::string_view op_name(Op op) {
         case Op::Cast: return "cast";
         case Op::SatCast: return "sat_cast";
         case Op::Sum: return "sum";
+        case Op::Pow: return "pow";
     }
     return "?";
 }
@@ -419,7 +420,7 @@ Expr sum(int reduction_var, std::int64_t extent, Expr body, Type acc) {
     return sum(reduction_var, iconst(extent), std::move(body), acc);
 }
 
-Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
+Expr reduce(Reduce kind, int reduction_var, Expr extent, Expr body, Type acc) {
     need_args(Op::Sum, {&body, &extent});
     if (acc == Type::Bool) fail("ir::sum: cannot accumulate in bool");
     if (reduction_var < 0) fail("ir::sum: negative reduction variable id {}", reduction_var);
@@ -427,6 +428,16 @@ Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
     if (is_const(extent) && extent->ival < 0) fail("ir::sum: negative extent {}", extent->ival);
     if (depends_on_var(extent, reduction_var)) fail("ir::sum: the extent depends on the reduction variable");
     body = cast(acc, std::move(body));
+    if (kind != Reduce::Add) {
+        if (is_const(extent, 0)) return reduce_identity(kind, acc);
+        // The least or greatest of one term, or of one value taken many times, is that term.
+        if (is_const(extent, 1)) return substitute(body, {{reduction_var, iconst(0)}});
+        if (is_const(extent) && !depends_on_var(body, reduction_var)) return body;
+        auto e = node(Op::Sum, acc, {std::move(body), std::move(extent)});
+        e->var = reduction_var;
+        e->ival = static_cast<std::int64_t>(kind);
+        return e;
+    }
     if (is_const(extent, 0)) return is_float(acc) ? fconst(0, acc) : iconst(0, acc);
     // Integer sums are exact in the ring of the type; float sums round at every step, so
     // only an integer sum of one term or of a term independent of the variable folds.
@@ -438,6 +449,28 @@ Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
     auto e = node(Op::Sum, acc, {std::move(body), std::move(extent)});
     e->var = reduction_var;
     return e;
+}
+
+Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
+    return reduce(Reduce::Add, reduction_var, std::move(extent), std::move(body), acc);
+}
+
+Expr reduce_identity(Reduce kind, Type t) {
+    if (kind == Reduce::Add) return is_float(t) ? fconst(0, t) : iconst(0, t);
+    const bool least = kind == Reduce::Min;
+    if (is_float(t)) return fconst(least ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity(), t);
+    return iconst(least ? int_max(t) : int_min(t), t);
+}
+
+Reduce reduce_kind(const Expr& s) {
+    if (!s || s->op != Op::Sum) fail("ir::reduce_kind: not a sum");
+    return static_cast<Reduce>(s->ival);
+}
+
+Expr pow(Expr base, Expr exponent) {
+    need_arith(Op::Pow, base, exponent);
+    need_float(Op::Pow, base);
+    return arith(Op::Pow, std::move(base), std::move(exponent));
 }
 
 const Expr& sum_extent(const Expr& s) {
@@ -499,7 +532,8 @@ Expr with_args(const Expr& e, std::vector<Expr> args) {
         case Op::Select: return select(x[0], x[1], x[2]);
         case Op::Cast: return cast(e->type, x[0]);
         case Op::SatCast: return sat_cast(e->type, x[0]);
-        case Op::Sum: return sum(e->var, x[1], x[0], e->type);
+        case Op::Sum: return reduce(static_cast<Reduce>(e->ival), e->var, x[1], x[0], e->type);
+        case Op::Pow: return pow(x[0], x[1]);
     }
     fail("ir::with_args: unknown op");
 }
@@ -834,6 +868,7 @@ void print(const Expr& e, std::string& out) {
         }
         case Op::Max: print_call("max", e->args, out); return;
         case Op::Fma: print_call("fma", e->args, out); return;
+        case Op::Pow: print_call("pow", e->args, out); return;
         case Op::Floor: print_call("floor", e->args, out); return;
         case Op::RoundEven: print_call("round_even", e->args, out); return;
         case Op::Abs: print_call("abs", e->args, out); return;
@@ -843,7 +878,7 @@ void print(const Expr& e, std::string& out) {
             print_call(fmt::format("{}<{}>", e->op == Op::Cast ? "cast" : "sat_cast", type_name(e->type)), e->args, out);
             return;
         case Op::Sum:
-            out += fmt::format("sum<{}>({}{} < ", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
+            out += fmt::format("{}<{}>({}{} < ", e->ival == 1 ? "min" : e->ival == 2 ? "max" : "sum", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
                                e->var);
             print(e->args[1], out);
             out += ": ";

@@ -278,7 +278,10 @@ public:
                 else raw(e->ival);
                 break;
             case Op::Var: raw(static_cast<std::int32_t>(e->var)); break;
-            case Op::Sum: raw(static_cast<std::int32_t>(e->var)); break;
+            case Op::Sum:
+                raw(static_cast<std::int32_t>(e->var));
+                raw(static_cast<std::uint8_t>(e->ival));
+                break;
             case Op::Load: raw(static_cast<std::int32_t>(e->buffer)); break;
             default: break;
         }

@@ -308,6 +308,8 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
                 body = arg(0);
             }
             if (!body) return std::nullopt;
+            // The least or greatest of at least one term lies in the body's range.
+            if (reduce_kind(e) != Reduce::Add) return least >= 1 ? body : std::nullopt;
             // Between `least` and `most` terms, each within the body's range (and 0 terms: 0).
             const auto a = cmul(body->lo, least), b = cmul(body->lo, most), c = cmul(body->hi, least),
                        d = cmul(body->hi, most);
@@ -316,6 +318,7 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
         }
         case Op::Div:
         case Op::Fma:
+        case Op::Pow:
         case Op::Floor:
         case Op::RoundEven: break;
     }
@@ -469,7 +472,7 @@ public:
         if (e->op == Op::Sum) {
             const Expr extent = run(e->args[1]);
             const auto nb = bounds_of(extent);
-            if (nb && nb->hi <= 0) return is_float(e->type) ? fconst(0, e->type) : iconst(0, e->type);
+            if (nb && nb->hi <= 0) return reduce_identity(reduce_kind(e), e->type);
             Expr body;
             if (nb) {
                 ScopedRange scope(an_, e->var, Interval{0, nb->hi - 1});

@@ -16,13 +16,28 @@
 // The fused multiply-adds are those of PyTorch's vectorized loop (vec::fmadd); elements in
 // its scalar remainder loop (or in loops it does not vectorize) are fused only where its
 // build contracts `self + alpha * other`, which Debian's PyTorch 1.13 does not.
+// - adjust_gamma: uint8 is scaled to float32 (x * float(1/255)), raised to gamma by PyTorch's
+//   pow of a tensor by a scalar (ir::torch_pow: its special exponents, else pow), times
+//   float(gain) and clamped to [0, 1] where gain != 1, and for uint8 scaled back by
+//   to_dtype (x * float(255 + 1 - 1e-3), truncated);
+// - adjust_hue: torchvision's _rgb_to_hsv, the hue shifted (h + float(factor), Python's
+//   remainder by 1) and _hsv_to_rgb, every float32 op in its order (decomp/color.cpp lists
+//   them); uint8 goes through to_dtype both ways; 1-channel images are returned as they are;
+// - autocontrast: per image and channel, min and max over the image (float32); where they
+//   are equal the minimum is 0 and the scale 1, else inv_scale = (max - min) * float(1 /
+//   bound); the result is clamp((x - min) / inv_scale, 0, bound), truncated for uint8;
+// - equalize: per image and channel of the uint8 image (float inputs through to_dtype and
+//   back), cum[k] = the number of pixels <= k, the count of the greatest value m, step =
+//   (H * W - count) floordiv 255; where step is 0 the image is kept, else pixel x becomes
+//   0 for x = 0 and clamp((cum[x - 1] + step floordiv 2) floordiv step, 0, 255) (int32).
 #include "ops/define.h"
 
 namespace toroid {
 namespace {
 
-constexpr std::array<std::string_view, 7> kColorNames{
-    "invert", "posterize", "solarize", "adjust_brightness", "adjust_saturation", "adjust_contrast", "rgb_to_grayscale",
+constexpr std::array<std::string_view, 11> kColorNames{
+    "invert",          "posterize",        "solarize",     "adjust_brightness", "adjust_saturation", "adjust_contrast",
+    "rgb_to_grayscale", "adjust_gamma",    "adjust_hue",   "autocontrast",      "equalize",
 };
 
 ColorOp parse_invert(OpReader&, const ParseContext&) { return {ColorFn::Invert}; }
@@ -71,6 +86,29 @@ ColorOp parse_grayscale(OpReader& r, const ParseContext&) {
     return op;
 }
 
+ColorOp parse_gamma(OpReader& r, const ParseContext&) {
+    const json* v = r.get("gamma");
+    if (!v) fail("{}: missing field 'gamma'", r.where());
+    ColorOp op{ColorFn::Gamma};
+    op.value = r.number(*v, "gamma");
+    // torchvision: "Gamma should be a non-negative real number" (a ValueError).
+    if (op.value < 0) fail("{}: Gamma should be a non-negative real number, got {}", r.where(), op.value);
+    if (const json* g = r.get("gain")) op.gain = r.number(*g, "gain");
+    return op;
+}
+
+ColorOp parse_hue(OpReader& r, const ParseContext&) {
+    const json* v = r.get("factor");
+    if (!v) fail("{}: missing field 'factor'", r.where());
+    ColorOp op{ColorFn::Hue};
+    op.value = r.number(*v, "factor");
+    if (!(op.value >= -0.5 && op.value <= 0.5)) fail("{}: hue_factor ({}) is not in [-0.5, 0.5]", r.where(), op.value);
+    return op;
+}
+
+ColorOp parse_autocontrast(OpReader&, const ParseContext&) { return {ColorFn::Autocontrast}; }
+ColorOp parse_equalize(OpReader&, const ParseContext&) { return {ColorFn::Equalize}; }
+
 std::size_t color_syntax(const ColorOp& o) { return static_cast<std::size_t>(o.fn); }
 
 void write_color(const ColorOp& o, JsonWriter& w) {
@@ -82,6 +120,13 @@ void write_color(const ColorOp& o, JsonWriter& w) {
         case ColorFn::Saturation:
         case ColorFn::Contrast: w.field("factor", o.value); return;
         case ColorFn::Grayscale: w.field("num_output_channels", o.out_channels); return;
+        case ColorFn::Gamma:
+            w.field("gain", o.gain);
+            w.field("gamma", o.value);
+            return;
+        case ColorFn::Hue: w.field("factor", o.value); return;
+        case ColorFn::Autocontrast:
+        case ColorFn::Equalize: return;
     }
 }
 
@@ -90,7 +135,9 @@ ShapeInfo color_shape(const ColorOp& o, const ShapeInfo& in) {
     const std::int64_t c = in.shape[1];
     switch (o.fn) {
         case ColorFn::Invert:
-        case ColorFn::Posterize: return in;
+        case ColorFn::Posterize:
+        case ColorFn::Gamma:
+        case ColorFn::Equalize: return in;
         case ColorFn::Solarize: {
             const double max = in.dtype == DType::UInt8 ? 255.0 : 1.0;
             if (o.value > max)
@@ -101,6 +148,8 @@ ShapeInfo color_shape(const ColorOp& o, const ShapeInfo& in) {
         case ColorFn::Brightness:
         case ColorFn::Saturation:
         case ColorFn::Contrast:
+        case ColorFn::Hue:
+        case ColorFn::Autocontrast:
             if (c != 1 && c != 3)
                 fail("{}: input image tensor permitted channel values are 1 or 3, but found {}", name, c);
             return in;
@@ -122,7 +171,11 @@ OpDef color_op_def() {
                    {kColorNames[3], parse_brightness},
                    {kColorNames[4], parse_saturation},
                    {kColorNames[5], parse_contrast},
-                   {kColorNames[6], parse_grayscale}},
+                   {kColorNames[6], parse_grayscale},
+                   {kColorNames[7], parse_gamma},
+                   {kColorNames[8], parse_hue},
+                   {kColorNames[9], parse_autocontrast},
+                   {kColorNames[10], parse_equalize}},
         .syntax_of = color_syntax,
         .write = write_color,
         .shape = color_shape,

@@ -150,14 +150,18 @@ struct PerspectiveOp {
 
 // torchvision.transforms.v2.functional's colour ops on tensors, each its own JSON name:
 // invert, posterize (bits), solarize (threshold), adjust_brightness, adjust_saturation,
-// adjust_contrast (factor) and rgb_to_grayscale (num_output_channels). Pointwise but for
-// contrast, which blends with the mean of each image's grey image (a whole-image sum). The
-// arithmetic is torchvision's on CPU tensors (ops/color_op.cpp says where it rounds).
-enum class ColorFn : std::uint8_t { Invert, Posterize, Solarize, Brightness, Saturation, Contrast, Grayscale };
+// adjust_contrast (factor), rgb_to_grayscale (num_output_channels), adjust_gamma (gamma,
+// gain), adjust_hue (factor), autocontrast and equalize. Pointwise but for contrast, which blends with
+// the mean of each image's grey image (a whole-image sum), and autocontrast, which scales by
+// each image and channel's minimum and maximum, and equalize, whose table comes from each
+// image and channel's cumulative histogram. The arithmetic is torchvision's on CPU
+// tensors (ops/color_op.cpp says where it rounds).
+enum class ColorFn : std::uint8_t { Invert, Posterize, Solarize, Brightness, Saturation, Contrast, Grayscale, Gamma, Hue, Autocontrast, Equalize };
 
 struct ColorOp {
     ColorFn fn = ColorFn::Invert;
-    double value = 0;              // the factor (brightness, saturation, contrast) or the threshold (solarize)
+    double value = 0;              // the factor (brightness, saturation, contrast, hue), the threshold (solarize) or gamma
+    double gain = 1;               // adjust_gamma's gain
     std::int64_t bits = 8;         // posterize: bits kept, 0..8
     std::int64_t out_channels = 1; // rgb_to_grayscale: 1 or 3
 

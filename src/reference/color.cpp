@@ -6,6 +6,7 @@
 #include "reference/reference.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -26,6 +27,62 @@ float grey_at(const Tensor& in, std::int64_t n, std::int64_t h, std::int64_t w) 
 float clamp_to(float v, float hi) {
     if (std::isnan(v)) return v;
     return std::min(std::max(v, 0.0f), hi);
+}
+
+// PyTorch's CPU pow of a float tensor by a scalar (pow_tensor_scalar and its special cases).
+float torch_pow(float a, float b) {
+    if (b == 0.0f) return 1.0f;
+    if (b == 1.0f) return a;
+    if (b == 0.5f) return std::sqrt(a);
+    if (b == -0.5f) return 1.0f / std::sqrt(a);
+    if (b == -1.0f) return 1.0f / a;
+    if (b == 2.0f) return a * a;
+    if (b == 3.0f) return a * a * a;
+    if (b == -2.0f) return 1.0f / (a * a);
+    return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+}
+
+constexpr float kToFloat = static_cast<float>(1.0 / 255.0);
+constexpr float kToByte = static_cast<float>(255.0 + 1.0 - 1e-3);
+
+// to_dtype(float32 -> uint8, scale=True): x * float(255.999), truncated (saturated here).
+float to_byte(float v) {
+    const float x = v * kToByte;
+    return x > 0.0f ? (x < 255.0f ? std::trunc(x) : 255.0f) : 0.0f;
+}
+
+// torchvision's adjust_hue of one pixel (r, g, b in [0, 1] as float32), into out[3].
+void hue_pixel(float r, float g, float b, float factor, float* out) {
+    // _rgb_to_hsv
+    const float maxc = std::max(std::max(r, g), b), minc = std::min(std::min(r, g), b);
+    const bool eqc = maxc == minc;
+    const float range = maxc - minc;
+    const float s = range / (eqc ? 1.0f : maxc);
+    const float divisor = eqc ? 1.0f : range;
+    const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
+    const bool neq_r = maxc != r, eq_g = maxc == g;
+    const float hg = ((rc + 2.0f) - bc) * ((eq_g && neq_r) ? 1.0f : 0.0f);
+    const float hr = (bc - gc) * (!neq_r ? 1.0f : 0.0f);
+    const float hb = ((gc + 4.0f) - rc) * ((neq_r && !eq_g) ? 1.0f : 0.0f);
+    float h = (hr + hg) + hb;
+    h = std::fmod(h * static_cast<float>(1.0 / 6.0) + 1.0f, 1.0f);
+    // h.add_(hue_factor).remainder_(1.0)
+    h = std::fmod(h + factor, 1.0f);
+    if (h != 0.0f && h < 0.0f) h += 1.0f;
+    // _hsv_to_rgb
+    const float h6 = h * 6.0f;
+    const float fi = std::floor(h6);
+    const float f = h6 - fi;
+    int sector = std::isnan(fi) ? 0 : static_cast<int>(fi) % 6;
+    if (sector < 0) sector += 6;
+    const float sxf = s * f;
+    const float one_minus_s = 1.0f - s;
+    const float q = clamp_to((1.0f - sxf) * maxc, 1.0f);
+    const float t = clamp_to((sxf + one_minus_s) * maxc, 1.0f);
+    const float p = clamp_to(one_minus_s * maxc, 1.0f);
+    const float vpqt[4] = {maxc, p, q, t};
+    static constexpr int kSelect[3][6] = {{0, 2, 1, 1, 3, 0}, {3, 0, 0, 2, 1, 1}, {1, 1, 3, 0, 0, 2}};
+    for (int c = 0; c < 3; ++c) out[c] = vpqt[kSelect[c][sector]];
 }
 
 }  // namespace
@@ -77,6 +134,54 @@ Tensor color(const ColorOp& op, const Tensor& in, int threads) {
     const int step = 1 << (8 - bits);
     const float levels = static_cast<float>(std::int64_t{1} << op.bits);
 
+    // Autocontrast: each image and channel's minimum and maximum (NaN propagates).
+    std::vector<float> lo, hi;
+    if (op.fn == ColorFn::Autocontrast) {
+        lo.assign(static_cast<std::size_t>(s[0] * s[1]), 0.0f);
+        hi.assign(lo.size(), 0.0f);
+        for (std::int64_t n = 0; n < s[0]; ++n)
+            for (std::int64_t c = 0; c < s[1]; ++c) {
+                float mn = INFINITY, mx = -INFINITY;
+                for (std::int64_t h = 0; h < s[2]; ++h)
+                    for (std::int64_t w = 0; w < s[3]; ++w) {
+                        const float v = u8 ? static_cast<float>(in.at<std::uint8_t>(n, c, h, w)) : in.at<float>(n, c, h, w);
+                        if (v < mn || std::isnan(v)) mn = v;
+                        if (mx < v || std::isnan(v)) mx = v;
+                    }
+                lo[static_cast<std::size_t>(n * s[1] + c)] = mn;
+                hi[static_cast<std::size_t>(n * s[1] + c)] = mx;
+            }
+    }
+    const float gamma = static_cast<float>(op.value), gain = static_cast<float>(op.gain);
+
+    // Equalize: the uint8 image (float through to_dtype), each image and channel's table.
+    auto byte_at = [&](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) -> int {
+        return u8 ? in.at<std::uint8_t>(n, c, h, w) : static_cast<int>(to_byte(in.at<float>(n, c, h, w)));
+    };
+    std::vector<std::array<int, 256>> lut;
+    std::vector<bool> equalized;
+    if (op.fn == ColorFn::Equalize) {
+        lut.resize(static_cast<std::size_t>(s[0] * s[1]));
+        equalized.resize(lut.size());
+        for (std::int64_t n = 0; n < s[0]; ++n)
+            for (std::int64_t c = 0; c < s[1]; ++c) {
+                std::array<std::int64_t, 256> hist{};
+                for (std::int64_t h = 0; h < s[2]; ++h)
+                    for (std::int64_t w = 0; w < s[3]; ++w) ++hist[static_cast<std::size_t>(byte_at(n, c, h, w))];
+                int top = 255;
+                while (top > 0 && hist[static_cast<std::size_t>(top)] == 0) --top;
+                const std::int64_t step = (s[2] * s[3] - hist[static_cast<std::size_t>(top)]) / 255;
+                const std::size_t k = static_cast<std::size_t>(n * s[1] + c);
+                equalized[k] = step != 0;
+                std::int64_t cum = 0;
+                lut[k][0] = 0;
+                for (std::size_t v = 1; v < 256; ++v) {
+                    cum += hist[v - 1];
+                    lut[k][v] = static_cast<int>(std::clamp<std::int64_t>((cum + step / 2) / std::max<std::int64_t>(step, 1), 0, 255));
+                }
+            }
+    }
+
     const std::int64_t C = o[1], H = o[2];
     parallel_for(0, o[0] * C * H, threads, [&](std::int64_t r) {
         const std::int64_t n = r / (C * H), c = (r / H) % C, h = r % H;
@@ -117,6 +222,41 @@ Tensor color(const ColorOp& op, const Tensor& in, int threads) {
                 case ColorFn::Grayscale:
                     store(n, c, h, w, s[1] == 1 ? value(n, 0, h, w) : grey_at(in, n, h, w));
                     break;
+                case ColorFn::Gamma: {
+                    float v = value(n, c, h, w);
+                    if (u8) v *= kToFloat;
+                    v = torch_pow(v, gamma);
+                    if (op.gain != 1.0) v = clamp_to(v * gain, 1.0f);
+                    store(n, c, h, w, u8 ? to_byte(v) : v);
+                    break;
+                }
+                case ColorFn::Hue: {
+                    if (s[1] == 1) {
+                        store(n, c, h, w, value(n, c, h, w));
+                        break;
+                    }
+                    float rgb[3];
+                    const float k = u8 ? kToFloat : 1.0f;
+                    auto scaled = [&](std::int64_t ch) { return u8 ? value(n, ch, h, w) * k : value(n, ch, h, w); };
+                    hue_pixel(scaled(0), scaled(1), scaled(2), ratio, rgb);
+                    store(n, c, h, w, u8 ? to_byte(rgb[c]) : rgb[c]);
+                    break;
+                }
+                case ColorFn::Equalize: {
+                    const std::size_t k = static_cast<std::size_t>(n * s[1] + c);
+                    const int b = byte_at(n, c, h, w);
+                    const int v = equalized[k] ? lut[k][static_cast<std::size_t>(b)] : b;
+                    store(n, c, h, w, u8 ? static_cast<float>(v) : static_cast<float>(v) * kToFloat);
+                    break;
+                }
+                case ColorFn::Autocontrast: {
+                    const std::size_t k = static_cast<std::size_t>(n * s[1] + c);
+                    const bool same = hi[k] == lo[k];
+                    const float inv_scale = same ? 1.0f : (hi[k] - lo[k]) * static_cast<float>(1.0 / bound);
+                    const float minimum = same ? 0.0f : lo[k];
+                    store(n, c, h, w, clamp_to((value(n, c, h, w) - minimum) / inv_scale, bound));
+                    break;
+                }
             }
         }
     });

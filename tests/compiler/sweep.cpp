@@ -459,7 +459,7 @@ BlurOp gen_blur(Rng& r, const ShapeInfo&) {
 // and thresholds at the dtype's bounds.
 ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
     ColorOp op;
-    op.fn = static_cast<ColorFn>(r.uniform_int(0, 6));
+    op.fn = static_cast<ColorFn>(r.uniform_int(0, 10));
     const double max = cur.dtype == DType::UInt8 ? 255.0 : 1.0;
     switch (op.fn) {
         case ColorFn::Invert: break;
@@ -482,6 +482,15 @@ ColorOp gen_color(Rng& r, const ShapeInfo& cur) {
             }
             break;
         case ColorFn::Grayscale: op.out_channels = r.chance(0.5) ? 1 : 3; break;
+        case ColorFn::Gamma:
+            // PyTorch's special exponents (0, 0.5, 1, 2, 3) and any other; a gain or none.
+            op.value = r.chance(0.4) ? std::array{0.0, 0.5, 1.0, 2.0, 3.0}[static_cast<std::size_t>(r.uniform_int(0, 4))]
+                                     : r.uniform(0.0, 4.0);
+            op.gain = r.chance(0.5) ? 1.0 : r.uniform(0.0, 2.0);
+            break;
+        case ColorFn::Hue: op.value = r.chance(0.1) ? (r.chance(0.5) ? -0.5 : 0.5) : r.uniform(-0.5, 0.5); break;
+        case ColorFn::Autocontrast:
+        case ColorFn::Equalize: break;
     }
     return op;
 }

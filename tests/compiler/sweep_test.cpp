@@ -145,7 +145,8 @@ TEST(SweepGenerator, CasesAreValidAndCoverTheCatalogue) {
           "normalize per-channel", "normalize single", "uint8 input", "float32 input", "view input",
           "channels_last input", "batch > 1", "threads > 1", "1x1 input", "1xW input", "Hx1 input", "2x2 input",
           "several sizes", "several sizes, views", "invert", "posterize", "solarize", "adjust_brightness",
-          "adjust_saturation", "adjust_contrast", "rgb_to_grayscale", "pad constant", "pad edge", "pad reflect",
+          "adjust_saturation", "adjust_contrast", "rgb_to_grayscale", "adjust_gamma", "adjust_hue", "autocontrast",
+          "equalize", "pad constant", "pad edge", "pad reflect",
           "pad symmetric", "pad negative", "pad fill per-channel", "erase", "erase empty", "gaussian_blur", "adjust_sharpness"})
         EXPECT_TRUE(seen.count(want)) << "no case has: " << want;
 }

@@ -231,6 +231,50 @@ TEST(DecomposeOps, Normalize) {
     EXPECT_EQ(count(c.output.body, ir::Op::Load), 3);
 }
 
+TEST(DecomposeOps, ToneOps) {
+    // adjust_gamma: one pointwise tensor, a Pow by the run-time exponent (a float table).
+    const Census gam(decompose_json(R"([{"op": "adjust_gamma", "gamma": 2.2, "gain": 0.9}])", spec(U8, {1, 3, 4, 4})));
+    EXPECT_EQ(gam.computes, 1);
+    EXPECT_EQ(gam.tables_of(ir::Type::F32), 1);
+    EXPECT_EQ(count(gam.output.body, ir::Op::Pow), 1);
+    EXPECT_EQ(gam.output.body->op, ir::Op::SatCast);  // to_dtype back to uint8
+    // adjust_hue: pointwise over the pixel's 3 channels, an int32 table of torchvision's
+    // vpqt selection; a 1-channel image is the input as it is.
+    const Census hue(decompose_json(R"([{"op": "adjust_hue", "factor": 0.2}])", spec(F32, {1, 3, 4, 4})));
+    EXPECT_EQ(hue.computes, 1);
+    EXPECT_EQ(hue.tables_of(ir::Type::I32), 1);
+    EXPECT_EQ(loads_of(hue.output.body, 0), 3);
+    const Census hue1(decompose_json(R"([{"op": "adjust_hue", "factor": 0.2}])", spec(F32, {1, 1, 4, 4})));
+    EXPECT_EQ(hue1.output.body->op, ir::Op::Load);
+    // autocontrast: two realized (N, C, 1, 1) tensors, a Min and a Max over rows of columns.
+    const ir::Graph g = decompose_json(R"([{"op": "autocontrast"}])", spec(U8, {2, 3, 4, 5}));
+    const Census ac(g);
+    EXPECT_EQ(ac.computes, 3);
+    EXPECT_EQ(ac.realized, 2);
+    for (const char* name : {"op0.min", "op0.max"}) {
+        const auto it = std::find_if(g.tensors().begin(), g.tensors().end(),
+                                     [&](const ir::GraphTensor& t) { return t.name == name; });
+        ASSERT_NE(it, g.tensors().end()) << name;
+        EXPECT_TRUE(it->realize);
+        EXPECT_EQ(it->shape[1].get(), g.at(0).shape[1].get());  // per channel
+        EXPECT_EQ(count(it->body, ir::Op::Sum), 2);
+        EXPECT_EQ(ir::reduce_kind(it->body), std::string(name) == "op0.min" ? ir::Reduce::Min : ir::Reduce::Max);
+        EXPECT_EQ(loads_of(ac.output.body, it->id), 1);
+    }
+    // equalize: three realized int32 tensors (the greatest value, its count, the cumulative
+    // counts per value, (N, C, 256, 1)); the output gathers the cumulative count at x - 1.
+    const ir::Graph eg = decompose_json(R"([{"op": "equalize"}])", spec(U8, {1, 3, 4, 5}));
+    const Census eq(eg);
+    EXPECT_EQ(eq.computes, 4);
+    EXPECT_EQ(eq.realized, 3);
+    const auto cum = std::find_if(eg.tensors().begin(), eg.tensors().end(),
+                                  [](const ir::GraphTensor& t) { return t.name == "op0.cum"; });
+    ASSERT_NE(cum, eg.tensors().end());
+    EXPECT_EQ(cum->type, ir::Type::I32);
+    EXPECT_TRUE(ir::is_const(cum->shape[2], 256));
+    EXPECT_EQ(loads_of(eq.output.body, cum->id), 1);
+}
+
 TEST(DecomposeOps, ColorOpsArePointwiseButContrast) {
     // Saturation: one computed tensor mixing the pixel's 3 channels (3 loads of the input
     // for the grey value, one for the pixel), factors as a float table, truncated to uint8.

@@ -76,6 +76,11 @@ const char* const kRoundTrips[] = {
     R"({"op": "adjust_contrast", "factor": 0.3})",
     R"({"op": "rgb_to_grayscale"})",
     R"({"op": "rgb_to_grayscale", "num_output_channels": 3})",
+    R"({"op": "adjust_gamma", "gamma": 2.2})",
+    R"({"op": "adjust_gamma", "gamma": 0.5, "gain": 1.5})",
+    R"({"op": "adjust_hue", "factor": -0.25})",
+    R"({"op": "autocontrast"})",
+    R"({"op": "equalize"})",
     R"({"op": "pad", "padding": [1, -2, 3, 4]})",
     R"({"op": "pad", "padding": 2, "mode": "reflect"})",
     R"({"op": "pad", "padding": [1, 2], "mode": "edge", "fill": 3})",
@@ -158,7 +163,8 @@ TEST(OpRegistry, KindsFollowTheVariant) {
 TEST(OpRegistry, NamesComeFromTheRegistry) {
     const std::string names = "resize, affine, grid_sample, flip, crop, center_crop, convert, normalize, perspective, invert, "
                               "posterize, solarize, adjust_brightness, adjust_saturation, adjust_contrast, "
-                              "rgb_to_grayscale, pad, erase, gaussian_blur or adjust_sharpness";
+                              "rgb_to_grayscale, adjust_gamma, adjust_hue, autocontrast, equalize, pad, erase, "
+                              "gaussian_blur or adjust_sharpness";
     EXPECT_EQ(op_names_text(), names);
     EXPECT_EQ(error_of([] { parse_pipeline(R"([{"op": "flip", "dims": []}, {"op": "blur"}])", "."); }),
               "op 1: unknown op 'blur' (expected " + names + ")");
@@ -201,6 +207,22 @@ TEST(OpRegistry, ColorOpsCheckTheirFieldsAsTorchvisionDoes) {
               "op 0 (rgb_to_grayscale): num_output_channels must be 1 or 3, got 2");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "invert", "factor": 1})"); }), "op 0 (invert): unknown field 'factor'");
     EXPECT_EQ(error_of([] { parse_one(R"({"op": "solarize"})"); }), "op 0 (solarize): missing field 'threshold'");
+    // adjust_gamma, adjust_hue: torchvision's ValueErrors.
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_gamma", "gamma": -0.1})"); }),
+              "op 0 (adjust_gamma): Gamma should be a non-negative real number, got -0.1");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_gamma"})"); }), "op 0 (adjust_gamma): missing field 'gamma'");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_gamma", "gamma": 1, "gain": "x"})"); }),
+              "op 0 (adjust_gamma): field 'gain' must be a number, got \"x\"");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_hue", "factor": 0.6})"); }),
+              "op 0 (adjust_hue): hue_factor (0.6) is not in [-0.5, 0.5]");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "adjust_hue", "factor": -0.5001})"); }),
+              "op 0 (adjust_hue): hue_factor (-0.5001) is not in [-0.5, 0.5]");
+    EXPECT_EQ(error_of([] { parse_one(R"({"op": "autocontrast", "factor": 1})"); }),
+              "op 0 (autocontrast): unknown field 'factor'");
+    // The canonical form always has the gain (default 1).
+    EXPECT_EQ(pipeline_to_json(Pipeline{{parse_one(R"({"op": "adjust_gamma", "gamma": 2})")}}),
+              R"([{"gain":1.0,"gamma":2.0,"op":"adjust_gamma"}])");
+    EXPECT_EQ(std::get<ColorOp>(parse_one(R"({"op": "adjust_hue", "factor": 0.5})")).value, 0.5);
 }
 
 TEST(OpRegistry, PadAndEraseFields) {

@@ -122,6 +122,15 @@ TEST(OpShapes, ColorOps) {
               "adjust_saturation: input image tensor permitted channel values are 1 or 3, but found 4");
     EXPECT_EQ(error_for(R"({"op": "rgb_to_grayscale"})", U8, {1, 2, 5, 6}),
               "rgb_to_grayscale: the input must have 1 or 3 channels (RGB), but found 2");
+    // adjust_gamma takes any channel count; adjust_hue and autocontrast 1 or 3.
+    EXPECT_EQ(shape_of(R"({"op": "adjust_gamma", "gamma": 2})", U8, {2, 4, 5, 6}), (ShapeInfo{U8, {2, 4, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "adjust_hue", "factor": 0.1})", F32, {1, 1, 5, 6}), (ShapeInfo{F32, {1, 1, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "autocontrast"})", U8, {3, 3, 5, 6}), (ShapeInfo{U8, {3, 3, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "equalize"})", F32, {1, 2, 5, 6}), (ShapeInfo{F32, {1, 2, 5, 6}}));  // any channels
+    EXPECT_EQ(error_for(R"({"op": "adjust_hue", "factor": 0.1})", U8, {1, 4, 5, 6}),
+              "adjust_hue: input image tensor permitted channel values are 1 or 3, but found 4");
+    EXPECT_EQ(error_for(R"({"op": "autocontrast"})", F32, {1, 2, 5, 6}),
+              "autocontrast: input image tensor permitted channel values are 1 or 3, but found 2");
 }
 
 TEST(OpShapes, Pad) {

@@ -239,6 +239,18 @@ def fields_adjust_sharpness(r):
     return {"op": "adjust_sharpness", "factor": maybe(r, lambda: r.choice([0, 0.5, 1, 2.7, 40, -0.5]))}
 
 
+def fields_tone(r):
+    """adjust_gamma, adjust_hue, autocontrast or equalize, with values at and past their bounds."""
+    op = {"op": r.choice(["adjust_gamma", "adjust_hue", "autocontrast", "equalize"])}
+    if op["op"] == "adjust_gamma":
+        op["gamma"] = maybe(r, lambda: r.choice([0, 0.5, 1, 2, 3, -0.5, r.uniform(0, 4), -1e-9]))
+        if r.random() < 0.5:
+            op["gain"] = maybe(r, lambda: r.uniform(-1, 3))
+    elif op["op"] == "adjust_hue":
+        op["factor"] = maybe(r, lambda: r.choice([-0.5, 0.5, 0, r.uniform(-0.6, 0.6)]))
+    return op
+
+
 def random_op(r, np):
     roll = r.random()
     if roll < 0.02:
@@ -246,7 +258,7 @@ def random_op(r, np):
     if roll < 0.04:
         return {"op": r.choice(["rotate", "", 5, None, "Resize"])}
     kind = r.choice(["resize", "resize", "affine", "grid_sample", "flip", "crop", "center_crop", "convert",
-                     "convert", "normalize", "pad", "erase", "gaussian_blur", "adjust_sharpness"])
+                     "convert", "normalize", "pad", "erase", "gaussian_blur", "adjust_sharpness", "tone"])
     op = (fields_grid_sample(r, np) if kind == "grid_sample" else globals()["fields_" + kind](r))
     if r.random() < 0.03:
         op[r.choice(["extra", "Mode", "sizes", "op2"])] = 1  # an unknown field

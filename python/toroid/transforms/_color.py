@@ -1,7 +1,8 @@
 """Colour transforms: torchvision.transforms.v2's Grayscale, RandomGrayscale, RandomInvert,
-RandomPosterize, RandomSolarize and ColorJitter (brightness, contrast, saturation), and the
-functional forms invert, posterize, solarize, adjust_brightness, adjust_saturation,
-adjust_contrast and rgb_to_grayscale (to_grayscale). Each is one toroid op whose factor or
+RandomPosterize, RandomSolarize, RandomAutocontrast, RandomEqualize and ColorJitter (brightness, contrast,
+saturation, hue), and the functional forms invert, posterize, solarize, adjust_brightness,
+adjust_saturation, adjust_contrast, adjust_gamma, adjust_hue, autocontrast, equalize and
+rgb_to_grayscale (to_grayscale). Each is one toroid op whose factor or
 threshold is a run-time value, so a random draw binds, it does not compile. The arithmetic is
 torchvision's on CPU tensors (uint8 bit for bit): see toroid's src/ops/color_op.cpp."""
 
@@ -10,9 +11,10 @@ import numbers
 from .._capi import Error, InvalidTypeError, public, show
 from ._base import Transform, _one, _RandomApply, _torch
 
-TRANSFORMS = ["Grayscale", "RandomGrayscale", "RandomInvert", "RandomPosterize", "RandomSolarize", "ColorJitter"]
+TRANSFORMS = ["Grayscale", "RandomGrayscale", "RandomInvert", "RandomPosterize", "RandomSolarize",
+              "RandomAutocontrast", "RandomEqualize", "ColorJitter"]
 FUNCTIONAL = ["invert", "posterize", "solarize", "adjust_brightness", "adjust_saturation", "adjust_contrast",
-              "rgb_to_grayscale", "to_grayscale"]
+              "adjust_gamma", "adjust_hue", "autocontrast", "equalize", "rgb_to_grayscale", "to_grayscale"]
 __all__ = TRANSFORMS + FUNCTIONAL
 
 
@@ -34,6 +36,20 @@ def _check_factor(factor, name):
     if value < 0:
         raise Error("%s (%s) is not non-negative." % (name, factor))
     return value
+
+
+def _check_gamma(gamma, gain):
+    g = _real(gamma, "gamma")
+    if g < 0:
+        raise Error("Gamma should be a non-negative real number")
+    return g, _real(gain, "gain")
+
+
+def _check_hue(hue_factor):
+    h = _real(hue_factor, "hue_factor")
+    if not -0.5 <= h <= 0.5:
+        raise Error("hue_factor (%s) is not in [-0.5, 0.5]." % (hue_factor,))
+    return h
 
 
 def _check_channels(state):
@@ -68,6 +84,24 @@ def _emit_solarize(state, threshold):
 def _emit_adjust(state, kind, factor):
     _check_channels(state)
     state.add({"op": "adjust_" + kind, "factor": float(factor)})
+
+
+def _emit_gamma(state, gamma, gain):
+    state.add({"op": "adjust_gamma", "gamma": gamma, "gain": gain})
+
+
+def _emit_hue(state, factor):
+    _check_channels(state)
+    state.add({"op": "adjust_hue", "factor": float(factor)})
+
+
+def _emit_autocontrast(state):
+    _check_channels(state)
+    state.add({"op": "autocontrast"})
+
+
+def _emit_equalize(state):
+    state.add({"op": "equalize"})
 
 
 def _emit_gray(state, num_output_channels):
@@ -147,10 +181,33 @@ class RandomSolarize(_RandomApply):
         _real(threshold, "threshold")
 
 
+class _AutocontrastInner:
+    @staticmethod
+    def _emit(self, state):
+        _emit_autocontrast(state)
+
+
+class RandomAutocontrast(_RandomApply):
+    """torchvision.transforms.v2.RandomAutocontrast(p=0.5)."""
+    _inner = _AutocontrastInner
+
+
+class _EqualizeInner:
+    @staticmethod
+    def _emit(self, state):
+        _emit_equalize(state)
+
+
+class RandomEqualize(_RandomApply):
+    """torchvision.transforms.v2.RandomEqualize(p=0.5)."""
+    _inner = _EqualizeInner
+
+
 class ColorJitter(Transform):
-    """torchvision.transforms.v2.ColorJitter(brightness, contrast, saturation): per call the
-    order of the adjustments is torch.randperm(4) and each factor torch.empty(1).uniform_(lo, hi),
-    in torchvision's order. hue is not supported (other than None or 0)."""
+    """torchvision.transforms.v2.ColorJitter(brightness, contrast, saturation, hue): per call
+    the order of the adjustments is torch.randperm(4) and each factor
+    torch.empty(1).uniform_(lo, hi), in torchvision's order (brightness, contrast, saturation,
+    hue)."""
 
     @public("ColorJitter")
     def __init__(self, brightness=None, contrast=None, saturation=None, hue=None):
@@ -158,9 +215,6 @@ class ColorJitter(Transform):
         self.contrast = self._check_input(contrast, "contrast")
         self.saturation = self._check_input(saturation, "saturation")
         self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5), clip_first_on_zero=False)
-        if self.hue is not None:
-            raise Error("ColorJitter: hue is not supported by toroid yet (got hue=%s); use hue=0 or None"
-                        % (show(hue),))
 
     @staticmethod
     def _check_input(value, name, center=1.0, bound=(0, float("inf")), clip_first_on_zero=True):
@@ -187,10 +241,10 @@ class ColorJitter(Transform):
 
         def draw(r):
             return None if r is None else torch.empty(1).uniform_(r[0], r[1]).item()
-        return fn_idx, draw(self.brightness), draw(self.contrast), draw(self.saturation)
+        return fn_idx, draw(self.brightness), draw(self.contrast), draw(self.saturation), draw(self.hue)
 
     def _emit(self, state):
-        fn_idx, b, c, s = self._params()
+        fn_idx, b, c, s, h = self._params()
         for fn_id in fn_idx:
             if fn_id == 0 and b is not None:
                 _emit_adjust(state, "brightness", b)
@@ -198,6 +252,8 @@ class ColorJitter(Transform):
                 _emit_adjust(state, "contrast", c)
             elif fn_id == 2 and s is not None:
                 _emit_adjust(state, "saturation", s)
+            elif fn_id == 3 and h is not None:
+                _emit_hue(state, h)
 
 
 # ---- functional forms (torchvision.transforms.v2.functional's names) --------------------------
@@ -235,6 +291,28 @@ def adjust_saturation(inpt, saturation_factor):
 def adjust_contrast(inpt, contrast_factor):
     f = _check_factor(contrast_factor, "contrast_factor")
     return _one(inpt, lambda s: _emit_adjust(s, "contrast", f))
+
+
+@public("adjust_gamma")
+def adjust_gamma(inpt, gamma, gain=1):
+    g, k = _check_gamma(gamma, gain)
+    return _one(inpt, lambda s: _emit_gamma(s, g, k))
+
+
+@public("adjust_hue")
+def adjust_hue(inpt, hue_factor):
+    h = _check_hue(hue_factor)
+    return _one(inpt, lambda s: _emit_hue(s, h))
+
+
+@public("autocontrast")
+def autocontrast(inpt):
+    return _one(inpt, _emit_autocontrast)
+
+
+@public("equalize")
+def equalize(inpt):
+    return _one(inpt, _emit_equalize)
 
 
 @public("rgb_to_grayscale")
