@@ -1,6 +1,8 @@
 // The shared first steps of the compiling engines (see driver.h).
 #include "engine/driver.h"
 
+#include "io/file.h"
+
 #include "core/error.h"
 #include "decomp/decompose.h"
 #include "ops/pipeline_json.h"
@@ -69,6 +71,17 @@ Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<cons
     if (p.ops.size() > lim.max_ops)
         fail("the pipeline has {} ops, more than the limit of {} ($TOROID_MAX_OPS or the max_ops option)", p.ops.size(),
              lim.max_ops);
+    // Ops that read their whole input for every value they make (a per-image mean, minimum
+    // and maximum, or histogram) work in proportion to its size however small the result
+    // (a zero-stride view of 10^10 pixels, then a crop): the image pixel limit of a decoded
+    // file applies to their input.
+    for (std::size_t i = 0; i < p.ops.size() && i < shapes.size(); ++i) {
+        const auto* c = std::get_if<ColorOp>(&p.ops[i]);
+        if (c == nullptr || (c->fn != ColorFn::Contrast && c->fn != ColorFn::Autocontrast && c->fn != ColorFn::Equalize))
+            continue;
+        const Dims& s = shapes[i].shape;  // op i's input
+        io::check_image_pixels(s[2] * s[3], fmt::format("op {}", i), "the image it reads whole");
+    }
     Decomposed d;
     d.graph = decomp::decompose(p, in, shapes);
     std::size_t nodes = 0;
