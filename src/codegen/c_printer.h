@@ -151,14 +151,116 @@ protected:
         return w ? w->term : sum->args[0];
     }
 
+    // A tap loop over a 2-D window: a sum with a constant extent whose term reads its tap
+    // r only as r / K and r % K (and r itself), for one constant K that divides the extent,
+    // as a convolution's flattened taps do. It is printed as a loop over the rows around a
+    // loop over the K columns, the term rewritten with a row and a column variable: a row's
+    // index math is then done once per row, and a column step is an address increment.
+    // Taps are taken in the same order (row-major), so every sum is the same.
+    struct Window {
+        Expr term;
+        int row = 0, col = 0;
+        std::int64_t rows = 0, cols = 0;
+    };
+    static constexpr int kWindowVars = kFirstParamVar / 2;  // below the parameters' ids
+    static std::optional<Window> window_of(const Expr& sum, const Expr& term) {
+        const auto n = const_extent(sum);
+        const int r = sum->var;
+        if (!n || r < kFirstReductionVar || r >= kWindowVars) return std::nullopt;
+        std::optional<std::int64_t> k;
+        bool mixed = false;
+        const auto split_of = [&](const Expr& x) {
+            return (x->op == Op::FloorDiv || x->op == Op::Mod) && x->args[0]->op == Op::Var && x->args[0]->var == r &&
+                   x->args[1]->op == Op::Const;
+        };
+        visit(term, [&](const Expr& x) {
+            mixed = mixed || x->op == Op::Sum;
+            if (!split_of(x)) return;
+            mixed = mixed || (k && *k != x->args[1]->ival);
+            k = x->args[1]->ival;
+        });
+        if (mixed || !k || *k <= 1 || *n % *k != 0 || *n / *k <= 1) return std::nullopt;
+        Window w;
+        w.row = kWindowVars + 2 * (r - kFirstReductionVar);
+        w.col = w.row + 1;
+        w.rows = *n / *k;
+        w.cols = *k;
+        std::unordered_map<const Node*, Expr> memo;
+        std::function<Expr(const Expr&)> go = [&](const Expr& x) -> Expr {
+            if (const auto it = memo.find(x.get()); it != memo.end()) return it->second;
+            Expr out = x;
+            if (split_of(x)) out = var(x->op == Op::FloorDiv ? w.row : w.col);
+            else if (x->op == Op::Var && x->var == r) out = add(mul(var(w.row), iconst(*k)), var(w.col));
+            else if (!x->args.empty()) {
+                std::vector<Expr> args;
+                bool changed = false;
+                for (const Expr& a : x->args) {
+                    args.push_back(go(a));
+                    changed = changed || args.back() != a;
+                }
+                if (changed) out = with_args(x, std::move(args));
+            }
+            memo[x.get()] = out;
+            return out;
+        };
+        w.term = go(term);
+        return w;
+    }
+    // The two loops of windows (of one tap variable: the same rows and columns) around
+    // `step` (given each window's index and rewritten, simplified term, once per tap): the
+    // terms' parts that depend on neither variable are computed before them, those of the
+    // row alone between them.
+    void window_loops(const std::vector<Window>& ws, const std::string& pragma, bool vector,
+                      const std::function<void(std::size_t, const Expr&)>& step) {
+        const Window& w = ws.front();
+        ranges_[w.row] = Interval{0, w.rows - 1};
+        ranges_[w.col] = Interval{0, w.cols - 1};
+        std::vector<Expr> terms;
+        for (const Window& x : ws) {
+            terms.push_back(simplify(x.term, ranges_, lb_));
+            pinned_.push_back(terms.back());
+        }
+        for (const Expr& t : terms) hoist_invariants(t, {w.row, w.col}, vector);
+        const std::string t = ctype(Type::I32);
+        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", t, w.row, w.rows));
+        ++indent_;
+        scopes_.emplace_back();
+        for (const Expr& x : terms) hoist_invariants(x, {w.col}, vector);
+        line(pragma);
+        line(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", t, w.col, w.cols));
+        ++indent_;
+        scopes_.emplace_back();
+        for (std::size_t i = 0; i < terms.size(); ++i) step(i, terms[i]);
+        for (int i = 0; i < 2; ++i) {
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        }
+    }
+    // The windows of sums that share one tap loop (all of them, or none).
+    static std::vector<Window> windows_of(const std::vector<Expr>& sums) {
+        std::vector<Window> ws;
+        for (const Expr& sum : sums) {
+            const auto w = window_of(sum, sum->args[0]);
+            if (!w || (!ws.empty() && (w->row != ws.front().row || w->cols != ws.front().cols || w->rows != ws.front().rows)))
+                return {};
+            ws.push_back(*w);
+        }
+        return ws;
+    }
+
     // Before a summation loop: computes the parts of its body that do not depend on the
     // tap index (table loads and index math of the output position), so that the loop
     // body keeps only the per-tap work. Later uses find them by node.
-    void hoist_invariants(const Expr& body, int r, bool vector) {
+    void hoist_invariants(const Expr& body, int r, bool vector) { hoist_invariants(body, std::vector<int>{r}, vector); }
+    void hoist_invariants(const Expr& body, const std::vector<int>& taps, bool vector) {
         std::unordered_set<const Node*> seen;
+        const auto moves = [&](const Expr& x) {
+            return std::any_of(taps.begin(), taps.end(), [&](int r) { return depends_on_var(x, r); });
+        };
         std::function<void(const Expr&)> walk = [&](const Expr& x) {
             if (!seen.insert(x.get()).second || x->op == Op::Const || x->op == Op::Var) return;
-            if (x->op == Op::Sum || depends_on_var(x, r)) {
+            if (x->op == Op::Sum || moves(x)) {
                 if (x->op == Op::Sum) return;
                 for (const auto& a : x->args) walk(a);
                 // A load's address is computed from its indices: the parts of that sum that
@@ -167,7 +269,7 @@ protected:
                     const Expr off = offset_expr(prog_.buffer(x->buffer), x->args);
                     pinned_.push_back(off);
                     walk(off);
-                    if (vector) hoist_gather(x, off, r);
+                    if (vector && taps.size() == 1) hoist_gather(x, off, taps.front());
                 }
                 return;
             }
@@ -181,9 +283,7 @@ protected:
     // taps: one loop computes them all, so the tap's index math and weights are shared.
     // Each accumulates its own terms in tap order, as a loop of its own would.
     void emit_fused_sums(const std::vector<Expr>& sums, bool vector) {
-        const Expr& first = sums.front();
-        const int r = first->var;
-        const std::string n = emit(sum_extent(first));
+        const std::string n = emit(sum_extent(sums.front()));
         std::vector<std::string> accs;
         std::vector<std::string> elems;
         for (const Expr& e : sums) {
@@ -194,6 +294,25 @@ protected:
             accs.push_back(acc);
             elems.push_back(vec ? el : std::string());
         }
+        if (const std::vector<Window> ws = windows_of(sums); !ws.empty()) {
+            window_loops(ws, unroll_pragma(), vector, [&](std::size_t i, const Expr& t) {
+                if (elems[i].empty()) line(reduce_step(sums[i], accs[i], t));
+                else if (reduce_kind(sums[i]) == Reduce::Add) accumulate_v(accs[i], elems[i], t);
+                else line(reduce_step_v(sums[i], accs[i], elems[i], t));
+            });
+        } else {
+            emit_fused_tap_loop(sums, accs, elems, n, vector);
+        }
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            pinned_.push_back(sums[i]);
+            if (!elems[i].empty()) scopes_.back().vby_node[sums[i].get()] = VName{accs[i], true, elems[i]};
+            else scopes_.back().by_node[sums[i].get()] = accs[i];
+        }
+    }
+    void emit_fused_tap_loop(const std::vector<Expr>& sums, const std::vector<std::string>& accs,
+                             const std::vector<std::string>& elems, const std::string& n, bool vector) {
+        const Expr& first = sums.front();
+        const int r = first->var;
         for (const Expr& e : sums) hoist_invariants(e->args[0], r, vector);
         const bool pairs = vector && std::none_of(elems.begin(), elems.end(), [](const std::string& el) { return el.empty(); }) &&
                            std::all_of(sums.begin(), sums.end(), [](const Expr& e) { return reduce_kind(e) == Reduce::Add; }) &&
@@ -215,7 +334,7 @@ protected:
                         if (reduce_kind(sums[i]) == Reduce::Add) accumulate_v(accs[i], elems[i], body);
                         else line(reduce_step_v(sums[i], accs[i], elems[i], body));
                     } else {
-                        line(reduce_step(sums[i], accs[i], emit(body)));
+                        line(reduce_step(sums[i], accs[i], body));
                     }
                 }
                 scopes_.pop_back();
@@ -240,11 +359,6 @@ protected:
             loop(fmt::format("for ({0} r{1} = 0; r{1} < {2}; ++r{1}) {{", ctype(Type::I32), r, n), unroll_pragma(),
                  false);
         });
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-            pinned_.push_back(sums[i]);
-            if (!elems[i].empty()) scopes_.back().vby_node[sums[i].get()] = VName{accs[i], true, elems[i]};
-            else scopes_.back().by_node[sums[i].get()] = accs[i];
-        }
     }
 
     // The outermost Sums of e that become loops (run-time or long extents).
@@ -253,8 +367,7 @@ protected:
         std::function<void(const Expr&)> walk = [&](const Expr& x) {
             if (!seen.insert(x.get()).second) return;
             if (x->op == Op::Sum) {
-                const auto n = const_extent(x);
-                if (!n || *n > 8) out.push_back(x);
+                if (ir::tap_loop(x)) out.push_back(x);
                 return;
             }
             for (const auto& a : x->args) walk(a);
@@ -569,24 +682,39 @@ protected:
     // A reduction's starting value and step (ir::Reduce): `acc += v` for a sum; for Min /
     // Max the identity (+-inf, the type's max or min) and t_rmin / t_rmax, which take a
     // NaN term (torch.amin / amax propagate NaN).
+    // Fma chains start from 0 too and take a product term with t_fma / fma_v.
+    static bool extreme(const Expr& sum) { return reduce_kind(sum) == Reduce::Min || reduce_kind(sum) == Reduce::Max; }
     std::string scalar_identity(const Expr& sum) {
-        if (reduce_kind(sum) == Reduce::Add) return "0";
+        if (!extreme(sum)) return "0";
         return emit(reduce_identity(reduce_kind(sum), sum->type));
     }
     std::string vector_identity(const Expr& sum, const std::string& el) {
-        if (reduce_kind(sum) == Reduce::Add) return "{}";
+        if (!extreme(sum)) return "{}";
         return fmt::format("to_v<vec<{}>>({})", el, scalar_identity(sum));
     }
-    std::string reduce_step(const Expr& sum, const std::string& acc, const std::string& v) {
+    std::string reduce_step(const Expr& sum, const std::string& acc, const Expr& term) {
+        if (const auto f = fma_factors(sum, term)) {
+            const std::string a = emit(f->first), b = emit(f->second);
+            return fmt::format("{0} = t_fma({1}, {2}, {0});", acc, a, b);
+        }
+        const std::string v = emit(term);
         switch (reduce_kind(sum)) {
-            case Reduce::Add: return fmt::format("{} += {};", acc, v);
+            case Reduce::Add:
+            case Reduce::Fma: return fmt::format("{} += {};", acc, v);
             case Reduce::Min: return fmt::format("{0} = t_rmin({0}, {1});", acc, v);
             case Reduce::Max: return fmt::format("{0} = t_rmax({0}, {1});", acc, v);
         }
         return {};
     }
+    // The vector step of a Min, Max or Fma reduction (targets with vector bodies).
     std::string reduce_step_v(const Expr& sum, const std::string& acc, const std::string& el, const Expr& term) {
-        const std::string v = fmt::format("to_v<vec<{}>>({})", el, emitv(term).name);
+        const auto V = [&](const Expr& x) { return fmt::format("to_v<vec<{}>>({})", el, emitv(x).name); };
+        if (const auto f = fma_factors(sum, term)) {
+            const std::string a = V(f->first), b = V(f->second);
+            return fmt::format("{0} = fma_v({1}, {2}, {0});", acc, a, b);
+        }
+        const std::string v = V(term);
+        if (!extreme(sum)) return fmt::format("{0} = {0} + {1};", acc, v);
         return fmt::format("{0} = {1}({0}, {2});", acc, reduce_kind(sum) == Reduce::Min ? "rmin_v" : "rmax_v", v);
     }
 
@@ -597,16 +725,23 @@ protected:
         const auto fixed = const_extent(e);
         const std::string acc = fmt::format("t{}", next_temp_++);
         line(fmt::format("{} {} = {};", ty, acc, scalar_identity(e)));
-        if (fixed && *fixed <= 8) {
+        if (!ir::tap_loop(e)) {
             for (std::int64_t j = 0; j < *fixed; ++j) {
                 const VarRanges saved = ranges_;
                 ranges_[r] = Interval{j, j};
                 const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
-                const std::string v = emit(term);
+                const std::string step = reduce_kind(e) == Reduce::Add
+                                             ? fmt::format("{} = {} + {};", acc, acc, emit(term))
+                                             : reduce_step(e, acc, term);
                 ranges_ = saved;
-                line(reduce_kind(e) == Reduce::Add ? fmt::format("{} = {} + {};", acc, acc, v) : reduce_step(e, acc, v));
+                line(step);
             }
         } else {
+            if (const auto w = window_of(e, tap_term(e))) {
+                window_loops({*w}, unroll_pragma(), /*vector=*/false,
+                             [&](std::size_t, const Expr& t) { line(reduce_step(e, acc, t)); });
+                return acc;
+            }
             const std::string n = emit(sum_extent(e));
             hoist_invariants(e->args[0], r, /*vector=*/false);
             const std::string head = tap_loop_head(e, r, n);
@@ -614,8 +749,7 @@ protected:
             line(head);
             ++indent_;
             scopes_.emplace_back();
-            const std::string v = emit(tap_term(e));
-            line(reduce_step(e, acc, v));
+            line(reduce_step(e, acc, tap_term(e)));
             scopes_.pop_back();
             --indent_;
             line("}");

@@ -1149,17 +1149,22 @@ private:
             const bool plain = reduce_kind(e) == Reduce::Add;
             line(fmt::format("vec<{}> {} = {};", el, acc, vector_identity(e, el)));
             const auto fixed = const_extent(e);
-            if (fixed && *fixed <= 8) {
+            if (!ir::tap_loop(e)) {
                 for (std::int64_t j = 0; j < *fixed; ++j) {
                     const VarRanges saved = ranges_;
                     ranges_[r] = Interval{j, j};
                     const Expr term = simplify(substitute(e->args[0], {{r, iconst(j)}}), ranges_, lb_);
                     pinned_.push_back(term);
-                    const VName v = emitv(term);
+                    const std::string step = plain ? fmt::format("{} = {} + {};", acc, acc, V(el, emitv(term)))
+                                                   : reduce_step_v(e, acc, el, term);
                     ranges_ = saved;
-                    if (plain) line(fmt::format("{} = {} + {};", acc, acc, V(el, v)));
-                    else line(fmt::format("{0} = {1}({0}, {2});", acc, reduce_kind(e) == Reduce::Min ? "rmin_v" : "rmax_v", V(el, v)));
+                    line(step);
                 }
+            } else if (const auto w = window_of(e, e->args[0])) {
+                window_loops({*w}, unroll_pragma(), /*vector=*/true, [&](std::size_t, const Expr& t) {
+                    if (plain) accumulate_v(acc, el, t);
+                    else line(reduce_step_v(e, acc, el, t));
+                });
             } else {
                 const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);

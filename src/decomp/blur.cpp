@@ -45,11 +45,13 @@ Value decompose_blur(OpContext& ctx, const BlurOp& op, const Value& in) {
         const Expr padded_body = load4(g, in.tensor, {i[0], i[1], reflect(sub(i[2], iconst(ky / 2)), H),
                                                       reflect(sub(i[3], iconst(kx / 2)), W)});
         const int padded = add_compute(ctx, "padded", dtype, padded_shape, padded_body, /*realize=*/true);
-        Expr acc = fconst(0.0);
-        for (std::int64_t r = 0; r < ky; ++r)
-            for (std::int64_t c = 0; c < kx; ++c)
-                acc = fma(as_f32(load4(g, padded, {i[0], i[1], add(i[2], iconst(r)), add(i[3], iconst(c))})),
-                          scalar(weights, r * kx + c), acc);
+        // One chain of ky * kx fused multiply-adds over the taps t (row t / kx, column
+        // t % kx): a loop in the generated code, whatever the kernel size.
+        const int t = g.new_reduction_var();
+        const Expr tap = var(t), row = floordiv(tap, iconst(kx)), col = mod(tap, iconst(kx));
+        const Expr term = mul(as_f32(load4(g, padded, {i[0], i[1], add(i[2], row), add(i[3], col)})),
+                              load(weights, Type::F32, {tap}));
+        const Expr acc = reduce(Reduce::Fma, t, iconst(ky * kx), term, Type::F32);
         return done(u8 ? cast(Type::U8, round_even(acc)) : acc);
     }
     // Sharpness: the interior 1 <= h < H - 1, 1 <= w < W - 1 (none where H or W <= 2).

@@ -89,7 +89,7 @@ Scalar do_sat_cast(Type to, Type from, Scalar v) {
 
 // a + b in type t (Sum's accumulation step), or the Min / Max step (a NaN term is taken).
 Scalar add_in(Type t, Scalar a, Scalar b, Reduce kind = Reduce::Add) {
-    if (kind != Reduce::Add) {
+    if (kind == Reduce::Min || kind == Reduce::Max) {
         const Scalar v = normalize_value(t, b);
         bool take;
         if (is_float(t)) take = (kind == Reduce::Min ? v.f < a.f : a.f < v.f) || std::isnan(v.f);
@@ -226,9 +226,17 @@ Scalar eval_rec(const Expr& e, VarValues& vars, const LoadFn& load) {
             const Reduce kind = reduce_kind(e);
             Scalar acc = const_value(reduce_identity(kind, e->type));
             const std::int64_t extent = eval_rec(e->args[1], vars, load).i;
+            const auto factors = fma_factors(e, e->args[0]);
             for (std::int64_t r = 0; r < extent; ++r) {
                 vars[e->var] = r;
-                acc = add_in(e->type, acc, eval_rec(e->args[0], vars, load), kind);
+                if (factors) {
+                    const Scalar a = eval_rec(factors->first, vars, load), b = eval_rec(factors->second, vars, load);
+                    acc = e->type == Type::F32 ? Scalar::of_float(static_cast<double>(std::fma(
+                                                     static_cast<float>(a.f), static_cast<float>(b.f), static_cast<float>(acc.f))))
+                                               : Scalar::of_float(std::fma(a.f, b.f, acc.f));
+                } else {
+                    acc = add_in(e->type, acc, eval_rec(e->args[0], vars, load), kind);
+                }
             }
             if (saved) vars[e->var] = *saved;
             else vars.erase(e->var);

@@ -428,6 +428,15 @@ Expr reduce(Reduce kind, int reduction_var, Expr extent, Expr body, Type acc) {
     if (is_const(extent) && extent->ival < 0) fail("ir::sum: negative extent {}", extent->ival);
     if (depends_on_var(extent, reduction_var)) fail("ir::sum: the extent depends on the reduction variable");
     body = cast(acc, std::move(body));
+    if (kind == Reduce::Fma) {
+        if (!is_float(acc)) fail("ir::reduce: a fused multiply-add chain accumulates in a float type, not {}", type_name(acc));
+        // No folding beyond the empty chain: fma(a, b, +0) differs from a * b where the product is -0.
+        if (is_const(extent, 0)) return fconst(0, acc);
+        auto e = node(Op::Sum, acc, {std::move(body), std::move(extent)});
+        e->var = reduction_var;
+        e->ival = static_cast<std::int64_t>(kind);
+        return e;
+    }
     if (kind != Reduce::Add) {
         if (is_const(extent, 0)) return reduce_identity(kind, acc);
         // The least or greatest of one term, or of one value taken many times, is that term.
@@ -456,7 +465,7 @@ Expr sum(int reduction_var, Expr extent, Expr body, Type acc) {
 }
 
 Expr reduce_identity(Reduce kind, Type t) {
-    if (kind == Reduce::Add) return is_float(t) ? fconst(0, t) : iconst(0, t);
+    if (kind == Reduce::Add || kind == Reduce::Fma) return is_float(t) ? fconst(0, t) : iconst(0, t);
     const bool least = kind == Reduce::Min;
     if (is_float(t)) return fconst(least ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity(), t);
     return iconst(least ? int_max(t) : int_min(t), t);
@@ -465,6 +474,11 @@ Expr reduce_identity(Reduce kind, Type t) {
 Reduce reduce_kind(const Expr& s) {
     if (!s || s->op != Op::Sum) fail("ir::reduce_kind: not a sum");
     return static_cast<Reduce>(s->ival);
+}
+
+std::optional<std::pair<Expr, Expr>> fma_factors(const Expr& s, const Expr& term) {
+    if (reduce_kind(s) != Reduce::Fma || term->op != Op::Mul) return std::nullopt;
+    return std::make_pair(term->args[0], term->args[1]);
 }
 
 Expr pow(Expr base, Expr exponent) {
@@ -878,7 +892,7 @@ void print(const Expr& e, std::string& out) {
             print_call(fmt::format("{}<{}>", e->op == Op::Cast ? "cast" : "sat_cast", type_name(e->type)), e->args, out);
             return;
         case Op::Sum:
-            out += fmt::format("{}<{}>({}{} < ", e->ival == 1 ? "min" : e->ival == 2 ? "max" : "sum", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
+            out += fmt::format("{}<{}>({}{} < ", e->ival == 1 ? "min" : e->ival == 2 ? "max" : e->ival == 3 ? "fma_sum" : "sum", type_name(e->type), e->var >= kFirstReductionVar ? 'r' : 'v',
                                e->var);
             print(e->args[1], out);
             out += ": ";

@@ -49,7 +49,8 @@ enum class Op : std::uint8_t {
     SatCast,    // clamp to the target type's range, then static_cast (NaN -> 0)
     Sum,        // sum of args[0] over reduction variable `var` in [0, args[1]); accumulates in `type`.
                 // args[1] (I64) is the extent: a Const, or an expression of run-time parameters.
-                // `ival` is its Reduce kind: a sum (Add), or the least or greatest term (Min, Max).
+                // `ival` is its Reduce kind: a sum (Add), or the least or greatest term (Min, Max),
+                // or a chain of fused multiply-adds (Fma).
     Pow,        // float args[0] to the power args[1], as PyTorch's CPU pow of a float tensor by a
                 // scalar: exponent 0 gives 1, 1 the base, 0.5 sqrt, -0.5 1/sqrt, -1 1/x, 2 x*x,
                 // 3 x*x*x, -2 1/(x*x); any other the double pow of both, rounded to the type.
@@ -58,8 +59,11 @@ enum class Op : std::uint8_t {
 // What a Sum node accumulates (Node::ival). Add starts from 0; Min and Max start from the
 // type's identity (+inf / -inf for floats, the type's max / min for integers) and take a
 // term that is less (greater) than the accumulator or a NaN, so that a NaN propagates as
-// torch.amin / amax propagate it: acc = (v < acc || v != v) ? v : acc.
-enum class Reduce : std::uint8_t { Add, Min, Max };
+// torch.amin / amax propagate it: acc = (v < acc || v != v) ? v : acc. Fma (float types
+// only) starts from 0 and takes each term Mul(a, b) with one rounding, acc = fma(a, b, acc),
+// as a convolution that accumulates with FMA instructions does; a term that is not a
+// product (one that simplification rewrote) is added as Add adds it.
+enum class Reduce : std::uint8_t { Add, Min, Max, Fma };
 
 // Variable ids: 0..63 index the dims of the tensor being defined (loop variables),
 // kFirstReductionVar.. are Sums' reduction variables, kFirstParamVar.. are run-time
@@ -130,8 +134,8 @@ Expr cast(Type t, Expr a);
 Expr sat_cast(Type t, Expr a);
 Expr sum(int reduction_var, std::int64_t extent, Expr body, Type acc);
 Expr sum(int reduction_var, Expr extent, Expr body, Type acc);
-// The least (Min) or greatest (Max) value of body over reduction_var in [0, extent): a Sum
-// node of that kind (see Reduce).
+// The least (Min) or greatest (Max) value of body over reduction_var in [0, extent), or
+// the fused multiply-add chain of its products (Fma): a Sum node of that kind (see Reduce).
 Expr reduce(Reduce kind, int reduction_var, Expr extent, Expr body, Type acc);
 // The value a reduction of `kind` starts from (0, +inf / type max, -inf / type min).
 Expr reduce_identity(Reduce kind, Type t);
@@ -145,6 +149,9 @@ const Expr& sum_extent(const Expr& sum_node);
 std::optional<std::int64_t> const_extent(const Expr& sum_node);
 // A Sum node's kind (Reduce::Add for a plain sum).
 Reduce reduce_kind(const Expr& sum_node);
+// The factors of an Fma Sum's term (its body, or a substituted copy of it) where the term
+// is a product; nullopt for every other kind or term (which then accumulates as Add does).
+std::optional<std::pair<Expr, Expr>> fma_factors(const Expr& sum_node, const Expr& term);
 // Replaces Var(id) by replacements[id] where present (others unchanged).
 Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacements);
 // Expressions are DAGs: the walks below take each distinct node once.

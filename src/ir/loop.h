@@ -78,6 +78,15 @@ struct Loop {
     LoopKind kind = LoopKind::Serial;
 };
 
+// A Sum of at most this many taps, all known, is printed unrolled (each term simplified
+// with its tap); a longer one, or one over a run-time count, is a loop per output.
+inline constexpr std::int64_t kMaxUnrolledTaps = 8;
+// Whether a Sum node is printed as a loop (see kMaxUnrolledTaps).
+inline bool tap_loop(const Expr& sum) {
+    const auto n = const_extent(sum);
+    return !n || *n > kMaxUnrolledTaps;
+}
+
 struct Kernel {
     std::string name;
     int output = -1;          // buffer id

@@ -309,7 +309,7 @@ std::optional<Interval> bounds_raw(const Expr& e, Analysis& an) {
             }
             if (!body) return std::nullopt;
             // The least or greatest of at least one term lies in the body's range.
-            if (reduce_kind(e) != Reduce::Add) return least >= 1 ? body : std::nullopt;
+            if (reduce_kind(e) == Reduce::Min || reduce_kind(e) == Reduce::Max) return least >= 1 ? body : std::nullopt;
             // Between `least` and `most` terms, each within the body's range (and 0 terms: 0).
             const auto a = cmul(body->lo, least), b = cmul(body->lo, most), c = cmul(body->hi, least),
                        d = cmul(body->hi, most);

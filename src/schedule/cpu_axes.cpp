@@ -222,10 +222,12 @@ void choose_cpu_axes(Program& prog, const Target& target) {
         const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
         Loop& l = k.loops[inner];
         const bool contiguous = stores_contiguously(prog, printed, l.var);
-        // A sum over a run-time number of taps is a loop per output: the C++ compiler does not
-        // vectorize across it, so it is worth explicit vectors even with interleaved stores.
+        // A sum printed as a loop (over a run-time or a long number of taps) is a loop per
+        // output: the C++ compiler does not vectorize across it, so it is worth explicit
+        // vectors even with interleaved stores, and several vectors a step (their chains of
+        // taps are independent, so one's latency hides another's).
         bool tap_loop = false;
-        visit(k.value, [&](const Expr& e) { tap_loop = tap_loop || (e->op == Op::Sum && !const_extent(e)); });
+        visit(k.value, [&](const Expr& e) { tap_loop = tap_loop || (e->op == Op::Sum && ir::tap_loop(e)); });
         const bool heavy = node_count(k.value) > 40 || tap_loop;
         // Strided stores (channels-last pixels with unrolled channels) cost a lane loop;
         // worth it only when the value itself is expensive to compute.

@@ -24,7 +24,7 @@ bool fits_i16(Type t) { return t == Type::U8 || t == Type::I16; }
 std::optional<TapPairFactors> tap_pair_factors(const Expr& sum) {
     if (sum->op != Op::Sum || sum->type != Type::I32) return std::nullopt;
     // Small constant sums are unrolled term by term, not printed as a tap loop.
-    if (const auto n = const_extent(sum); n && *n <= 8) return std::nullopt;
+    if (!tap_loop(sum)) return std::nullopt;
     const Expr& term = sum->args[0];
     if (term->op != Op::Mul || term->type != Type::I32) return std::nullopt;
     const Expr& x = term->args[0];

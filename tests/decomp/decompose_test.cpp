@@ -119,12 +119,20 @@ TEST(DecomposeOps, CropInsideIsAShiftedReadOutsideIsMasked) {
 
 TEST(DecomposeOps, BlurReadsARealizedPaddedCopyWithOneFmaPerTap) {
     const TensorSpec in = spec(U8, {1, 3, 8, 10});
-    // A realized reflect-padded copy, then ky * kx fused multiply-adds of a weight table.
+    // A realized reflect-padded copy, then one chain of ky * kx fused multiply-adds of a
+    // weight table: a single Fma reduction (a loop however large the kernel), one load of
+    // the padded copy and one of the weights per tap.
     const Census blur(decompose_json(R"([{"op": "gaussian_blur", "kernel_size": [5, 3], "sigma": [0.7, 1.2]}])", in));
     EXPECT_EQ(blur.computes, 2);
     EXPECT_EQ(blur.realized, 1);
     EXPECT_EQ(blur.tables_of(ir::Type::F32), 1);
-    EXPECT_EQ(count(blur.output.body, ir::Op::Fma), 15);
+    EXPECT_EQ(count(blur.output.body, ir::Op::Fma), 0);
+    ASSERT_EQ(count(blur.output.body, ir::Op::Sum), 1);
+    ir::Expr chain;
+    ir::visit(blur.output.body, [&](const ir::Expr& e) { if (e->op == ir::Op::Sum) chain = e; });
+    EXPECT_EQ(ir::reduce_kind(chain), ir::Reduce::Fma);
+    EXPECT_EQ(ir::const_extent(chain), 15);
+    EXPECT_EQ(count(chain->args[0], ir::Op::Load), 2);
     EXPECT_EQ(blur.output.body->op, ir::Op::Cast);
     EXPECT_EQ(loads_of(blur.output.body, 0), 0);  // the taps read the padded copy, not the input
     // A new sigma, or a new input size, is the same structure; a new kernel size is not.
