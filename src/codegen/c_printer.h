@@ -400,10 +400,13 @@ protected:
             shift_ = 0;
             emit_unrolled(copies, out);
         } else {
-            emit_store(k_.value, out);
+            emit_store(value(), out);
         }
         scopes_.pop_back();
     }
+    // The value the body computes: the kernel's, or a part's (loop partitioning).
+    const Expr& value() const { return part_value_ ? part_value_ : k_.value; }
+    Expr part_value_;
 
     const Program& prog_;
     const Kernel& k_;
@@ -455,7 +458,7 @@ protected:
             }
             // (The vector variable keeps its loop's range: v + shift stays within it.)
             if (shift_ != 0) sub.emplace_back(shifted_var(), add(var(shifted_var()), iconst(shift_)));
-            copies.push_back(UnrolledCopy{fixed, shift_, simplify(substitute(k_.value, sub), r, lb_)});
+            copies.push_back(UnrolledCopy{fixed, shift_, simplify(substitute(value(), sub), r, lb_)});
             return;
         }
         const Loop& l = k_.loops[depth];

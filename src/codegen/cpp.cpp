@@ -13,6 +13,7 @@
 #include "core/interrupt.h"
 #include "ir/graph.h"
 #include "ir/simplify.h"
+#include "schedule/partition.h"
 #include "schedule/tap_pairs.h"
 
 #include <fmt/format.h>
@@ -209,32 +210,35 @@ public:
             }
             const int unroll = k_.vector_unroll;
             const std::string& begin = bounds_text[depth].first;
-            if (unroll > 1) {
-                // `unroll` vectors a step, their tap loops as one (kernels with windows,
-                // which are per block of kLanes outputs, are not unrolled).
-                line(fmt::format("for (; v{0} + {1} * kLanes <= {2}; v{0} += {1} * kLanes) {{", l.var, unroll, end));
+            const bool partitioned = k_.partition_lo && !tap_lanes && unroll == 1 && window_tables_.empty();
+            // The general loop: vectors, then the last one at the end (or a scalar loop).
+            const auto general = [&] {
+                if (unroll > 1) {
+                    // `unroll` vectors a step, their tap loops as one (kernels with windows,
+                    // which are per block of kLanes outputs, are not unrolled).
+                    line(fmt::format("for (; v{0} + {1} * kLanes <= {2}; v{0} += {1} * kLanes) {{", l.var, unroll, end));
+                    ++indent_;
+                    vector_var_ = l.var;
+                    emit_body(depth + 1, out, unroll);
+                    vector_var_ = -1;
+                    --indent_;
+                    line("}");
+                }
+                // One vector a step; the last one ends at the loop's end where the loop has at
+                // least kLanes iterations (it recomputes a few outputs, which write the same
+                // values: results never alias their inputs), else the outputs are computed one
+                // at a time (a scalar tail of gathers and tap loops costs as much as many
+                // vectors). The block counter picks the windows (the last vector's are the
+                // table's last entry).
+                line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
                 ++indent_;
-                vector_var_ = l.var;
-                emit_body(depth + 1, out, unroll);
-                vector_var_ = -1;
-                --indent_;
-                line("}");
-            }
-            // One vector a step; the last one ends at the loop's end where the loop has at
-            // least kLanes iterations (it recomputes a few outputs, which write the same
-            // values: results never alias their inputs), else the outputs are computed one
-            // at a time (a scalar tail of gathers and tap loops costs as much as many
-            // vectors). The block counter picks the windows (the last vector's are the
-            // table's last entry).
-            line(fmt::format("if ({} - ({}) >= kLanes) {{", end, begin));
-            ++indent_;
-            // One vector's body, one level in.
-            const auto vector_body = [&] {
-                ++indent_;
-                vector_var_ = l.var;
-                emit_body(depth + 1, out);
-                vector_var_ = -1;
-                --indent_;
+                // One vector's body, one level in.
+                const auto vector_body = [&] {
+                    ++indent_;
+                    vector_var_ = l.var;
+                    emit_body(depth + 1, out);
+                    vector_var_ = -1;
+                    --indent_;
             };
             if (split_last_vector()) {
                 // A cheap body (no tap loop, few operations: flips, crops, copies, nearest
@@ -285,6 +289,9 @@ public:
             line("}");
             --indent_;
             line("}");
+            };
+            if (partitioned) emit_partitioned(l, begin, end, depth, out, general);
+            else general();
             if (tap_lanes) {
                 --indent_;
                 line("}");
@@ -373,6 +380,67 @@ private:
     // write()): a body without tap loops (sums) and of at most kSplitLastNodes distinct
     // nodes, so that the copy costs little compile time.
     static constexpr std::size_t kSplitLastNodes = 48;
+    // Loop partitioning (schedule/partition.h): where lo <= hi and the loop has at least
+    // kLanes outputs, the parts [begin, a), [a, b) and [b, end) (a = lo and b = hi clamped
+    // to the loop) each run their own value: a part of at least kLanes outputs runs vectors
+    // and a last one ending at its end (recomputing a few of its own outputs), a shorter one
+    // one vector of its value (at its start, or at the loop's last vector) of which only its
+    // own lanes are stored (store_lanes_v). Elsewhere the general loop runs the whole value.
+    void emit_partitioned(const Loop& l, const std::string& begin, const std::string& end, std::size_t depth,
+                          const Buffer& out, const std::function<void()>& general) {
+        const std::string lo = emit(k_.partition_lo), hi = emit(k_.partition_hi);
+        const int v = l.var;
+        const auto body = [&](const Expr& value, bool vector) {
+            line("{");
+            ++indent_;
+            part_value_ = value;
+            vector_var_ = vector ? v : -1;
+            emit_body(depth + 1, out);
+            vector_var_ = -1;
+            part_value_ = nullptr;
+            --indent_;
+            line("}");
+        };
+        line(fmt::format("if (static_cast<std::int64_t>({}) <= static_cast<std::int64_t>({}) && {} - ({}) >= kLanes) {{",
+                         lo, hi, end, begin));
+        ++indent_;
+        line(fmt::format("const std::int64_t pa{0} = t_min<std::int64_t>(t_max<std::int64_t>({1}, {2}), {3});", v, lo,
+                         begin, end));
+        line(fmt::format("const std::int64_t pb{0} = t_min<std::int64_t>(t_max<std::int64_t>({1}, pa{0}), {2});", v, hi,
+                         end));
+        const std::string edges[4] = {fmt::format("({})", begin), fmt::format("pa{}", v), fmt::format("pb{}", v),
+                                      fmt::format("({})", end)};
+        for (int part = 0; part < 3; ++part) {
+            const std::string &s = edges[part], &e = edges[part + 1];
+            const Expr value = schedule::partitioned_value(k_.value, v, part);
+            pinned_.push_back(value);
+            line(fmt::format("if ({} - {} >= kLanes) {{", e, s));
+            ++indent_;
+            line(fmt::format("for (v{0} = {1}; v{0} < {2} - kLanes; v{0} += kLanes)", v, s, e));
+            body(value, true);
+            line(fmt::format("v{} = {} - kLanes;", v, e));
+            body(value, true);
+            --indent_;
+            line(fmt::format("}} else if ({} > {}) {{", e, s));
+            ++indent_;
+            line(fmt::format("v{0} = t_min<std::int64_t>({1}, {2} - kLanes);", v, s, end));
+            store_lanes_ = fmt::format("{1} - v{0}, {2} - v{0}", v, s, e);
+            body(value, true);
+            store_lanes_.clear();
+            --indent_;
+            line("}");
+        }
+        --indent_;
+        line("} else {");
+        ++indent_;
+        general();
+        --indent_;
+        line("}");
+    }
+
+    // Set while a part's short vector is printed: the lanes its store writes.
+    std::string store_lanes_;
+
     bool split_last_vector() const {
         bool sum = false;
         visit(k_.value, [&](const Expr& e) { sum = sum || e->op == Op::Sum; });
@@ -567,7 +635,9 @@ private:
             store_buffer_ = out.id;
             return;
         }
-        if (stride && *stride == 1) line(fmt::format("store_v(b{} + {}, {});", out.id, base, val));
+        if (stride && *stride == 1 && !store_lanes_.empty())
+            line(fmt::format("store_lanes_v(b{} + {}, {}, {});", out.id, base, val, store_lanes_));
+        else if (stride && *stride == 1) line(fmt::format("store_v(b{} + {}, {});", out.id, base, val));
         else if (stride) line(fmt::format("scatter_stride_v(b{} + {}, {}, {});", out.id, base, *stride, val));
         else line(fmt::format("scatter_v(b{}, {}, {});", out.id, emitv(off_e).name, val));
     }

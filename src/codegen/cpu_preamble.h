@@ -233,6 +233,18 @@ template <typename T> inline vec<T> load_v(const T* p) {
     return r;
 }
 template <typename T, typename V> inline void store_v(T* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+// Stores lanes [from, to) of v (lane i at p + i): one masked store where the target has
+// them and v fills a 64-byte register, else a copy of those lanes' bytes.
+template <typename T, typename V> inline void store_lanes_v(T* p, V v, std::int64_t from, std::int64_t to) {
+#if defined(TOROID_BYTE_PERMUTE)
+    if constexpr (sizeof(V) == 64) {
+        const std::int64_t b = static_cast<std::int64_t>(sizeof(T));
+        t_store_bytes(p, t_span_mask(to * b) & ~t_span_mask(from * b), reinterpret_cast<t_bytes64>(v));
+        return;
+    }
+#endif
+    if (to > from) __builtin_memcpy(p + from, reinterpret_cast<const char*>(&v) + from * sizeof(T), (to - from) * sizeof(T));
+}
 template <typename V> inline V reverse_v(V v) { return __builtin_shufflevector(v, v, TOROID_REVERSE); }
 template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
     // 4-byte elements through 32-bit lane offsets: the hardware gather, through the

@@ -120,6 +120,9 @@ struct Kernel {
     // where the run's addresses are aligned (checked at run time; else one at a time).
     int gpu_x_outputs = 1;
     std::vector<const Node*> gpu_vector_loads;  // nodes of `value`
+    // CPU: where set, the vector loop runs in three parts at the edges of the interval
+    // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
+    Expr partition_lo, partition_hi;
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)

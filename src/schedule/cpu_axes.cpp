@@ -2,6 +2,7 @@
 // vector loop (and how many lanes), which small loop is unrolled around it, which outer
 // loops are parallel. Codegen prints exactly what is decided here.
 #include "schedule/schedule.h"
+#include "schedule/partition.h"
 #include "schedule/tap_pairs.h"
 
 #include "core/interrupt.h"
@@ -251,7 +252,27 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             // 4-byte lanes (one register of int32 or float), the narrower values beside it
             // in as many lanes. Pixels stored interleaved keep 4-byte lanes: store_interleaved
             // permutes 16 pixels of 3 or 4 bytes within one register.
-            const std::size_t widest = widest_vector_bytes(prog, printed, l.var, target.byte_permute);
+            // Loop partitioning: the parts' values decide the lanes (a part that only copies
+            // bytes has no 4-byte index compares left).
+            std::optional<Partition> part;
+            if (!tap_loop && contiguous && k.fused_channels == 0 && printed.loops.back().var == l.var &&
+                affine_along(prog, printed, l.var))
+                part = find_partition(printed.value, l.var);
+            std::size_t widest = 0;
+            if (part) {
+                Kernel piece = printed;
+                for (int i = 0; i < 3; ++i) {
+                    piece.value = partitioned_value(printed.value, l.var, i);
+                    widest = std::max(widest, widest_vector_bytes(prog, piece, l.var, target.byte_permute));
+                }
+                k.partition_lo = part->lo;
+                k.partition_hi = part->hi;
+                k.decisions.push_back(fmt::format("v{0} in three parts, before {1}, inside, from {2} on: the tests of "
+                                                  "v{0} are constants in each",
+                                                  l.var, to_string(part->lo), to_string(part->hi)));
+            } else {
+                widest = widest_vector_bytes(prog, printed, l.var, target.byte_permute);
+            }
             const bool bytes = widest == 1 && !pixels;
             k.vector_width = bytes ? target.vector_bytes : target.kernel_lanes();
             k.decisions.push_back(fmt::format("vector axis v{} ({} lanes{}): {}", l.var, k.vector_width,

@@ -5,6 +5,7 @@
 #include "decomp/decompose.h"
 #include "ir/simplify.h"
 #include "ops/pipeline_json.h"
+#include "schedule/partition.h"
 #include "schedule/schedule.h"
 
 #include <gtest/gtest.h>
@@ -169,6 +170,41 @@ TEST(CpuAxes, VerticalTapLoopsComputeSeveralVectorsAStep) {
         const ir::Program h = program_for(horizontal, dt, Layout::ChannelsLast, t);
         for (const ir::Kernel& k : h.kernels) EXPECT_EQ(k.vector_unroll, 1) << decisions(k);
     }
+}
+
+// Loop partitioning (schedule/partition.h): an erased rectangle's columns split the row
+// loop into three parts whose values hold no test of the column; each part of a uint8
+// image then moves bytes only (64 lanes). The parts' values: the copy, the fill selected by
+// the row's test, the copy.
+TEST(CpuAxes, ErasedColumnsPartitionTheRowLoop) {
+    const ir::Program p = program_for(R"([{"op": "erase", "top": 10, "left": 20, "height": 60, "width": 80, "value": 0}])",
+                                      DType::UInt8, Layout::Contiguous, cpu(64, true));
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const ir::Kernel& k = p.kernels[0];
+    ASSERT_TRUE(k.partition_lo && k.partition_hi) << decisions(k);
+    EXPECT_EQ(k.vector_width, 64) << decisions(k);
+    EXPECT_NE(decisions(k).find("in three parts"), std::string::npos) << decisions(k);
+    const int v = k.loops.back().var;
+    const auto tests_column = [&](const ir::Expr& e) {
+        bool found = false;
+        ir::visit(e, [&](const ir::Expr& x) {
+            found = found || (x->type == ir::Type::Bool && x->args.size() == 2 && ir::depends_on_var(x, v));
+        });
+        return found;
+    };
+    EXPECT_TRUE(tests_column(k.value));
+    for (int part = 0; part < 3; ++part) {
+        const ir::Expr value = schedule::partitioned_value(k.value, v, part);
+        EXPECT_FALSE(tests_column(value)) << part << ": " << ir::to_string(value);
+        EXPECT_EQ(value->op == ir::Op::Load, part != 1) << part << ": " << ir::to_string(value);
+    }
+    // Another test of the column (a flip's mirrored index is no test; a second erase's
+    // columns are a second interval): no partition.
+    const ir::Program two = program_for(R"([{"op": "erase", "top": 0, "left": 20, "height": 60, "width": 80, "value": 0},
+                                            {"op": "erase", "top": 0, "left": 150, "height": 60, "width": 30, "value": 0}])",
+                                        DType::UInt8, Layout::Contiguous, cpu(64, true));
+    for (const ir::Kernel& x : two.kernels) EXPECT_FALSE(x.partition_lo) << decisions(x);
+    EXPECT_FALSE(schedule::find_partition(ir::lt(ir::var(3), ir::param(0)), 3));  // one bound only
 }
 
 }  // namespace
