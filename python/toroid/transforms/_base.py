@@ -39,15 +39,28 @@ class InterpolationMode:
 
 # ---- the state of one call: ops gathered so far and the image's size after them -------------
 
+def is_pil_image(x):
+    """Whether x is a PIL image (without importing PIL)."""
+    return type(x).__module__.startswith("PIL.") and hasattr(x, "getbands") and hasattr(x, "size")
+
+
+_PIL_MESSAGE = ("toroid's transforms take tensors and NumPy arrays, not PIL images: convert the image first, "
+                "with ToImage() or PILToTensor() as the Compose's first transform")
+
+
 class _State:
     """One run through a Compose: the ops gathered since the last host step, the current
-    result (input or an earlier segment's output) and the size and dtype after those ops."""
+    result (input or an earlier segment's output) and the size and dtype after those ops.
+    A PIL image is taken as it is, for a conversion (ToImage) to turn into a tensor first."""
 
     def __init__(self, x):
         self.x = x
         quick = _torch_desc(x)
         if quick is not None:
             self.h, self.w, self.c, self.dtype = quick
+        elif is_pil_image(x):
+            self.w, self.h = x.size
+            self.c, self.dtype = len(x.getbands()), "uint8"
         else:
             arg = _core.adapt(x)
             self.h, self.w = arg.shape[-2], arg.shape[-1]
@@ -79,6 +92,8 @@ class _State:
     def flush(self):
         """Runs the gathered ops (one compiled program per op structure) on the current result."""
         if self.ops:
+            if is_pil_image(self.x):
+                raise InvalidTypeError(_PIL_MESSAGE)
             if self.branches:
                 _prepare_variants(self.ops, self.branches, self.x)
             self.x = _core.cached_pipeline(self.ops)(self.x)
@@ -95,6 +110,8 @@ class _State:
         of the same round."""
         if self.segments is not None:
             if self.ops:
+                if is_pil_image(self.x):
+                    raise InvalidTypeError(_PIL_MESSAGE)
                 self.segments.append(self.ops)
                 self.ops, self.branches = [], []
         elif self.x is not None:
