@@ -185,25 +185,10 @@ protected:
         w.col = w.row + 1;
         w.rows = *n / *k;
         w.cols = *k;
-        std::unordered_map<const Node*, Expr> memo;
-        std::function<Expr(const Expr&)> go = [&](const Expr& x) -> Expr {
-            if (const auto it = memo.find(x.get()); it != memo.end()) return it->second;
-            Expr out = x;
-            if (split_of(x)) out = var(x->op == Op::FloorDiv ? w.row : w.col);
-            else if (x->op == Op::Var && x->var == r) out = add(mul(var(w.row), iconst(*k)), var(w.col));
-            else if (!x->args.empty()) {
-                std::vector<Expr> args;
-                bool changed = false;
-                for (const Expr& a : x->args) {
-                    args.push_back(go(a));
-                    changed = changed || args.back() != a;
-                }
-                if (changed) out = with_args(x, std::move(args));
-            }
-            memo[x.get()] = out;
-            return out;
-        };
-        w.term = go(term);
+        // r / K and r % K become the row and the column, then r itself row * K + column.
+        const Expr split =
+            rewrite(term, [&](const Expr& x) { return split_of(x) ? var(x->op == Op::FloorDiv ? w.row : w.col) : x; });
+        w.term = substitute(split, {{r, add(mul(var(w.row), iconst(*k)), var(w.col))}});
         return w;
     }
     // The two loops of windows (of one tap variable: the same rows and columns) around

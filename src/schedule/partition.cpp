@@ -2,9 +2,6 @@
 
 #include "ir/simplify.h"
 
-#include <functional>
-#include <unordered_map>
-
 namespace toroid::schedule {
 
 using namespace ir;
@@ -46,25 +43,11 @@ std::optional<Partition> find_partition(const Expr& value, int v) {
 }
 
 Expr partitioned_value(const Expr& value, int v, int part) {
-    std::unordered_map<const Node*, Expr> memo;
-    std::function<Expr(const Expr&)> go = [&](const Expr& e) -> Expr {
-        if (const auto it = memo.find(e.get()); it != memo.end()) return it->second;
-        Expr out = e;
-        if (lower_bound_of(e, v)) out = bconst(part != 0);       // lo <= v: false before lo
-        else if (upper_bound_of(e, v)) out = bconst(part != 2);  // v < hi: false from hi on
-        else if (!e->args.empty()) {
-            std::vector<Expr> args;
-            bool changed = false;
-            for (const Expr& a : e->args) {
-                args.push_back(go(a));
-                changed = changed || args.back() != a;
-            }
-            if (changed) out = with_args(e, std::move(args));
-        }
-        memo[e.get()] = out;
-        return out;
-    };
-    return simplify(go(value));
+    return simplify(rewrite(value, [&](const Expr& e) {
+        if (lower_bound_of(e, v)) return bconst(part != 0);  // lo <= v: false before lo
+        if (upper_bound_of(e, v)) return bconst(part != 2);  // v < hi: false from hi on
+        return e;
+    }));
 }
 
 }  // namespace toroid::schedule

@@ -8,6 +8,7 @@
 #include "engine/cuda_engine.h"
 #include "engine/engine.h"
 #include "engine_test_support.h"
+#include "op_table_support.h"
 #include "ops/pipeline_json.h"
 #include "reference/reference.h"
 
@@ -131,27 +132,8 @@ const char* kColorPipelines[] = {
 
 // Compiled (both tiers) against the reference, bit for bit.
 TEST(ColorCompiled, MatchesTheReferenceBitForBit) {
-    std::uint32_t seed = 1;
-    for (const char* json : kColorPipelines)
-        for (DType dt : {DType::UInt8, DType::Float32})
-            for (Layout l : {Layout::Contiguous, Layout::ChannelsLast})
-                for (std::int64_t c : {1, 3})
-                    for (const Dims& hw : {Dims{1, 1, 1, 1}, Dims{1, 1, 7, 37}, Dims{1, 1, 20, 70}}) {
-                        const std::string text = json;
-                        const Pipeline p = pipeline(text);
-                        const std::int64_t n = hw[2] == 7 ? 2 : 1;
-                        const Tensor in = random_image(dt, {n, c, hw[2], hw[3]}, l, seed++);
-                        SCOPED_TRACE(text + " " + std::string(dtype_name(dt)) + " " + std::string(layout_name(l)) +
-                                     " c=" + std::to_string(c) + " " + std::to_string(hw[2]) + "x" + std::to_string(hw[3]));
-                        const Tensor want = reference::run(p, in);
-                        for (Tiers tiers : {Tiers::QuickOnly, Tiers::FullOnly}) {
-                            EngineOptions o;
-                            o.tiers = tiers;
-                            auto e = make_engine("compiled", o);
-                            const Tensor got = e->prepare(p, in.spec())->run(in);
-                            ASSERT_TRUE(identical(got, want)) << "max difference " << max_difference(got, want);
-                        }
-                    }
+    test::expect_compiled_matches_reference({std::begin(kColorPipelines), std::end(kColorPipelines)},
+                                            {Dims{1, 1, 1, 1}, Dims{1, 1, 7, 37}, Dims{1, 1, 20, 70}});
 }
 
 // A new factor, threshold or bit count is a new value, not a new program.
@@ -196,21 +178,8 @@ TEST(ColorCuda, ContrastMeanIsNotFusedIntoTheBlend) {
 
 // The CUDA sources of the colour pipelines compile with clang's CUDA front end (no SDK).
 TEST(ColorCuda, SourcesCompileWithClangWithoutAnSdk) {
-    std::set<std::string> seen;
-    std::vector<std::string> sources;
-    for (const char* json : kColorPipelines)
-        for (DType dt : {DType::UInt8, DType::Float32})
-            for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
-                const Dims shape{2, 3, 19, 45};
-                const TensorSpec spec{dt, shape, dense_strides(shape, l)};
-                for (const std::string& src : {cuda_source(pipeline(json), spec, "sm_70"),
-                                               cuda_batch_source(pipeline(json), spec, "sm_70")})
-                    if (seen.insert(src).second) sources.push_back(src);
-            }
-    const test::CudaSourceCheck r = test::check_cuda_sources(sources);
-    ASSERT_NE(r.status, -1) << r.log;
-    if (r.status == 77) GTEST_SKIP() << r.log;
-    EXPECT_EQ(r.status, 0) << r.log;
+    test::expect_cuda_sources_compile(
+        test::cuda_sources_of({std::begin(kColorPipelines), std::end(kColorPipelines)}, Dims{2, 3, 19, 45}));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "engine/cuda_engine.h"
 #include "engine/engine.h"
 #include "engine_test_support.h"
+#include "op_table_support.h"
 #include "ops/pipeline_json.h"
 
 #include <fmt/format.h>
@@ -185,22 +186,7 @@ TEST(PadErase, CudaSourcesCompileWithoutAnSdk) {
             "height": 3, "width": 4, "value": [1, 2, 3]}])",
         R"([{"op": "pad", "padding": [4, 1, 2, 3], "mode": "symmetric"}, {"op": "pad", "padding": 1, "mode": "edge"}])",
     };
-    std::vector<std::string> sources;
-    for (const char* text : pipelines) {
-        const Pipeline p = parse_pipeline(text, ".");
-        for (DType dt : {DType::UInt8, DType::Float32}) {
-            for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
-                const Dims shape{2, 3, 12, 17};
-                const TensorSpec spec{dt, shape, dense_strides(shape, l)};
-                sources.push_back(cuda_source(p, spec, "sm_70"));
-                sources.push_back(cuda_batch_source(p, spec, "sm_70"));
-            }
-        }
-    }
-    const test::CudaSourceCheck r = test::check_cuda_sources(sources);
-    ASSERT_NE(r.status, -1) << r.log;
-    if (r.status == 77) GTEST_SKIP() << r.log;
-    EXPECT_EQ(r.status, 0) << r.log;
+    test::expect_cuda_sources_compile(test::cuda_sources_of({std::begin(pipelines), std::end(pipelines)}, Dims{2, 3, 12, 17}));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "engine/cuda_engine.h"
 #include "engine/engine.h"
 #include "engine_test_support.h"
+#include "op_table_support.h"
 #include "ops/pipeline_json.h"
 #include "reference/reference.h"
 
@@ -198,32 +199,9 @@ const char* kTonePipelines[] = {
 
 // Compiled (both tiers, and the specialized engine) against the reference, bit for bit.
 TEST(ToneCompiled, MatchesTheReferenceBitForBit) {
-    std::uint32_t seed = 1;
-    for (const char* json : kTonePipelines)
-        for (DType dt : {DType::UInt8, DType::Float32})
-            for (Layout l : {Layout::Contiguous, Layout::ChannelsLast})
-                for (std::int64_t c : {1, 3})
-                    for (const Dims& hw : {Dims{1, 1, 1, 1}, Dims{1, 1, 7, 37}, Dims{1, 1, 20, 70}}) {
-                        const std::string text = json;
-                        const Pipeline p = pipeline(text);
-                        const std::int64_t n = hw[2] == 7 ? 2 : 1;
-                        const Tensor in = random_image(dt, {n, c, hw[2], hw[3]}, l, seed++);
-                        SCOPED_TRACE(text + " " + std::string(dtype_name(dt)) + " " + std::string(layout_name(l)) +
-                                     " c=" + std::to_string(c) + " " + std::to_string(hw[2]) + "x" + std::to_string(hw[3]));
-                        const Tensor want = reference::run(p, in);
-                        for (Tiers tiers : {Tiers::QuickOnly, Tiers::FullOnly}) {
-                            EngineOptions o;
-                            o.tiers = tiers;
-                            auto e = make_engine("compiled", o);
-                            const Tensor got = e->prepare(p, in.spec())->run(in);
-                            ASSERT_TRUE(identical(got, want)) << "max difference " << max_difference(got, want);
-                        }
-                        if (hw[2] == 7) {
-                            auto e = make_engine("specialized", EngineOptions{});
-                            const Tensor got = e->prepare(p, in.spec())->run(in);
-                            ASSERT_TRUE(identical(got, want)) << "specialized: max difference " << max_difference(got, want);
-                        }
-                    }
+    test::expect_compiled_matches_reference({std::begin(kTonePipelines), std::end(kTonePipelines)},
+                                            {Dims{1, 1, 1, 1}, Dims{1, 1, 7, 37}, Dims{1, 1, 20, 70}},
+                                            /*specialized=*/true);
 }
 
 // Every gamma, gain and hue is a value, not a program (a ColorJitter draw binds).
@@ -256,21 +234,8 @@ TEST(ToneCompiled, AutocontrastIsThreeKernels) {
 
 // The CUDA sources of the tone pipelines compile with clang's CUDA front end (no SDK).
 TEST(ToneCuda, SourcesCompileWithClangWithoutAnSdk) {
-    std::set<std::string> seen;
-    std::vector<std::string> sources;
-    for (const char* json : kTonePipelines)
-        for (DType dt : {DType::UInt8, DType::Float32})
-            for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
-                const Dims shape{2, 3, 19, 45};
-                const TensorSpec spec{dt, shape, dense_strides(shape, l)};
-                for (const std::string& src : {cuda_source(pipeline(json), spec, "sm_70"),
-                                               cuda_batch_source(pipeline(json), spec, "sm_70")})
-                    if (seen.insert(src).second) sources.push_back(src);
-            }
-    const test::CudaSourceCheck r = test::check_cuda_sources(sources);
-    ASSERT_NE(r.status, -1) << r.log;
-    if (r.status == 77) GTEST_SKIP() << r.log;
-    EXPECT_EQ(r.status, 0) << r.log;
+    test::expect_cuda_sources_compile(
+        test::cuda_sources_of({std::begin(kTonePipelines), std::end(kTonePipelines)}, Dims{2, 3, 19, 45}));
 }
 
 }  // namespace
