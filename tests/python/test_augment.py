@@ -16,19 +16,10 @@ import toroid.transforms as T
 import toroid.transforms.functional as F
 from toroid.transforms import _augment
 
-try:
-    import torch
-except ImportError:  # pragma: no cover
-    torch = None
+from support import TV2, needs_torch, needs_v2, torch
 
-try:
-    import torchvision.transforms.v2 as TV2
+if TV2 is not None:
     from torchvision.transforms import InterpolationMode as TVMode
-except ImportError:
-    TV2 = None
-
-needs_torch = unittest.skipIf(torch is None, "PyTorch (python3-torch) is not installed")
-needs_v2 = unittest.skipIf(TV2 is None, "torchvision.transforms.v2 (torchvision >= 0.15) is not installed")
 
 
 def images(n, seed=0, channels=3):

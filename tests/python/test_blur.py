@@ -16,23 +16,16 @@ import toroid
 import toroid.transforms as T
 import toroid.transforms.functional as F
 
-try:
-    import torch
-    import torch.nn.functional as tnf
-except ImportError:  # pragma: no cover - Debian's python3-torch is a test dependency
-    torch = None
+from support import ImageCase, inputs, layout, needs_torch, torch
 
-needs_torch = unittest.skipIf(torch is None, "torch (python3-torch) is not installed")
+if torch is not None:
+    import torch.nn.functional as tnf
 
 
 def make(shape, dtype, seed, channels_last=False):
     g = np.random.default_rng(seed)
     a = g.integers(0, 256, shape).astype(np.uint8) if dtype == np.uint8 else g.random(shape, np.float32)
-    x = torch.from_numpy(a)
-    if channels_last:
-        x = x.contiguous(memory_format=torch.channels_last) if x.dim() == 4 else \
-            x.permute(1, 2, 0).contiguous().permute(2, 0, 1)
-    return x
+    return layout(torch.from_numpy(a), channels_last)
 
 
 def tv_kernel1d(k, sigma):
@@ -79,7 +72,7 @@ def tv_adjust_sharpness(image, factor):
     return out if fp else out.to(image.dtype)
 
 
-class BlurCase(unittest.TestCase):
+class BlurCase(ImageCase):
     def setUp(self):
         if torch is not None:
             self._threads = torch.get_num_threads()
@@ -89,16 +82,6 @@ class BlurCase(unittest.TestCase):
         if torch is not None:
             torch.set_num_threads(self._threads)
 
-    def check(self, got, want):
-        got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
-        want = want.numpy()
-        self.assertEqual(got.shape, want.shape)
-        self.assertEqual(got.dtype, want.dtype)
-        if want.dtype == np.uint8:
-            self.assertTrue(np.array_equal(got, want), "%d differ, max difference %d" % (
-                (got != want).sum(), np.abs(got.astype(int) - want.astype(int)).max()))
-        else:
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 @needs_torch
@@ -108,12 +91,7 @@ class Functional(BlurCase):
     SHAPES = [(2, 3, 31, 40), (3, 23, 37), (2, 1, 19, 29), (2, 3, 64, 57)]
 
     def inputs(self):
-        seed = 0
-        for dtype in (np.uint8, np.float32):
-            for shape in self.SHAPES:
-                for cl in (False, True):
-                    seed += 1
-                    yield make(shape, dtype, seed, cl)
+        return inputs(make, self.SHAPES)
 
     def test_gaussian_blur(self):
         params = [((3, 3), None), ((5, 3), (0.7, 1.9)), ((3, 7), (0.1, 0.1)), ((9, 9), (1.3, 1.3)),

@@ -16,12 +16,7 @@ import toroid
 import toroid.transforms as T
 import toroid.transforms.functional as F
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - Debian's python3-torch is a test dependency
-    torch = None
-
-needs_torch = unittest.skipIf(torch is None, "torch (python3-torch) is not installed")
+from support import ImageCase, inputs, layout, needs_torch, torch
 f32 = np.float32
 
 
@@ -121,23 +116,10 @@ def make(shape, dtype, seed, channels_last=False):
         a = rng.integers(0, 256, size=shape, dtype=np.uint8)
     else:
         a = rng.random(shape, dtype=np.float32) * f32(1.2) - f32(0.1)  # a little outside [0, 1] too
-    t = torch.from_numpy(a)
-    if channels_last:
-        t = t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else \
-            t.permute(1, 2, 0).contiguous().permute(2, 0, 1)
-    return t
+    return layout(torch.from_numpy(a), channels_last)
 
 
-class ColorCase(unittest.TestCase):
-    def check(self, got, want):
-        got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
-        self.assertEqual(got.shape, want.shape)
-        self.assertEqual(got.dtype, want.dtype)
-        if want.dtype == np.uint8:
-            self.assertTrue(np.array_equal(got, want), "max difference %d" %
-                            np.abs(got.astype(int) - want.astype(int)).max())
-        else:
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+ColorCase = ImageCase
 
 
 @needs_torch
@@ -145,12 +127,7 @@ class Functional(ColorCase):
     SHAPES = [(3, 5, 7), (2, 3, 4, 9), (1, 6, 5), (2, 1, 3, 4)]
 
     def inputs(self):
-        seed = 0
-        for dtype in (np.uint8, np.float32):
-            for shape in self.SHAPES:
-                for cl in (False, True):
-                    seed += 1
-                    yield make(shape, dtype, seed, cl)
+        return inputs(make, self.SHAPES)
 
     def test_pointwise_ops(self):
         for x in self.inputs():

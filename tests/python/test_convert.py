@@ -12,16 +12,13 @@ import toroid
 import toroid.transforms as T
 import toroid.transforms.functional as TF
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - Debian's python3-torch is a test dependency
-    torch = None
+from support import needs_torch, torch
+
 try:
     from PIL import Image
 except ImportError:  # pragma: no cover - Debian's python3-pil is a test dependency
     Image = None
 
-needs_torch = unittest.skipIf(torch is None, "torch (python3-torch) is not installed")
 needs_pil = unittest.skipIf(Image is None, "PIL (python3-pil) is not installed")
 
 

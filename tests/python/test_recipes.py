@@ -12,18 +12,7 @@ import toroid
 import toroid.transforms as T
 from toroid.transforms import recipes
 
-try:
-    import torch
-except ImportError:  # pragma: no cover
-    torch = None
-
-try:
-    import torchvision.transforms.v2 as TV2
-except ImportError:
-    TV2 = None
-
-needs_torch = unittest.skipIf(torch is None, "PyTorch (python3-torch) is not installed")
-needs_v2 = unittest.skipIf(TV2 is None, "torchvision.transforms.v2 (torchvision >= 0.15) is not installed")
+from support import TV2, needs_torch, needs_v2, torch
 
 
 def images(n, seed=0, lo=160, hi=700):

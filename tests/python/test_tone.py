@@ -14,6 +14,7 @@ import numpy as np
 import toroid
 import toroid.transforms as T
 import toroid.transforms.functional as F
+from support import inputs
 from test_color import ColorCase, make, needs_torch, np_brightness, np_contrast, np_saturation, torch
 
 f32 = np.float32
@@ -124,13 +125,8 @@ class Functional(ColorCase):
     SHAPES = [(3, 5, 7), (2, 3, 4, 9), (1, 6, 5), (2, 1, 3, 4)]
 
     def inputs(self):
-        seed = 100
-        for dtype in (np.uint8, np.float32):
-            for shape in self.SHAPES:
-                for cl in (False, True):
-                    seed += 1
-                    x = make(shape, dtype, seed, cl)
-                    yield x.clamp(0, 1) if dtype == np.float32 else x  # gamma of a negative is NaN
+        for x in inputs(make, self.SHAPES, first_seed=100):
+            yield x.clamp(0, 1) if x.is_floating_point() else x  # gamma of a negative is NaN
 
     def test_adjust_gamma(self):
         for x in self.inputs():
