@@ -280,11 +280,8 @@ protected:
             elems.push_back(vec ? el : std::string());
         }
         if (const std::vector<Window> ws = windows_of(sums); !ws.empty()) {
-            window_loops(ws, unroll_pragma(), vector, [&](std::size_t i, const Expr& t) {
-                if (elems[i].empty()) line(reduce_step(sums[i], accs[i], t));
-                else if (reduce_kind(sums[i]) == Reduce::Add) accumulate_v(accs[i], elems[i], t);
-                else line(reduce_step_v(sums[i], accs[i], elems[i], t));
-            });
+            window_loops(ws, unroll_pragma(), vector,
+                         [&](std::size_t i, const Expr& t) { accumulate(sums[i], accs[i], elems[i], t); });
         } else {
             emit_fused_tap_loop(sums, accs, elems, n, vector);
         }
@@ -315,12 +312,7 @@ protected:
                 scopes_.emplace_back();
                 for (std::size_t i = 0; i < sums.size(); ++i) {
                     const Expr body = peeled ? tap_term(sums[i]) : sums[i]->args[0];
-                    if (!elems[i].empty()) {
-                        if (reduce_kind(sums[i]) == Reduce::Add) accumulate_v(accs[i], elems[i], body);
-                        else line(reduce_step_v(sums[i], accs[i], elems[i], body));
-                    } else {
-                        line(reduce_step(sums[i], accs[i], body));
-                    }
+                    accumulate(sums[i], accs[i], elems[i], body);
                 }
                 scopes_.pop_back();
                 --indent_;
@@ -693,6 +685,13 @@ protected:
             case Reduce::Max: return fmt::format("{0} = t_rmax({0}, {1});", acc, v);
         }
         return {};
+    }
+    // One tap's step of `sum` into `acc`: a scalar step where `elem` is empty, else the
+    // vector one (accumulate_v for a plain sum, which targets may print in their own way).
+    void accumulate(const Expr& sum, const std::string& acc, const std::string& elem, const Expr& term) {
+        if (elem.empty()) line(reduce_step(sum, acc, term));
+        else if (reduce_kind(sum) == Reduce::Add) accumulate_v(acc, elem, term);
+        else line(reduce_step_v(sum, acc, elem, term));
     }
     // The vector step of a Min, Max or Fma reduction (targets with vector bodies).
     std::string reduce_step_v(const Expr& sum, const std::string& acc, const std::string& el, const Expr& term) {

@@ -1231,10 +1231,8 @@ private:
                     line(step);
                 }
             } else if (const auto w = window_of(e, e->args[0])) {
-                window_loops({*w}, unroll_pragma(), /*vector=*/true, [&](std::size_t, const Expr& t) {
-                    if (plain) accumulate_v(acc, el, t);
-                    else line(reduce_step_v(e, acc, el, t));
-                });
+                window_loops({*w}, unroll_pragma(), /*vector=*/true,
+                             [&](std::size_t, const Expr& t) { accumulate(e, acc, el, t); });
             } else {
                 const std::string n = emit(sum_extent(e));
                 hoist_invariants(e->args[0], r, /*vector=*/true);
@@ -1248,8 +1246,7 @@ private:
                     line(fmt::format("for (std::int32_t r{0} = 0; r{0} < {1}; ++r{0}) {{", r, n));
                     ++indent_;
                     scopes_.emplace_back();
-                    if (plain) accumulate_v(acc, el, e->args[0]);
-                    else line(reduce_step_v(e, acc, el, e->args[0]));
+                    accumulate(e, acc, el, e->args[0]);
                     scopes_.pop_back();
                     --indent_;
                     line("}");
