@@ -16,22 +16,36 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 log=$(mktemp)
 # The runtime tests, the CUDA code generator's NVRTC test and every conformance case on the
 # cuda engine (clang's SDK-free check is CI's, not this machine's).
+# They run as $GPU_TEST_SHARDS gtest shards at once (4 by default), so that they also run with
+# other processes using the GPU and the shared disk cache.
 filter='Cuda*:DiskCache*:*cuda_*:-CudaLoaderChild.*:CudaCodegen.Clang*'
-"$tests" --gtest_filter="$filter" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+shards=${GPU_TEST_SHARDS:-4}
+pids=()
+for ((k = 0; k < shards; k++)); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "$tests" --gtest_filter="$filter" >"$log.$k" 2>&1 &
+  pids+=($!)
+done
+status=0
+passed=0
+for ((k = 0; k < shards; k++)); do
+  wait "${pids[$k]}" || status=1
+  # A shard's last PASSED line is its own count (a test runs a child test binary too, whose
+  # closing lines come earlier).
+  n=$(grep -E '^\[  PASSED  \] [0-9]+ tests?\.' "$log.$k" | tail -n 1 | sed -E 's/^\[  PASSED  \] ([0-9]+).*/\1/')
+  passed=$((passed + ${n:-0}))
+  cat "$log.$k" >>"$log"; rm -f "$log.$k"
+done
 # The launch tests again with a synchronize after each launch (faults surface at the launch).
 TOROID_CUDA_SYNC=1 "$tests" --gtest_filter='CudaTest.FillAndVectorAddEveryElement:CudaTest.MissingKernelAndBadLaunchAreErrors' \
   >"$log.sync" 2>&1
 sync_status=$?
 
-# gtest's closing lines (the last PASSED line: a test runs a child test binary too).
-passed=$(grep '^\[  PASSED  \] [0-9]' "$log" | tail -n 1 | sed 's/^\[  PASSED  \] //')
 failed=$(grep '^\[  FAILED  \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u)
 skipped=$(grep '^\[  SKIPPED \] [A-Za-z]' "$log" | grep -v ' ms)$' | sort -u)
 echo
 echo "==== gpu-test summary ===="
 grep -E '^(device|NVRTC): ' "$log" | sort -u
-echo "passed: $passed"
+echo "passed: $passed tests ($shards shards at once)"
 [ -n "$skipped" ] && { echo "skipped (a failure on a GPU machine):"; echo "$skipped" | sed 's/^\[  SKIPPED \] /  /'; }
 [ -n "$failed" ] && { echo "failed:"; echo "$failed" | sed 's/^\[  FAILED  \] /  /'; }
 if [ "$sync_status" -eq 0 ]; then echo "with TOROID_CUDA_SYNC=1: ok"; else echo "with TOROID_CUDA_SYNC=1: FAILED"; tail -n 20 "$log.sync"; fi
@@ -45,13 +59,13 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 else
   echo "python (CUDA tensors): not run (no PyTorch with CUDA here)"
 fi
-# toroid.transforms against the torchvision.transforms.v2 this machine has (CPU tensors;
-# CI's Debian torchvision has no v2, so there these tests skip).
+# The whole Python suite against the PyTorch and torchvision.transforms.v2 this machine has
+# (CI's Debian torchvision has no v2, so there the tests that compare with it skip).
 if python3 -c 'import torchvision.transforms.v2' 2>/dev/null; then
-  PYTHONPATH=${PYTHONPATH:-$root/python} python3 -m unittest "$root/tests/python/test_transforms.py" >"$log.tv" 2>&1
+  PYTHONPATH=${PYTHONPATH:-$root/python} python3 -m unittest discover -s "$root/tests/python" -t "$root/tests/python" >"$log.tv" 2>&1
   tv_status=$?
   if [ "$tv_status" -eq 0 ]; then echo "python (torchvision.transforms.v2 $(python3 -c 'import torchvision; print(torchvision.__version__)')): $(tail -n 1 "$log.tv")"
-  else echo "python (torchvision.transforms.v2): FAILED"; tail -n 40 "$log.tv"; py_status=1; fi
+  else echo "python (torchvision.transforms.v2): FAILED"; grep -E '^(FAIL|ERROR):' "$log.tv" | head -n 40; tail -n 40 "$log.tv"; py_status=1; fi
   rm -f "$log.tv"
 fi
 # Under load: the conformance cases and 48 large generated ones (checked against the CPU

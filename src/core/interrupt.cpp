@@ -27,6 +27,14 @@ InterruptScope::InterruptScope() {
 
 InterruptScope::~InterruptScope() { --t_scope.depth; }
 
+std::uint64_t interrupt_generation() noexcept {
+    return t_scope.depth > 0 ? t_scope.start : g_interrupts.load(std::memory_order_relaxed);
+}
+
+bool interrupted_since(std::uint64_t generation) noexcept {
+    return g_interrupts.load(std::memory_order_relaxed) != generation;
+}
+
 void check_interrupt() {
     if (t_scope.depth > 0 && g_interrupts.load(std::memory_order_relaxed) != t_scope.start) fail("interrupted");
 }

@@ -25,4 +25,11 @@ public:
 // thread's InterruptScope began; does nothing outside one.
 void check_interrupt();
 
+// Work a prepare starts (a compile, a background build) notes the prepare's generation: the
+// count of interrupts when the calling thread's outermost InterruptScope began, or the count
+// now outside one. It is abandoned once interrupted_since(that generation): exit does not
+// wait for it.
+std::uint64_t interrupt_generation() noexcept;
+bool interrupted_since(std::uint64_t generation) noexcept;
+
 }  // namespace toroid

@@ -4,6 +4,7 @@
 #include "runtime/jit.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "runtime/disk_cache.h"
 #include "runtime/prebuilt.h"
 #include "runtime/sha256.h"
@@ -24,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -394,6 +396,10 @@ struct InFlight {
     // Of `running`, what this thread counts itself (its loads, the build it runs): a wait
     // from inside one (a fork or exit while it runs) waits for the others only.
     static inline thread_local int mine = 0;
+    // The generation of each compile in `running` (core/interrupt.h), and the one a
+    // background build's thread inherits from the prepare that started it.
+    std::multiset<std::uint64_t> generations;
+    static inline thread_local std::optional<std::uint64_t> t_generation;
 
     static InFlight& get() {
         static InFlight* b = new InFlight;
@@ -418,49 +424,77 @@ struct InFlight {
     // Exit waits for no lock: builds waiting for another process's lock give up at once;
     // compilers already running get a grace to finish (their builds then land in the disk
     // cache), then are killed and their builds fail (their private folders removed).
+    // Compiles that an interrupt abandoned (Ctrl-C during their prepare, or since they
+    // started) get no grace: the user asked to stop.
     static void at_exit() {
         cancel_cache_waits();
         InFlight& b = get();
         {
             std::unique_lock lock(b.mutex);
-            if (b.settled.wait_for(lock, std::chrono::seconds(10), [&] { return b.running == mine; })) return;
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            // Woken when a compile settles, and every 50 ms to see interrupts.
+            while (b.running != mine && b.wanted() > mine) {
+                if (b.settled.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() +
+                                                                      std::chrono::milliseconds(50))) ==
+                        std::cv_status::timeout &&
+                    std::chrono::steady_clock::now() >= deadline)
+                    break;
+            }
+            if (b.running == mine) return;
         }
         g_kill_compilers.store(true);
         kill_running_compilers();
         b.wait_all();
     }
 
-    void enter() {
+    // The compiles in flight no interrupt has abandoned (mutex held).
+    int wanted() const {
+        int n = 0;
+        for (const std::uint64_t g : generations)
+            if (!interrupted_since(g)) ++n;
+        return n;
+    }
+
+    // Counts a compile of the calling thread; returns its generation, for leave().
+    std::uint64_t enter() {
+        const std::uint64_t g = t_generation.value_or(interrupt_generation());
         std::lock_guard lock(mutex);
         ++running;
         ++mine;
+        generations.insert(g);
+        return g;
     }
-    void leave() {
+    void leave(std::uint64_t generation) {
         std::lock_guard lock(mutex);
         --running;
         --mine;
+        generations.erase(generations.find(generation));
         settled.notify_all();
     }
 
     // Runs `work` on a thread of its own, or here when no thread can be started; counted
     // from now until it is done.
+    // The build belongs to the prepare that starts it: the calling thread's generation.
     void start(std::function<void()> work) {
         install_exit_hook();
+        const std::uint64_t g = t_generation.value_or(interrupt_generation());
         {
             std::lock_guard lock(mutex);
             ++running;
+            generations.insert(g);
         }
         // Shared with the thread, so that it is still here to run when no thread starts.
         auto task = std::make_shared<std::function<void()>>(std::move(work));
         try {
-            std::thread([this, task]() mutable {
+            std::thread([this, task, g]() mutable {
                 mine = 1;  // this thread's own build
+                t_generation = g;
                 try {
                     (*task)();
                 } catch (...) {  // the work reports its own failures; nothing may end the process
                 }
                 task.reset();  // what it holds goes first: the process may exit right after
-                done();
+                done(g);
             }).detach();
         } catch (const std::system_error&) {
             ++mine;
@@ -468,17 +502,18 @@ struct InFlight {
                 (*task)();
             } catch (...) {
                 --mine;
-                done();
+                done(g);
                 throw;
             }
             --mine;
-            done();
+            done(g);
         }
     }
 
-    void done() {
+    void done(std::uint64_t generation) {
         std::lock_guard lock(mutex);
         --running;
+        generations.erase(generations.find(generation));
         settled.notify_all();
     }
 
@@ -501,10 +536,13 @@ struct InFlight {
 // A load counted in flight for its scope.
 class LoadInFlight {
 public:
-    LoadInFlight() { InFlight::get().enter(); }
-    ~LoadInFlight() { InFlight::get().leave(); }
+    LoadInFlight() : generation_(InFlight::get().enter()) {}
+    ~LoadInFlight() { InFlight::get().leave(generation_); }
     LoadInFlight(const LoadInFlight&) = delete;
     LoadInFlight& operator=(const LoadInFlight&) = delete;
+
+private:
+    std::uint64_t generation_;
 };
 
 // The cores this process may run on (its affinity mask), at least 1.

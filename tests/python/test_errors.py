@@ -283,6 +283,7 @@ import os, sys, time
 import numpy as np
 import toroid
 x = np.arange(3 * 7 * 9, dtype=np.uint8).reshape(3, 7, 9)
+BEFORE
 p = toroid.Pipeline([{"op": "crop", "top": 1, "left": 2, "height": 3, "width": 4}], engine="compiled")
 print("ready", flush=True)
 try:
@@ -300,8 +301,17 @@ USABLE = """open(os.environ["TOROID_CXX"] + ".fast", "w").close()
     os._exit(0)"""
 
 
+# Before the slow prepare, another one compiles fast and its background build finishes: the
+# library's exit hook (installed by the first background build) is then in place.
+EARLIER_BUILD = """fast = os.environ["TOROID_CXX"] + ".fast"
+open(fast, "w").close()
+toroid.Pipeline([{"op": "flip", "dims": [2]}], engine="compiled")(x)
+toroid.wait_for_background_builds()
+os.remove(fast)"""
+
+
 class InterruptTest(unittest.TestCase):
-    def run_child(self, after):
+    def run_child(self, after, before=""):
         """Runs CHILD with a compiler that sleeps, sends SIGINT 0.5 s into its prepare; returns
         (stdout lines, stderr, seconds from SIGINT to KeyboardInterrupt, seconds from SIGINT to
         exit, return code)."""
@@ -312,7 +322,7 @@ class InterruptTest(unittest.TestCase):
             os.chmod(cxx, 0o755)
             env = dict(os.environ, TOROID_CXX=cxx, TOROID_CACHE_DIR=os.path.join(tmp, "cache"), TOROID_PREBUILT="none")
             env.pop("TOROID_ENGINE", None)
-            child = subprocess.Popen([sys.executable, "-c", CHILD.replace("AFTER", after)], env=env,
+            child = subprocess.Popen([sys.executable, "-c", CHILD.replace("AFTER", after).replace("BEFORE", before)], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      start_new_session=True)
             try:
@@ -360,6 +370,16 @@ class InterruptTest(unittest.TestCase):
         # A plain exit after the interrupt was caught: the library's exit hook runs, and must
         # not wait for the abandoned prepare's compile (toroid_interrupt stops it).
         lines, err, caught, ended, code = self.run_child("sys.exit(3)")
+        self.assertLess(ended, 2.0)
+        self.assertEqual(code, 3)
+
+    @unittest.skipUnless(_capi.has_interrupt, "the library has no toroid_interrupt: at exit it waits for the "
+                         "compiles in flight")
+    def test_exit_after_sigint_does_not_wait_for_the_abandoned_builds(self):
+        # The exit hook is in place (an earlier background build), and the interrupted
+        # prepare's compiles (its quick build, and its full build where it runs beside) are
+        # still running: exit gives them no grace, since the user asked to stop.
+        lines, err, caught, ended, code = self.run_child("sys.exit(3)", before=EARLIER_BUILD)
         self.assertLess(ended, 2.0)
         self.assertEqual(code, 3)
 
