@@ -10,6 +10,7 @@
 #include "ops/ops.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,24 @@ namespace toroid::decomp {
 // for this instance (the caller's strides for the first op, dense in the suggested layout
 // after that): some PyTorch kernels are chosen by it, so the decomposition must see it too.
 // `shape` is the same shape as graph expressions (constants and run-time parameters).
+// A crop's result also says what it reads (concrete values of this instance), so that the
+// crop right after it reads the same source: a chain of crops is one shifted, masked read
+// whatever its length (offsets add up, the windows of rows and columns that are inside the
+// source and every region before intersect).
+struct CropView {
+    int source = -1;           // the tensor the crops read
+    ir::Shape source_shape;
+    std::int64_t top = 0, left = 0;  // where this value's (0, 0) lies in the source
+    // The rows [lo_h, hi_h) and columns [lo_w, hi_w) of this value read the source; the
+    // rest are zero. Within [0, height] and [0, width].
+    std::int64_t lo_h = 0, hi_h = 0, lo_w = 0, hi_w = 0;
+};
+
 struct Value {
     int tensor = -1;
     TensorSpec spec;
     ir::Shape shape;
+    std::optional<CropView> crop = std::nullopt;  // set by decompose_crop
 };
 
 // Naming and provenance of the tensors and parameters one op adds. Every number that

@@ -44,29 +44,48 @@ Value decompose_flip(OpContext& ctx, const FlipOp& op, const Value& in) {
 Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
     const Dims& s = in.spec.shape;
     const Dims out{s[0], s[1], op.height, op.width};
-    const auto [top_value, left_value] = crop_origin(op, s[2], s[3]);
-    const Expr top = ctx.param("top", ParamKind::Offset, top_value), left = ctx.param("left", ParamKind::Offset, left_value);
+    const auto [t, l] = crop_origin(op, s[2], s[3]);
+    // What `in` reads: itself whole, or (a crop's result) a window of its crop's source.
+    const CropView prev = in.crop ? *in.crop : CropView{in.tensor, in.shape, 0, 0, 0, s[2], 0, s[3]};
+    // Row i of the result is row i + t of `in`: inside `in` and its window, clipped to the
+    // result (offsets within +-2^31 each, so the sums cannot overflow).
+    auto window = [](std::int64_t lo, std::int64_t hi, std::int64_t extent, std::int64_t shift, std::int64_t size) {
+        const std::int64_t a = std::max<std::int64_t>(lo, 0) - shift, b = std::min(hi, extent) - shift;
+        return std::pair{std::clamp<std::int64_t>(a, 0, size), std::clamp<std::int64_t>(b, 0, size)};
+    };
+    CropView view{prev.source, prev.source_shape, prev.top + t, prev.left + l};
+    std::tie(view.lo_h, view.hi_h) = window(prev.lo_h, prev.hi_h, s[2], t, op.height);
+    std::tie(view.lo_w, view.hi_w) = window(prev.lo_w, prev.hi_w, s[3], l, op.width);
+    const bool empty = view.lo_h >= view.hi_h || view.lo_w >= view.hi_w;
+    if (empty) view.top = view.left = view.lo_h = view.hi_h = view.lo_w = view.hi_w = 0;
+
     const Shape shape = with_hw(in.shape, ctx.param("height", ParamKind::Size, op.height),
                                 ctx.param("width", ParamKind::Size, op.width));
+    const Type type = ir_type(in.spec.dtype);
+    const Expr zero = type == Type::F32 ? fconst(0.0) : iconst(0, type);
+    auto result = [&](Expr body) {
+        return Value{add_compute(ctx, "crop", in.spec.dtype, shape, std::move(body)),
+                     result_spec(in.spec, in.spec.dtype, out), shape, view};
+    };
+    // A region reading nothing (wholly outside) is zeros.
+    if (empty) return result(zero);
     Index4 i = output_index();
-    const Expr H = in.shape[2], W = in.shape[3];
+    const Expr top = ctx.param("top", ParamKind::Offset, view.top), left = ctx.param("left", ParamKind::Offset, view.left);
     const Expr ih = add(i[2], top), iw = add(i[3], left);
-    // A region inside the image (the usual case: a center or random crop of a larger image)
+    // A region inside the source (the usual case: a center or random crop of a larger image)
     // is a plain shifted read; that it is inside is part of the structure, so such crops
     // share one program and never pay for the masks below.
-    if (top_value >= 0 && left_value >= 0 && top_value + op.height <= s[2] && left_value + op.width <= s[3]) {
-        const Expr v = load4(ctx.graph, in.tensor, {i[0], i[1], ih, iw});
-        return {add_compute(ctx, "crop", in.spec.dtype, shape, v), result_spec(in.spec, in.spec.dtype, out), shape};
-    }
-    // Rows and columns outside the image read zero; the load itself is clamped so that
-    // it is always in bounds.
-    const Expr inside = logical_and(logical_and(le(iconst(0), ih), lt(ih, H)), logical_and(le(iconst(0), iw), lt(iw, W)));
-    const Expr v = load4(ctx.graph, in.tensor,
+    if (view.lo_h == 0 && view.hi_h == op.height && view.lo_w == 0 && view.hi_w == op.width)
+        return result(load4(ctx.graph, view.source, {i[0], i[1], ih, iw}));
+    // Rows and columns outside the window read zero; the load itself is clamped so that it
+    // is always in bounds.
+    const Expr lo_h = ctx.param("lo_h", ParamKind::Offset, view.lo_h), hi_h = ctx.param("hi_h", ParamKind::Offset, view.hi_h);
+    const Expr lo_w = ctx.param("lo_w", ParamKind::Offset, view.lo_w), hi_w = ctx.param("hi_w", ParamKind::Offset, view.hi_w);
+    const Expr inside = logical_and(logical_and(le(lo_h, i[2]), lt(i[2], hi_h)), logical_and(le(lo_w, i[3]), lt(i[3], hi_w)));
+    const Expr H = view.source_shape[2], W = view.source_shape[3];
+    const Expr v = load4(ctx.graph, view.source,
                          {i[0], i[1], clamp(ih, iconst(0), sub(H, iconst(1))), clamp(iw, iconst(0), sub(W, iconst(1)))});
-    const Type t = ir_type(in.spec.dtype);
-    const Expr zero = t == Type::F32 ? fconst(0.0) : iconst(0, t);
-    return {add_compute(ctx, "crop", in.spec.dtype, shape, select(inside, v, zero)),
-            result_spec(in.spec, in.spec.dtype, out), shape};
+    return result(select(inside, v, zero));
 }
 
 Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in) {

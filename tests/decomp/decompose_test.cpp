@@ -117,6 +117,36 @@ TEST(DecomposeOps, CropInsideIsAShiftedReadOutsideIsMasked) {
     }
 }
 
+// A chain of crops reads the pipeline's input once, whatever its length: offsets add up and
+// the windows of valid rows and columns intersect (four parameters), so the result's body
+// has the size of one crop's.
+TEST(DecomposeOps, ChainOfCropsIsOneReadOfTheInput) {
+    const TensorSpec in = spec(U8, {1, 3, 8, 10});
+    std::string inside = "[", outside = "[";
+    for (int k = 0; k < 200; ++k) {
+        inside += std::string(k ? "," : "") + (k % 2 ? R"({"op": "crop", "top": 1, "left": 1, "height": 6, "width": 8})"
+                                                     : R"({"op": "crop", "top": -1, "left": -1, "height": 8, "width": 10})");
+        outside += std::string(k ? "," : "") + (k % 2 ? R"({"op": "crop", "top": 2, "left": 2, "height": 8, "width": 10})"
+                                                      : R"({"op": "crop", "top": -2, "left": -2, "height": 8, "width": 10})");
+    }
+    // Each pair moves the region back where it was: inside the image throughout.
+    const Census a(decompose_json(inside + "]", in));
+    EXPECT_EQ(a.output.body->op, ir::Op::Load);
+    EXPECT_EQ(a.output.body->buffer, 0);
+    EXPECT_EQ(count(a.output.body, ir::Op::Select), 0);
+    // Each pair shifts by (-2, -2) then (2, 2) within the same extent: the last two rows and
+    // columns read past the image and stay zero, one mask of four comparisons.
+    const Census b(decompose_json(outside + "]", in));
+    ASSERT_EQ(b.output.body->op, ir::Op::Select);
+    EXPECT_EQ(loads_of(b.output.body, 0), 1);
+    EXPECT_EQ(b.output.body->args[1]->buffer, 0);
+    EXPECT_EQ(count(b.output.body, ir::Op::Lt) + count(b.output.body, ir::Op::Le), 4);
+    // A region wholly outside the image is zeros, read from nothing.
+    const Census z(decompose_json(R"([{"op": "crop", "top": 20, "left": 0, "height": 4, "width": 4},
+                                      {"op": "crop", "top": -1, "left": -1, "height": 6, "width": 6}])", in));
+    EXPECT_EQ(z.output.body->op, ir::Op::Const);
+}
+
 TEST(DecomposeOps, BlurReadsARealizedPaddedCopyWithOneFmaPerTap) {
     const TensorSpec in = spec(U8, {1, 3, 8, 10});
     // A realized reflect-padded copy, then one chain of ky * kx fused multiply-adds of a

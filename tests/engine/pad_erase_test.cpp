@@ -2,7 +2,8 @@
 // per-channel fills, erased regions by Python's slice rules) through the reference and the
 // compiled engine, and the compiled engine equal to the reference bit for bit on random
 // images: every mode, paddings of every sign, 1 and 3 channels, both layouts, uint8 and
-// float32, alone and fused with the ops around them.
+// float32, alone and fused with the ops around them; chains of crops past the image's
+// edges, merged into one read (decomp/decompose.cpp), equal to the reference likewise.
 #include "engine/cuda_engine.h"
 #include "engine/engine.h"
 #include "engine_test_support.h"
@@ -174,6 +175,25 @@ TEST(PadErase, PartitionedRowsEqualTheReference) {
             EXPECT_TRUE(test::identical(compiled->prepare(p, in.spec())->run(in), reference->prepare(p, in.spec())->run(in)));
         }
     }
+}
+
+// Chains of crops, each merged into one masked read of the chain's source: regions inside,
+// past every edge, larger than the image, wholly outside (zeros), center crops, and crops on
+// both sides of other ops (a flip, a resize, a pad between them ends the chain).
+TEST(CropChains, CompiledEqualsReferenceOnRandomImages) {
+    const std::vector<std::string> pipelines = {
+        R"([{"op": "crop", "top": -2, "left": 3, "height": 9, "width": 6}, {"op": "crop", "top": 1, "left": -2, "height": 8, "width": 9}])",
+        R"([{"op": "crop", "top": 2, "left": 2, "height": 5, "width": 5}, {"op": "crop", "top": -3, "left": -1, "height": 11, "width": 7},
+            {"op": "center_crop", "size": [4, 12]}, {"op": "crop", "top": 1, "left": 1, "height": 2, "width": 3}])",
+        R"([{"op": "crop", "top": 30, "left": 0, "height": 4, "width": 4}, {"op": "crop", "top": -1, "left": -1, "height": 6, "width": 6}])",
+        R"([{"op": "center_crop", "size": [20, 3]}, {"op": "center_crop", "size": [9, 9]}, {"op": "flip", "dims": [3]},
+            {"op": "crop", "top": -1, "left": 2, "height": 5, "width": 5}])",
+        R"([{"op": "crop", "top": -3, "left": -3, "height": 12, "width": 12}, {"op": "pad", "padding": [1, 2, 0, 1], "mode": "reflect"},
+            {"op": "crop", "top": 2, "left": -1, "height": 9, "width": 9}, {"op": "crop", "top": 0, "left": 0, "height": 7, "width": 7}])",
+        R"([{"op": "crop", "top": -1, "left": -2, "height": 10, "width": 11},
+            {"op": "resize", "size": [6, 6], "mode": "bilinear"}, {"op": "crop", "top": 1, "left": -1, "height": 5, "width": 7}])",
+    };
+    test::expect_compiled_matches_reference(pipelines, {Dims{1, 1, 7, 9}, Dims{1, 1, 10, 6}});
 }
 
 // The CUDA generator's sources for pad and erase (fill and value tables of both dtypes,
