@@ -7,6 +7,7 @@
 #include "core/interrupt.h"
 #include "ir/simplify.h"
 #include "schedule/gpu_fuse.h"
+#include "schedule/tabulate.h"
 
 #include <fmt/format.h>
 
@@ -86,6 +87,7 @@ struct Scheduler {
     Options options;
     std::vector<PassDump>* dumps;
 
+    std::vector<bool> live;                // by graph id: read by the output, directly or not
     std::vector<bool> realized;            // by graph id
     std::vector<Expr> body;                // inlined bodies, by graph id
     std::vector<std::string> log;          // program-level decisions
@@ -99,7 +101,12 @@ struct Scheduler {
         Program prog = lower();
         dump("inline", prog);
         simplify_kernels(prog);
+        drop_unread(prog);
         dump("simplify", prog);
+        if (options.target.kind == TargetKind::Cpu) {
+            tabulate_byte_functions(prog);
+            dump("tabulate", prog);
+        }
         infer_bounds(prog);
         simplify_kernels(prog);  // the region parameters' ranges may prove more clamps idle
         dump("infer_bounds", prog);
@@ -153,9 +160,21 @@ struct Scheduler {
             read.erase(std::unique(read.begin(), read.end()), read.end());
             for (int r : read) readers[static_cast<std::size_t>(r)].push_back(static_cast<int>(j));
         }
+        // The tensors the output reads, directly or not: no other is computed (a crop that
+        // the next crop merged with, and what only it read, is read by nobody).
+        live.assign(n, false);
+        if (g.output >= 0) live[static_cast<std::size_t>(g.output)] = true;
         for (std::size_t i = n; i-- > 0;) {
             const GraphTensor& t = g.tensors()[i];
-            if (t.kind != TensorKind::Compute) continue;
+            if (t.kind != TensorKind::Compute || !live[i]) continue;
+            visit(t.body, [&](const Expr& e) {
+                if (e->op == Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < n)
+                    live[static_cast<std::size_t>(e->buffer)] = true;
+            });
+        }
+        for (std::size_t i = n; i-- > 0;) {
+            const GraphTensor& t = g.tensors()[i];
+            if (t.kind != TensorKind::Compute || !live[i]) continue;
             const int id = static_cast<int>(i);
             bool realize = id == g.output || t.realize;
             std::string why = id == g.output ? "the pipeline's result" : "requested by its decomposition";
@@ -196,7 +215,7 @@ struct Scheduler {
     void inline_tensors() {
         body.assign(g.tensors().size(), nullptr);
         for (const GraphTensor& t : g.tensors()) {
-            if (t.kind != TensorKind::Compute) continue;
+            if (t.kind != TensorKind::Compute || !live[static_cast<std::size_t>(t.id)]) continue;
             check_interrupt();
             const auto id = static_cast<std::size_t>(t.id);
             body[id] = rewrite(t.body, [&](const Expr& e) -> Expr {
@@ -308,6 +327,75 @@ struct Scheduler {
         }
     }
 
+    // With pass 4: a kernel whose result no later kernel reads any more (simplified away:
+    // the equalization of an image of zeros is zeros, whatever its histogram) is dropped,
+    // with its buffer and the tables only it read; buffer ids are renumbered.
+    void drop_unread(Program& prog) {
+        const std::size_t nb = prog.buffers.size();
+        std::vector<bool> read(nb, false), keep_kernel(prog.kernels.size(), false);
+        auto reads_of = [&](const Expr& e) {
+            visit(e, [&](const Expr& x) {
+                if (x->op == Op::Load && x->buffer >= 0 && static_cast<std::size_t>(x->buffer) < nb)
+                    read[static_cast<std::size_t>(x->buffer)] = true;
+            });
+        };
+        for (std::size_t k = prog.kernels.size(); k-- > 0;) {
+            const Kernel& kernel = prog.kernels[k];
+            const auto out = static_cast<std::size_t>(kernel.output);
+            if (prog.buffers[out].role != BufferRole::Output && !read[out]) continue;
+            keep_kernel[k] = true;
+            reads_of(kernel.value);
+            for (const Loop& l : kernel.loops) {
+                reads_of(l.begin);
+                reads_of(l.extent);
+            }
+        }
+        std::vector<bool> keep(nb, false);
+        for (std::size_t i = 0; i < nb; ++i) {
+            const Buffer& b = prog.buffers[i];
+            keep[i] = b.role == BufferRole::Input || b.role == BufferRole::Output || read[i];
+        }
+        if (std::all_of(keep.begin(), keep.end(), [](bool k) { return k; })) return;
+        std::vector<int> id_of(nb, -1);
+        std::vector<Buffer> buffers;
+        for (std::size_t i = 0; i < nb; ++i) {
+            if (!keep[i]) continue;
+            id_of[i] = static_cast<int>(buffers.size());
+            buffers.push_back(std::move(prog.buffers[i]));
+            buffers.back().id = id_of[i];
+        }
+        auto renumber = [&](const Expr& e) {
+            return rewrite(e, [&](const Expr& x) -> Expr {
+                if (x->op != Op::Load) return x;
+                return load(id_of[static_cast<std::size_t>(x->buffer)], x->type, x->args);
+            });
+        };
+        std::vector<Kernel> kernels;
+        for (std::size_t k = 0; k < prog.kernels.size(); ++k) {
+            if (!keep_kernel[k]) {
+                log.push_back(fmt::format("drop {}: its result is read by no kernel", prog.kernels[k].name));
+                continue;
+            }
+            Kernel kernel = std::move(prog.kernels[k]);
+            kernel.output = id_of[static_cast<std::size_t>(kernel.output)];
+            kernel.value = renumber(kernel.value);
+            for (Loop& l : kernel.loops) {
+                l.begin = renumber(l.begin);
+                l.extent = renumber(l.extent);
+            }
+            kernels.push_back(std::move(kernel));
+        }
+        for (Buffer& b : buffers)
+            for (auto* shape : {&b.logical, &b.shape, &b.origin, &b.strides})
+                for (Expr& e : *shape) e = renumber(e);
+        prog.input = id_of[static_cast<std::size_t>(prog.input)];
+        prog.output = id_of[static_cast<std::size_t>(prog.output)];
+        prog.buffers = std::move(buffers);
+        prog.kernels = std::move(kernels);
+        table_ranges.clear();
+        for (const Buffer& b : prog.buffers) table_ranges.push_back(b.value_range);
+    }
+
     // Pass 5: each realized intermediate is computed only over the region its consumers
     // read (a crop after a resize computes the cropped columns only). The region depends on
     // sizes and tables, so it becomes parameters whose values are worked out from the
@@ -409,7 +497,7 @@ struct Scheduler {
 
 Program schedule(const Graph& g, const Options& options, std::vector<PassDump>* dumps) {
     if (g.output < 0) fail("internal: graph has no output");
-    Scheduler s{g, options, dumps, {}, {}, {}, {}, {}};
+    Scheduler s{g, options, dumps, {}, {}, {}, {}, {}, {}};
     return s.run();
 }
 

@@ -3,7 +3,10 @@
 //   1. choose_realized    which computed tensors get a buffer (the rest are inlined)
 //   2. inline_tensors     substitute inlined bodies into their consumers (vertical fusion)
 //   3. lower              one kernel per realized tensor, buffers for input, tables, results
-//   4. simplify           fold index arithmetic with the parameters' and loops' ranges
+//   4. simplify           fold index arithmetic with the parameters' and loops' ranges;
+//                         kernels whose results are no longer read are dropped
+//      tabulate           CPU only: an expensive function of one byte read becomes a
+//                         256-entry table and a read of it (schedule/tabulate.h)
 //   5. infer_bounds       realized intermediates cover only the region their consumers
 //                         read: region parameters, computed when values are bound
 //   6. choose_layouts     strides of every realized buffer (the input's layout, so a

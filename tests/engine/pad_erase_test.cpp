@@ -179,7 +179,9 @@ TEST(PadErase, PartitionedRowsEqualTheReference) {
 
 // Chains of crops, each merged into one masked read of the chain's source: regions inside,
 // past every edge, larger than the image, wholly outside (zeros), center crops, and crops on
-// both sides of other ops (a flip, a resize, a pad between them ends the chain).
+// both sides of other ops (a flip, a resize, a pad between them ends the chain). Found by
+// the Python fuzzer: the last two ended in a division by zero (kernels nobody read, with
+// regions of no elements).
 TEST(CropChains, CompiledEqualsReferenceOnRandomImages) {
     const std::vector<std::string> pipelines = {
         R"([{"op": "crop", "top": -2, "left": 3, "height": 9, "width": 6}, {"op": "crop", "top": 1, "left": -2, "height": 8, "width": 9}])",
@@ -192,6 +194,11 @@ TEST(CropChains, CompiledEqualsReferenceOnRandomImages) {
             {"op": "crop", "top": 2, "left": -1, "height": 9, "width": 9}, {"op": "crop", "top": 0, "left": 0, "height": 7, "width": 7}])",
         R"([{"op": "crop", "top": -1, "left": -2, "height": 10, "width": 11},
             {"op": "resize", "size": [6, 6], "mode": "bilinear"}, {"op": "crop", "top": 1, "left": -1, "height": 5, "width": 7}])",
+        // Wholly outside after ops whose intermediates it then reads none of (the resize's
+        // separable pass), or whose reads simplify away (an equalized image of zeros).
+        R"([{"op": "resize", "mode": "bilinear", "size": [7, 13], "antialias": true}, {"op": "crop", "top": 15, "left": 8,
+            "height": 6, "width": 29}, {"op": "pad", "padding": [-3, 5, -4, 4], "mode": "edge"}])",
+        R"([{"op": "crop", "top": 2, "left": 20, "height": 28, "width": 7}, {"op": "equalize"}])",
     };
     test::expect_compiled_matches_reference(pipelines, {Dims{1, 1, 7, 9}, Dims{1, 1, 10, 6}});
 }

@@ -1,0 +1,103 @@
+#include "schedule/tabulate.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace toroid::schedule {
+
+using namespace ir;
+
+namespace {
+
+bool is_loop_var(const Expr& e) { return e->op == Op::Var && e->var < kFirstParamVar; }
+
+bool names_loop_var(const Expr& e) {
+    bool found = false;
+    visit(e, [&](const Expr& x) { found = found || is_loop_var(x); });
+    return found;
+}
+
+// A variable no kernel has (the last loop variable id): where the argument stood.
+constexpr int kArgumentVar = kFirstReductionVar - 1;
+
+}  // namespace
+
+std::optional<Expr> byte_function_argument(const Expr& value) {
+    std::optional<Expr> argument;
+    bool other = false;
+    visit(value, [&](const Expr& e) {
+        if (other) return;
+        if (e->op == Op::Sum) other = true;  // a reduction: not pointwise
+        if (e->op != Op::Load) return;
+        bool indexed = false;
+        for (const Expr& a : e->args) indexed = indexed || names_loop_var(a);
+        if (!indexed) return;
+        if (e->type != Type::U8 || (argument && !structurally_equal(*argument, e))) other = true;
+        else argument = e;
+    });
+    if (other || !argument) return std::nullopt;
+    // Nothing else names a loop variable: with the argument replaced, none is left.
+    const Expr rest = rewrite(value, [&](const Expr& e) { return structurally_equal(e, *argument) ? cast(Type::U8, var(kArgumentVar)) : e; });
+    bool loops = false;
+    visit(rest, [&](const Expr& e) { loops = loops || (is_loop_var(e) && e->var != kArgumentVar); });
+    if (loops) return std::nullopt;
+    return argument;
+}
+
+int pointwise_cost(const Expr& value) {
+    int cost = 0;
+    visit(value, [&](const Expr& e) {
+        switch (e->op) {
+            case Op::Const:
+            case Op::Var:
+            case Op::Load: break;
+            case Op::Pow: cost += 40; break;
+            case Op::Div: cost += 4; break;
+            default: cost += 1;
+        }
+    });
+    return cost;
+}
+
+void tabulate_byte_functions(Program& prog) {
+    std::vector<Kernel> kernels;
+    kernels.reserve(prog.kernels.size());
+    for (Kernel& k : prog.kernels) {
+        const auto argument = byte_function_argument(k.value);
+        const int cost = argument ? pointwise_cost(k.value) : 0;
+        if (!argument || cost < kTabulateMinCost) {
+            kernels.push_back(std::move(k));
+            continue;
+        }
+        const Buffer& out = prog.buffer(k.output);
+        Buffer table;
+        table.id = static_cast<int>(prog.buffers.size());
+        table.name = out.name + ".table";
+        table.role = BufferRole::Temp;
+        table.type = k.value->type;
+        table.logical = table.shape = {iconst(1), iconst(1), iconst(1), iconst(256)};
+        table.origin.assign(4, iconst(0));
+        // Entry x is the value where the argument reads the byte x.
+        Kernel fill;
+        fill.output = table.id;
+        fill.value = rewrite(k.value, [&](const Expr& e) {
+            return structurally_equal(e, *argument) ? cast(Type::U8, var(3)) : e;
+        });
+        for (int d = 0; d < 4; ++d) fill.loops.push_back(Loop{d, iconst(0), table.shape[static_cast<std::size_t>(d)]});
+        fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads", table.name, out.name));
+        k.value = load(table.id, table.type, {iconst(0), iconst(0), iconst(0), cast(Type::I64, *argument)});
+        k.decisions.push_back(fmt::format("tabulate: a function of one byte it reads (cost {} >= {}): reads {}", cost,
+                                          kTabulateMinCost, table.name));
+        prog.buffers.push_back(std::move(table));
+        kernels.push_back(std::move(fill));
+        kernels.push_back(std::move(k));
+    }
+    // Kernels are named by their place in the program.
+    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].name = fmt::format("kernel_{}", i);
+    prog.kernels = std::move(kernels);
+}
+
+}  // namespace toroid::schedule

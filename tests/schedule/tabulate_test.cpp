@@ -1,0 +1,83 @@
+// Tabulating functions of one byte (schedule/tabulate.h): which values are functions of one
+// uint8 read, which the CPU scheduler turns into a 256-entry table and a read of it, and the
+// results of such programs equal to the reference engine's.
+#include "schedule/tabulate.h"
+
+#include "../engine/op_table_support.h"
+#include "decomp/decompose.h"
+#include "ops/pipeline_json.h"
+#include "schedule/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace toroid {
+namespace {
+
+using namespace ir;
+using namespace schedule;
+
+Expr x_at(Expr w) { return load(0, Type::U8, {var(0), var(1), var(2), std::move(w)}); }
+
+TEST(Tabulate, FindsTheOneByteAValueDependsOn) {
+    const Expr x = x_at(var(3));
+    const Expr gamma = load(1, Type::F32, {iconst(0)});  // a table read at a fixed index
+    const Expr curve = sat_cast(Type::U8, mul(pow(mul(cast(Type::F32, x), fconst(1 / 255.0)), gamma), fconst(255.999)));
+    ASSERT_TRUE(byte_function_argument(curve));
+    EXPECT_TRUE(structurally_equal(*byte_function_argument(curve), x));
+    EXPECT_GE(pointwise_cost(curve), kTabulateMinCost);
+    // The same read twice (a separately built copy) is still one argument.
+    EXPECT_TRUE(byte_function_argument(add(cast(Type::I32, x), cast(Type::I32, x_at(var(3))))));
+    // Not functions of one byte: a loop variable outside the read, two different reads, a
+    // float read, a per-channel table, a reduction.
+    EXPECT_FALSE(byte_function_argument(add(cast(Type::I64, x), var(3))));
+    EXPECT_FALSE(byte_function_argument(add(cast(Type::I32, x), cast(Type::I32, x_at(sub(var(3), iconst(1)))))));
+    EXPECT_FALSE(byte_function_argument(mul(load(0, Type::F32, {var(0), var(1), var(2), var(3)}), fconst(2.0))));
+    EXPECT_FALSE(byte_function_argument(mul(cast(Type::F32, x), load(1, Type::F32, {var(1)}))));
+    EXPECT_FALSE(byte_function_argument(sum(kFirstReductionVar, 3, cast(Type::I32, x_at(add(var(3), var(kFirstReductionVar)))), Type::I32)));
+    // Cheap functions stay as they are.
+    EXPECT_LT(pointwise_cost(sub(iconst(255, Type::U8), x)), kTabulateMinCost);
+}
+
+ir::Program program_for(const std::string& json, schedule::TargetKind kind) {
+    const Pipeline p = parse_pipeline(json, ".");
+    TensorSpec spec{DType::UInt8, {1, 3, 64, 64}, dense_strides({1, 3, 64, 64}, Layout::Contiguous)};
+    schedule::Options o;
+    o.target = kind == schedule::TargetKind::Cpu ? schedule::Target::host_cpu() : schedule::Target::cuda("sm_90");
+    return schedule::schedule(decomp::decompose(p, spec), o);
+}
+
+TEST(Tabulate, CpuProgramsReadAGammaCurveFromATable) {
+    const ir::Program cpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", schedule::TargetKind::Cpu);
+    ASSERT_EQ(cpu.kernels.size(), 2u);
+    const ir::Buffer& table = cpu.buffer(cpu.kernels[0].output);
+    EXPECT_EQ(table.role, BufferRole::Temp);
+    EXPECT_EQ(table.type, Type::U8);
+    EXPECT_TRUE(is_const(table.shape[3], 256));
+    // The result reads the table at the input's byte, and holds no pow.
+    int pows = 0, table_reads = 0;
+    visit(cpu.kernels[1].value, [&](const Expr& e) {
+        pows += e->op == ir::Op::Pow;
+        table_reads += e->op == ir::Op::Load && e->buffer == table.id;
+    });
+    EXPECT_EQ(pows, 0);
+    EXPECT_EQ(table_reads, 1);
+    // CUDA programs keep the pow in the kernel.
+    const ir::Program gpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", schedule::TargetKind::Cuda);
+    EXPECT_EQ(gpu.kernels.size(), 1u);
+}
+
+// Tabulated programs, bit for bit the reference's: byte and float tables, reads through a
+// flip and a crop, both layouts and dtypes' neighbours (a float input is not tabulated).
+TEST(Tabulate, CompiledEqualsReferenceOnRandomImages) {
+    test::expect_compiled_matches_reference(
+        {R"([{"op": "adjust_gamma", "gamma": 0.45, "gain": 1.2}])",
+         R"([{"op": "flip", "dims": [-1]}, {"op": "adjust_gamma", "gamma": 2.2}, {"op": "convert", "dtype": "float32", "scale": true}])",
+         R"([{"op": "crop", "top": 1, "left": -1, "height": 6, "width": 9}, {"op": "adjust_gamma", "gamma": 1.7},
+             {"op": "adjust_gamma", "gamma": 0.6}])"},
+        {Dims{1, 1, 7, 9}, Dims{1, 1, 33, 70}});
+}
+
+}  // namespace
+}  // namespace toroid
