@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -139,6 +140,7 @@ def main():
             gen = os.path.join(tmp, "generated")
             cases += [(os.path.join(gen, name), layout) for name, layout in generate(a.toroid, gen, a.generated)]
         for rnd in range(a.rounds):
+            began = time.monotonic()
             bad = []
             with cf.ThreadPoolExecutor(a.procs) as pool:
                 for case, err in pool.map(lambda c: run_case(a.toroid, data, c[0], c[1], tmp, rnd), cases):
@@ -147,7 +149,8 @@ def main():
                     else:
                         failed += 1
                         bad.append("%s: %s" % (case, err))
-            print("round %d: %d cases, %d processes at a time: %d wrong" % (rnd + 1, len(cases), a.procs, len(bad)))
+            print("round %d: %d cases, %d processes at a time: %d wrong (%.0f s)" %
+                  (rnd + 1, len(cases), a.procs, len(bad), time.monotonic() - began))
             for b in bad:
                 print("  " + b)
             sys.stdout.flush()
