@@ -67,7 +67,13 @@ void tabulate_byte_functions(Program& prog) {
     kernels.reserve(prog.kernels.size());
     for (Kernel& k : prog.kernels) {
         const auto argument = byte_function_argument(k.value);
-        const int cost = argument ? pointwise_cost(k.value) : 0;
+        // Entry x is the value where the argument reads the byte x; its cost is the work
+        // the table saves (the argument's own index arithmetic stays in the kernel).
+        const Expr entry = argument ? rewrite(k.value, [&](const Expr& e) {
+            return structurally_equal(e, *argument) ? cast(Type::U8, var(3)) : e;
+        })
+                                    : nullptr;
+        const int cost = argument ? pointwise_cost(entry) : 0;
         if (!argument || cost < kTabulateMinCost) {
             kernels.push_back(std::move(k));
             continue;
@@ -80,12 +86,9 @@ void tabulate_byte_functions(Program& prog) {
         table.type = k.value->type;
         table.logical = table.shape = {iconst(1), iconst(1), iconst(1), iconst(256)};
         table.origin.assign(4, iconst(0));
-        // Entry x is the value where the argument reads the byte x.
         Kernel fill;
         fill.output = table.id;
-        fill.value = rewrite(k.value, [&](const Expr& e) {
-            return structurally_equal(e, *argument) ? cast(Type::U8, var(3)) : e;
-        });
+        fill.value = entry;
         for (int d = 0; d < 4; ++d) fill.loops.push_back(Loop{d, iconst(0), table.shape[static_cast<std::size_t>(d)]});
         fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads", table.name, out.name));
         k.value = load(table.id, table.type, {iconst(0), iconst(0), iconst(0), cast(Type::I64, *argument)});

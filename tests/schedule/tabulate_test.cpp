@@ -48,6 +48,17 @@ ir::Program program_for(const std::string& json, schedule::TargetKind kind) {
     return schedule::schedule(decomp::decompose(p, spec), o);
 }
 
+// A read through much index arithmetic (a reflect pad's mirrored rows and columns) is not a
+// costly function of its byte: the arithmetic stays, a table would save nothing.
+TEST(Tabulate, IndexArithmeticIsNotTabulated) {
+    for (const char* json : {R"([{"op": "pad", "padding": 16, "mode": "reflect"}])",
+                             R"([{"op": "flip", "dims": [-1]}, {"op": "pad", "padding": [3, 1], "mode": "symmetric"}])"}) {
+        SCOPED_TRACE(json);
+        const ir::Program p = program_for(json, schedule::TargetKind::Cpu);
+        EXPECT_EQ(p.kernels.size(), 1u);
+    }
+}
+
 TEST(Tabulate, CpuProgramsReadAGammaCurveFromATable) {
     const ir::Program cpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", schedule::TargetKind::Cpu);
     ASSERT_EQ(cpu.kernels.size(), 2u);
