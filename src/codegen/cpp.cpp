@@ -14,6 +14,7 @@
 #include "ir/graph.h"
 #include "ir/simplify.h"
 #include "schedule/partition.h"
+#include "schedule/tabulate.h"
 #include "schedule/tap_pairs.h"
 
 #include <fmt/format.h>
@@ -1175,6 +1176,13 @@ private:
         if (e->op == Op::Load) {
             if (auto g = window_gather(e, false)) return *g;
             const Buffer& b = prog_.buffer(e->buffer);
+            // An entry of a byte function's table, by the byte it looks up.
+            if (const auto byte = schedule::byte_table_argument(prog_, e)) {
+                const VName x = emitv(*byte);
+                const std::string bytes =
+                    x.vector && x.elem == "std::uint8_t" ? x.name : fmt::format("to_v<vec<std::uint8_t>>({})", x.name);
+                return {vtemp("std::uint8_t", fmt::format("lut256_v(b{}, {})", b.id, bytes)), true, "std::uint8_t"};
+            }
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);
             const auto stride = linear_stride(off, vector_var_);

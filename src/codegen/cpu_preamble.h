@@ -316,6 +316,21 @@ template <typename I> inline vec<std::uint8_t> gather_bytes_v(const std::uint8_t
     else
         return gather_v(p, off);
 }
+// Entry x[i] of a 256-entry byte table (a byte function's values, schedule/tabulate.h) for
+// each lane: at 64 lanes with byte permutes, two 128-entry permutes of the table's halves,
+// picked by each byte's top bit; else its bytes gathered as words (a Temp buffer, with bytes
+// to spare after it).
+inline vec<std::uint8_t> lut256_v(const std::uint8_t* table, vec<std::uint8_t> x) {
+#if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 64
+    t_bytes64 q[4];
+    __builtin_memcpy(q, table, 256);
+    const t_bytes64 i = reinterpret_cast<t_bytes64>(x);
+    const t_bytes64 lo = t_permute2_bytes(q[0], i, q[1]), hi = t_permute2_bytes(q[2], i, q[3]);
+    return reinterpret_cast<vec<std::uint8_t>>(reinterpret_cast<vec<std::int8_t>>(x) < 0 ? hi : lo);
+#else
+    return gather_bytes_v(table, __builtin_convertvector(x, vec<std::int32_t>));
+#endif
+}
 // Bytes at p[off[i]] of a buffer of n >= 4 bytes with nothing to spare after it (the
 // caller's input): each lane gathers the 4-byte word starting at its byte, or, where that
 // word would end past the buffer (the last 3 bytes), the word ending at its byte, shifted

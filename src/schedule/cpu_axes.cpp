@@ -3,6 +3,7 @@
 // loops are parallel. Codegen prints exactly what is decided here.
 #include "schedule/schedule.h"
 #include "schedule/partition.h"
+#include "schedule/tabulate.h"
 #include "schedule/tap_pairs.h"
 
 #include "core/interrupt.h"
@@ -158,6 +159,12 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
         if (e->op == Op::Load) {
             const Buffer& b = prog.buffer(e->buffer);
             widest = std::max(widest, type_bytes(b.type));
+            // A byte table's entries are permuted in registers by the byte it looks up.
+            if (byte_permute)
+                if (const auto byte = byte_table_argument(prog, e)) {
+                    walk(*byte, in_taps);
+                    return;
+                }
             const Expr off = offsets.emplace_back(simplify(offset_expr(b, e->args)));
             if (linear_stride(off, v)) return;
             if (byte_permute && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;

@@ -104,7 +104,7 @@ struct Scheduler {
         drop_unread(prog);
         dump("simplify", prog);
         if (options.target.kind == TargetKind::Cpu) {
-            tabulate_byte_functions(prog);
+            tabulate_byte_functions(prog, options.target);
             dump("tabulate", prog);
         }
         infer_bounds(prog);

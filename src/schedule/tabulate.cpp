@@ -62,7 +62,14 @@ int pointwise_cost(const Expr& value) {
     return cost;
 }
 
-void tabulate_byte_functions(Program& prog) {
+std::optional<Expr> byte_table_argument(const Program& prog, const Expr& load) {
+    if (load->op != Op::Load || !prog.buffer(load->buffer).byte_table || load->args.size() != 4) return std::nullopt;
+    const Expr& at = load->args[3];
+    if (at->op != Op::Cast || at->args[0]->type != Type::U8) return std::nullopt;
+    return at->args[0];
+}
+
+void tabulate_byte_functions(Program& prog, const Target& target) {
     std::vector<Kernel> kernels;
     kernels.reserve(prog.kernels.size());
     for (Kernel& k : prog.kernels) {
@@ -73,8 +80,10 @@ void tabulate_byte_functions(Program& prog) {
             return structurally_equal(e, *argument) ? cast(Type::U8, var(3)) : e;
         })
                                     : nullptr;
-        const int cost = argument ? pointwise_cost(entry) : 0;
-        if (!argument || cost < kTabulateMinCost) {
+        // (Less the cast that stands for the argument.)
+        const int cost = argument ? pointwise_cost(entry) - 1 : 0;
+        const bool registers = target.byte_tables && k.value->type == Type::U8;
+        if (!argument || cost < (registers ? 1 : kTabulateMinCost)) {
             kernels.push_back(std::move(k));
             continue;
         }
@@ -86,6 +95,7 @@ void tabulate_byte_functions(Program& prog) {
         table.type = k.value->type;
         table.logical = table.shape = {iconst(1), iconst(1), iconst(1), iconst(256)};
         table.origin.assign(4, iconst(0));
+        table.byte_table = table.type == Type::U8;
         Kernel fill;
         fill.output = table.id;
         fill.value = entry;
@@ -93,7 +103,7 @@ void tabulate_byte_functions(Program& prog) {
         fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads", table.name, out.name));
         k.value = load(table.id, table.type, {iconst(0), iconst(0), iconst(0), cast(Type::I64, *argument)});
         k.decisions.push_back(fmt::format("tabulate: a function of one byte it reads (cost {} >= {}): reads {}", cost,
-                                          kTabulateMinCost, table.name));
+                                          registers ? 1 : kTabulateMinCost, table.name));
         prog.buffers.push_back(std::move(table));
         kernels.push_back(std::move(fill));
         kernels.push_back(std::move(k));

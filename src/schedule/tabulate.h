@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ir/loop.h"
+#include "schedule/target.h"
 
 #include <optional>
 
@@ -20,12 +21,19 @@ namespace toroid::schedule {
 std::optional<ir::Expr> byte_function_argument(const ir::Expr& value);
 
 // The cost the value must reach to be tabulated (a pow counts 40, a float division 4,
-// other operations 1): the table's 256 evaluations then cost less than a small image's.
+// other operations 1): the table's 256 evaluations then cost less than a small image's. On
+// targets that permute bytes, a uint8 table's entries are looked up in registers (four
+// permutes per 64 bytes, codegen's lut256_v), cheaper than any arithmetic in wider lanes: any
+// uint8 function of a byte that computes anything is tabulated there.
 inline constexpr int kTabulateMinCost = 16;
 int pointwise_cost(const ir::Expr& value);
 
 // The pass: for each kernel that qualifies, a table buffer and the kernel that fills it,
 // inserted before it; its value becomes a read of the table.
-void tabulate_byte_functions(ir::Program& prog);
+void tabulate_byte_functions(ir::Program& prog, const Target& target);
+
+// The byte a read of a uint8 table (Buffer::byte_table) looks up, for the code generators
+// and the lane count (schedule/cpu_axes.cpp): nullopt for any other load.
+std::optional<ir::Expr> byte_table_argument(const ir::Program& prog, const ir::Expr& load);
 
 }  // namespace toroid::schedule

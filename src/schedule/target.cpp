@@ -63,6 +63,7 @@ std::optional<Target> named_cpu_target(std::string_view name) {
     else if (name == "avx512vbmi") t.vector_bytes = 64, t.byte_permute = true;
     else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_span = Target::kTapLanesShortRowsOnly;
     else return std::nullopt;
+    t.byte_tables = t.byte_permute;
     return t;
 }
 
@@ -95,6 +96,7 @@ Target Target::host_cpu() {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
         t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+        t.byte_tables = t.byte_permute;
         t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
         // where 16 outputs span several windows (docs/results/history.md, section 14): there the

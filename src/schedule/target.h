@@ -17,6 +17,10 @@ struct Target {
     // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
     // lanes lie close together become a window load and a permute (codegen's gather_window).
     bool byte_permute = false;
+    // CPU: the ISA looks bytes up in 256-entry tables held in registers (byte permutes: AVX-512
+    // VBMI), so any uint8 function of one byte is tabulated (schedule/tabulate.h). Kept by
+    // scalar(): the quick tier's program has the full one's buffers.
+    bool byte_tables = false;
     // CPU: a gather of 4-byte words (AVX2, AVX-512): bytes of Temp buffers, which the engine
     // allocates with kTempTailBytes to spare, are gathered as words (codegen's gather_bytes_v).
     bool word_gather = false;

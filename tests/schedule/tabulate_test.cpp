@@ -40,12 +40,44 @@ TEST(Tabulate, FindsTheOneByteAValueDependsOn) {
     EXPECT_LT(pointwise_cost(sub(iconst(255, Type::U8), x)), kTabulateMinCost);
 }
 
-ir::Program program_for(const std::string& json, schedule::TargetKind kind) {
+ir::Program program_for(const std::string& json, const schedule::Target& target) {
     const Pipeline p = parse_pipeline(json, ".");
     TensorSpec spec{DType::UInt8, {1, 3, 64, 64}, dense_strides({1, 3, 64, 64}, Layout::Contiguous)};
     schedule::Options o;
-    o.target = kind == schedule::TargetKind::Cpu ? schedule::Target::host_cpu() : schedule::Target::cuda("sm_90");
+    o.target = target;
     return schedule::schedule(decomp::decompose(p, spec), o);
+}
+
+ir::Program program_for(const std::string& json, schedule::TargetKind kind) {
+    return program_for(json, kind == schedule::TargetKind::Cpu ? schedule::Target::host_cpu() : schedule::Target::cuda("sm_90"));
+}
+
+schedule::Target avx512(bool vbmi) {
+    schedule::Target t;
+    t.kind = schedule::TargetKind::Cpu;
+    t.vector_bytes = 64;
+    t.word_gather = true;
+    t.byte_permute = t.byte_tables = vbmi;
+    return t;
+}
+
+// Where bytes are looked up in registers, any uint8 function of a byte that computes is a
+// table read, in 64 lanes of bytes (the same buffers in the quick tier's program); elsewhere
+// only costly ones are.
+TEST(Tabulate, CheapByteFunctionsWhereTablesAreInRegisters) {
+    for (const char* json : {R"([{"op": "invert"}])", R"([{"op": "posterize", "bits": 3}])",
+                             R"([{"op": "adjust_brightness", "factor": 1.3}])"}) {
+        SCOPED_TRACE(json);
+        const ir::Program vbmi = program_for(json, avx512(true));
+        ASSERT_EQ(vbmi.kernels.size(), 2u);
+        EXPECT_TRUE(vbmi.buffer(vbmi.kernels[0].output).byte_table);
+        EXPECT_EQ(vbmi.kernels[1].vector_width, 64);
+        const ir::Program quick = program_for(json, avx512(true).scalar());
+        EXPECT_EQ(quick.buffers.size(), vbmi.buffers.size());
+        EXPECT_EQ(program_for(json, avx512(false)).kernels.size(), 1u);
+    }
+    // Plain moves of bytes compute nothing: no table.
+    EXPECT_EQ(program_for(R"([{"op": "flip", "dims": [-1]}])", avx512(true)).kernels.size(), 1u);
 }
 
 // A read through much index arithmetic (a reflect pad's mirrored rows and columns) is not a
