@@ -1177,11 +1177,16 @@ private:
             if (auto g = window_gather(e, false)) return *g;
             const Buffer& b = prog_.buffer(e->buffer);
             // An entry of a byte function's table, by the byte it looks up.
+            // (Its plane's entries, from a start the same in every lane.)
             if (const auto byte = schedule::byte_table_argument(prog_, e)) {
-                const VName x = emitv(*byte);
-                const std::string bytes =
-                    x.vector && x.elem == "std::uint8_t" ? x.name : fmt::format("to_v<vec<std::uint8_t>>({})", x.name);
-                return {vtemp("std::uint8_t", fmt::format("lut256_v(b{}, {})", b.id, bytes)), true, "std::uint8_t"};
+                const Expr plane = offset_expr(b, {e->args[0], e->args[1], iconst(0), iconst(0)});
+                if (!depends_on_var(plane, vector_var_)) {
+                    const VName x = emitv(*byte);
+                    const std::string bytes =
+                        x.vector && x.elem == "std::uint8_t" ? x.name : fmt::format("to_v<vec<std::uint8_t>>({})", x.name);
+                    return {vtemp("std::uint8_t", fmt::format("lut256_v(b{} + {}, {})", b.id, emit(simplify(plane)), bytes)),
+                            true, "std::uint8_t"};
+                }
             }
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);

@@ -115,7 +115,7 @@ bool same_interface(const ir::Program& a, const ir::Program& b) {
     for (std::size_t i = 0; i < a.buffers.size(); ++i) {
         const ir::Buffer &x = a.buffers[i], &y = b.buffers[i];
         if (x.name != y.name || x.role != y.role || x.type != y.type || x.tensor != y.tensor ||
-            x.byte_table != y.byte_table || x.memory_order != y.memory_order || !same_exprs(x.shape, y.shape) || !same_exprs(x.origin, y.origin) ||
+            x.lookup_table != y.lookup_table || x.memory_order != y.memory_order || !same_exprs(x.shape, y.shape) || !same_exprs(x.origin, y.origin) ||
             !same_exprs(x.strides, y.strides))
             return false;
     }

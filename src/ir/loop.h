@@ -39,9 +39,11 @@ struct Buffer {
     Shape strides;  // elements; chosen by the layout pass (inputs: the caller's)
     std::optional<Interval> value_range;  // integer tables: declared range of the values
     std::vector<int> memory_order;        // realized buffers: dims from the outermost in memory to the innermost
-    // A 256-entry uint8 table of a function of one byte (schedule/tabulate.h), [1, 1, 1, 256],
-    // read at [0, 0, 0, byte]: code generators may look its entries up in registers.
-    bool byte_table = false;
+    // A table of a function of one byte (schedule/tabulate.h), [N or 1, C or 1, 1, 256], read
+    // at [n, c, 0, byte]: stored dense with each plane's 256 entries in a row whatever the
+    // pipeline's layout, so that code generators may look a uint8 table's entries up in
+    // registers.
+    bool lookup_table = false;
 };
 
 // How a parameter the scheduler introduced gets its value when a program is bound.

@@ -161,7 +161,8 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
             widest = std::max(widest, type_bytes(b.type));
             // A byte table's entries are permuted in registers by the byte it looks up.
             if (byte_permute)
-                if (const auto byte = byte_table_argument(prog, e)) {
+                if (const auto byte = byte_table_argument(prog, e);
+                    byte && !depends_on_var(e->args[0], v) && !depends_on_var(e->args[1], v)) {
                     walk(*byte, in_taps);
                     return;
                 }

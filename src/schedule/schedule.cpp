@@ -7,6 +7,7 @@
 #include "core/interrupt.h"
 #include "ir/simplify.h"
 #include "schedule/gpu_fuse.h"
+#include "schedule/rfactor.h"
 #include "schedule/tabulate.h"
 
 #include <fmt/format.h>
@@ -106,6 +107,8 @@ struct Scheduler {
         if (options.target.kind == TargetKind::Cpu) {
             tabulate_byte_functions(prog, options.target);
             dump("tabulate", prog);
+            rfactor_row_reductions(prog, options.target);
+            dump("rfactor", prog);
         }
         infer_bounds(prog);
         simplify_kernels(prog);  // the region parameters' ranges may prove more clamps idle
@@ -441,11 +444,13 @@ struct Scheduler {
             if (b.role != BufferRole::Temp && b.role != BufferRole::Output) continue;
             if (b.shape.size() != 4) fail("internal: realized tensor '{}' is not 4-D", b.name);
             b.strides.assign(4, iconst(1));
-            b.memory_order.assign(order.begin(), order.end());
+            // A byte function's table keeps each plane's 256 entries in a row.
+            if (b.lookup_table) b.memory_order = {0, 1, 2, 3};
+            else b.memory_order.assign(order.begin(), order.end());
             // The product of the extents inside the current dim, while it is a constant.
             std::optional<std::int64_t> inner = 1;
             for (std::size_t k = 4; k-- > 0;) {
-                const auto d = static_cast<std::size_t>(order[k]);
+                const auto d = static_cast<std::size_t>(b.memory_order[k]);
                 if (inner) {
                     b.strides[d] = iconst(*inner);
                 } else {

@@ -7,6 +7,7 @@
 //                         kernels whose results are no longer read are dropped
 //      tabulate           CPU only: an expensive function of one byte read becomes a
 //                         256-entry table and a read of it (schedule/tabulate.h)
+//      rfactor            CPU only: whole-row reductions in vector lanes (schedule/rfactor.h)
 //   5. infer_bounds       realized intermediates cover only the region their consumers
 //                         read: region parameters, computed when values are bound
 //   6. choose_layouts     strides of every realized buffer (the input's layout, so a

@@ -14,18 +14,19 @@ namespace {
 
 bool is_loop_var(const Expr& e) { return e->op == Op::Var && e->var < kFirstParamVar; }
 
-bool names_loop_var(const Expr& e) {
-    bool found = false;
-    visit(e, [&](const Expr& x) { found = found || is_loop_var(x); });
-    return found;
-}
 
 // A variable no kernel has (the last loop variable id): where the argument stood.
 constexpr int kArgumentVar = kFirstReductionVar - 1;
 
 }  // namespace
 
-std::optional<Expr> byte_function_argument(const Expr& value) {
+std::optional<ByteFunction> byte_function(const Expr& value) {
+    // Loads whose indices name a loop variable past n and c read pixels: one of them only.
+    auto past_plane = [](const Expr& e) {
+        bool found = false;
+        visit(e, [&](const Expr& x) { found = found || (is_loop_var(x) && x->var >= 2); });
+        return found;
+    };
     std::optional<Expr> argument;
     bool other = false;
     visit(value, [&](const Expr& e) {
@@ -33,18 +34,30 @@ std::optional<Expr> byte_function_argument(const Expr& value) {
         if (e->op == Op::Sum) other = true;  // a reduction: not pointwise
         if (e->op != Op::Load) return;
         bool indexed = false;
-        for (const Expr& a : e->args) indexed = indexed || names_loop_var(a);
+        for (const Expr& a : e->args) indexed = indexed || past_plane(a);
         if (!indexed) return;
         if (e->type != Type::U8 || (argument && !structurally_equal(*argument, e))) other = true;
         else argument = e;
     });
     if (other || !argument) return std::nullopt;
-    // Nothing else names a loop variable: with the argument replaced, none is left.
+    // With the argument replaced, no loop variable is left but n and c.
     const Expr rest = rewrite(value, [&](const Expr& e) { return structurally_equal(e, *argument) ? cast(Type::U8, var(kArgumentVar)) : e; });
+    ByteFunction f{*argument, false, false};
     bool loops = false;
-    visit(rest, [&](const Expr& e) { loops = loops || (is_loop_var(e) && e->var != kArgumentVar); });
+    visit(rest, [&](const Expr& e) {
+        if (!is_loop_var(e) || e->var == kArgumentVar) return;
+        if (e->var == 0) f.per_image = true;
+        else if (e->var == 1) f.per_channel = true;
+        else loops = true;
+    });
     if (loops) return std::nullopt;
-    return argument;
+    return f;
+}
+
+std::optional<Expr> byte_function_argument(const Expr& value) {
+    const auto f = byte_function(value);
+    if (!f) return std::nullopt;
+    return f->argument;
 }
 
 int pointwise_cost(const Expr& value) {
@@ -63,7 +76,9 @@ int pointwise_cost(const Expr& value) {
 }
 
 std::optional<Expr> byte_table_argument(const Program& prog, const Expr& load) {
-    if (load->op != Op::Load || !prog.buffer(load->buffer).byte_table || load->args.size() != 4) return std::nullopt;
+    if (load->op != Op::Load || load->args.size() != 4) return std::nullopt;
+    const Buffer& b = prog.buffer(load->buffer);
+    if (!b.lookup_table || b.type != Type::U8) return std::nullopt;
     const Expr& at = load->args[3];
     if (at->op != Op::Cast || at->args[0]->type != Type::U8) return std::nullopt;
     return at->args[0];
@@ -73,7 +88,8 @@ void tabulate_byte_functions(Program& prog, const Target& target) {
     std::vector<Kernel> kernels;
     kernels.reserve(prog.kernels.size());
     for (Kernel& k : prog.kernels) {
-        const auto argument = byte_function_argument(k.value);
+        const auto function = byte_function(k.value);
+        const std::optional<Expr> argument = function ? std::optional<Expr>(function->argument) : std::nullopt;
         // Entry x is the value where the argument reads the byte x; its cost is the work
         // the table saves (the argument's own index arithmetic stays in the kernel).
         const Expr entry = argument ? rewrite(k.value, [&](const Expr& e) {
@@ -93,15 +109,21 @@ void tabulate_byte_functions(Program& prog, const Target& target) {
         table.name = out.name + ".table";
         table.role = BufferRole::Temp;
         table.type = k.value->type;
-        table.logical = table.shape = {iconst(1), iconst(1), iconst(1), iconst(256)};
+        // One table per image and channel where the function differs by them (an image's
+        // mean, a channel's least and greatest values).
+        table.logical = table.shape = {function->per_image ? out.shape[0] : iconst(1),
+                                       function->per_channel ? out.shape[1] : iconst(1), iconst(1), iconst(256)};
         table.origin.assign(4, iconst(0));
-        table.byte_table = table.type == Type::U8;
+        table.lookup_table = true;
         Kernel fill;
         fill.output = table.id;
         fill.value = entry;
         for (int d = 0; d < 4; ++d) fill.loops.push_back(Loop{d, iconst(0), table.shape[static_cast<std::size_t>(d)]});
-        fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads", table.name, out.name));
-        k.value = load(table.id, table.type, {iconst(0), iconst(0), iconst(0), cast(Type::I64, *argument)});
+        fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads{}", table.name,
+                                             out.name, function->per_image || function->per_channel ? " (per plane)" : ""));
+        k.value = load(table.id, table.type,
+                       {function->per_image ? var(0) : iconst(0), function->per_channel ? var(1) : iconst(0), iconst(0),
+                        cast(Type::I64, *argument)});
         k.decisions.push_back(fmt::format("tabulate: a function of one byte it reads (cost {} >= {}): reads {}", cost,
                                           registers ? 1 : kTabulateMinCost, table.name));
         prog.buffers.push_back(std::move(table));

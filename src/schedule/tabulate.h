@@ -16,9 +16,16 @@
 
 namespace toroid::schedule {
 
-// The one uint8 load that `value` depends on its loop variables (0..63) through, when it
-// has one: every other load's indices are free of them, and no reduction runs over it.
-std::optional<ir::Expr> byte_function_argument(const ir::Expr& value);
+// `value` as a function of one uint8 element it reads (the argument), per image (it names
+// loop variable 0 elsewhere: an image's mean) and per channel (1: a channel's least and
+// greatest values): every other load's indices name no loop variable past those two, and no
+// reduction runs over it.
+struct ByteFunction {
+    ir::Expr argument;
+    bool per_image = false, per_channel = false;
+};
+std::optional<ByteFunction> byte_function(const ir::Expr& value);
+std::optional<ir::Expr> byte_function_argument(const ir::Expr& value);  // byte_function's argument
 
 // The cost the value must reach to be tabulated (a pow counts 40, a float division 4,
 // other operations 1): the table's 256 evaluations then cost less than a small image's. On
@@ -32,8 +39,9 @@ int pointwise_cost(const ir::Expr& value);
 // inserted before it; its value becomes a read of the table.
 void tabulate_byte_functions(ir::Program& prog, const Target& target);
 
-// The byte a read of a uint8 table (Buffer::byte_table) looks up, for the code generators
-// and the lane count (schedule/cpu_axes.cpp): nullopt for any other load.
+// The byte a read of a uint8 table (Buffer::lookup_table of type U8) looks up, for the code generators
+// and the lane count (schedule/cpu_axes.cpp): nullopt for any other load. The table read is
+// entries 0..255 from its plane's (n, c) start, args 0 and 1 of the load.
 std::optional<ir::Expr> byte_table_argument(const ir::Program& prog, const ir::Expr& load);
 
 }  // namespace toroid::schedule

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,25 @@ inline void expect_compiled_matches_reference(const std::vector<std::string>& pi
                             ASSERT_TRUE(identical(got, want)) << "specialized: max difference " << max_difference(got, want);
                         }
                     }
+}
+
+// The tensors the kernels an explain() lists compute ("kernel_3: ... -> op0.mean float[..."),
+// in order, less the scheduler's own helpers: a reduction's lanes along rows
+// (schedule/rfactor.h) and a byte function's table (schedule/tabulate.h).
+inline std::vector<std::string> kernels_computing(const std::string& explain) {
+    std::vector<std::string> names;
+    std::istringstream in(explain);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("kernel_", 0) != 0) continue;
+        const auto arrow = line.find("-> ");
+        if (arrow == std::string::npos) continue;
+        const std::string name = line.substr(arrow + 3, line.find(' ', arrow + 3) - arrow - 3);
+        const auto ends_with = [&](const std::string& s) {
+            return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+        };
+        if (!ends_with(".lanes") && !ends_with(".table")) names.push_back(name);
+    }
+    return names;
 }
 
 // The distinct single-image and batched CUDA sources of every pipeline, uint8 and float32,

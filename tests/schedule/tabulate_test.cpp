@@ -30,11 +30,19 @@ TEST(Tabulate, FindsTheOneByteAValueDependsOn) {
     // The same read twice (a separately built copy) is still one argument.
     EXPECT_TRUE(byte_function_argument(add(cast(Type::I32, x), cast(Type::I32, x_at(var(3))))));
     // Not functions of one byte: a loop variable outside the read, two different reads, a
-    // float read, a per-channel table, a reduction.
+    // float read, a table read along a row, a reduction.
     EXPECT_FALSE(byte_function_argument(add(cast(Type::I64, x), var(3))));
     EXPECT_FALSE(byte_function_argument(add(cast(Type::I32, x), cast(Type::I32, x_at(sub(var(3), iconst(1)))))));
     EXPECT_FALSE(byte_function_argument(mul(load(0, Type::F32, {var(0), var(1), var(2), var(3)}), fconst(2.0))));
-    EXPECT_FALSE(byte_function_argument(mul(cast(Type::F32, x), load(1, Type::F32, {var(1)}))));
+    EXPECT_FALSE(byte_function_argument(mul(cast(Type::F32, x), load(1, Type::F32, {var(2)}))));
+    // A function per channel, and per image (a table read at n, c: a channel's statistics).
+    const auto per_channel = byte_function(mul(cast(Type::F32, x), load(1, Type::F32, {var(1)})));
+    ASSERT_TRUE(per_channel);
+    EXPECT_TRUE(per_channel->per_channel);
+    EXPECT_FALSE(per_channel->per_image);
+    const auto per_plane = byte_function(mul(cast(Type::F32, x), load(2, Type::F32, {var(0), var(1), iconst(0), iconst(0)})));
+    ASSERT_TRUE(per_plane);
+    EXPECT_TRUE(per_plane->per_channel && per_plane->per_image);
     EXPECT_FALSE(byte_function_argument(sum(kFirstReductionVar, 3, cast(Type::I32, x_at(add(var(3), var(kFirstReductionVar)))), Type::I32)));
     // Cheap functions stay as they are.
     EXPECT_LT(pointwise_cost(sub(iconst(255, Type::U8), x)), kTabulateMinCost);
@@ -70,7 +78,8 @@ TEST(Tabulate, CheapByteFunctionsWhereTablesAreInRegisters) {
         SCOPED_TRACE(json);
         const ir::Program vbmi = program_for(json, avx512(true));
         ASSERT_EQ(vbmi.kernels.size(), 2u);
-        EXPECT_TRUE(vbmi.buffer(vbmi.kernels[0].output).byte_table);
+        EXPECT_TRUE(vbmi.buffer(vbmi.kernels[0].output).lookup_table);
+        EXPECT_TRUE(schedule::byte_table_argument(vbmi, vbmi.kernels[1].value));
         EXPECT_EQ(vbmi.kernels[1].vector_width, 64);
         const ir::Program quick = program_for(json, avx512(true).scalar());
         EXPECT_EQ(quick.buffers.size(), vbmi.buffers.size());

@@ -1,0 +1,141 @@
+#include "schedule/rfactor.h"
+
+#include "ir/simplify.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace toroid::schedule {
+
+using namespace ir;
+
+namespace {
+
+// A reduction whose terms may be regrouped without changing its value: the least or
+// greatest term, or a sum of integers (exact in any order).
+bool regroupable(const Expr& sum) {
+    const Reduce kind = reduce_kind(sum);
+    if (kind == Reduce::Min || kind == Reduce::Max) return true;
+    return kind == Reduce::Add && !is_float(sum->type);
+}
+
+struct Chain {
+    std::vector<Expr> sums;  // outermost first; the last is the innermost
+    Expr term;               // the innermost sum's body (no reduction inside)
+};
+
+// The nest of reductions `value` is: one kind and type throughout, each the body of the one
+// before, and a term with no reduction left.
+std::optional<Chain> reduction_chain(const Expr& value) {
+    Chain c;
+    Expr e = value;
+    while (e->op == Op::Sum) {
+        if (!regroupable(e) || (!c.sums.empty() && (reduce_kind(e) != reduce_kind(c.sums[0]) || e->type != c.sums[0]->type)))
+            return std::nullopt;
+        c.sums.push_back(e);
+        e = e->args[0];
+    }
+    if (c.sums.empty()) return std::nullopt;
+    bool inner = false;
+    visit(e, [&](const Expr& x) { inner = inner || x->op == Op::Sum; });
+    if (inner) return std::nullopt;
+    c.term = e;
+    return c;
+}
+
+// Every read of the term that depends on r moves along a row with it: r only in its last
+// index, with coefficient 1 (the buffers are dense along W: a contiguous pipeline).
+bool reads_rows(const Expr& term, int r) {
+    bool ok = true, any = false;
+    visit(term, [&](const Expr& e) {
+        if (!ok || e->op != Op::Load || !depends_on_var(e, r)) return;
+        any = true;
+        for (std::size_t d = 0; d + 1 < e->args.size(); ++d)
+            if (depends_on_var(e->args[d], r)) ok = false;
+        if (e->args.size() != 4 || linear_stride(e->args[3], r) != std::optional<std::int64_t>(1)) ok = false;
+    });
+    return ok && any;
+}
+
+// The nest of `chain` with the innermost reduction replaced: variable r becomes `at`, over
+// `extent` values of the new variable `k`.
+Expr rebuild(const Chain& chain, int k, const Expr& extent, const Expr& at) {
+    const int r = chain.sums.back()->var;
+    Expr body = substitute(chain.term, {{r, at}});
+    body = reduce(reduce_kind(chain.sums.back()), k, extent, body, chain.sums.back()->type);
+    for (std::size_t i = chain.sums.size() - 1; i-- > 0;) {
+        const Expr& s = chain.sums[i];
+        body = reduce(reduce_kind(s), s->var, sum_extent(s), body, s->type);
+    }
+    return body;
+}
+
+int max_reduction_var(const Expr& e) {
+    int m = kFirstReductionVar - 1;
+    visit(e, [&](const Expr& x) {
+        if ((x->op == Op::Var || x->op == Op::Sum) && x->var >= kFirstReductionVar && x->var < kFirstParamVar)
+            m = std::max(m, x->var);
+    });
+    return m;
+}
+
+}  // namespace
+
+void rfactor_row_reductions(Program& prog, const Target& target) {
+    const Buffer& input = prog.buffer(prog.input);
+    if (input.strides.size() != 4 || !is_const(input.strides[3], 1)) return;
+    const std::int64_t lanes = std::max(1, target.vector_bytes / 4);
+    if (lanes < 2) return;
+    std::vector<Kernel> kernels;
+    kernels.reserve(prog.kernels.size());
+    for (Kernel& k : prog.kernels) {
+        const Buffer& out = prog.buffer(k.output);
+        // The output's last dim holds one element: the lanes take its place in P.
+        const bool one_column = out.shape.size() == 4 && is_const(out.shape[3], 1);
+        const Expr value = one_column ? substitute(k.value, {{3, iconst(0)}}) : k.value;
+        const auto chain = one_column ? reduction_chain(value) : std::nullopt;
+        const int r = chain ? chain->sums.back()->var : -1;
+        if (!chain || !reads_rows(chain->term, r)) {
+            kernels.push_back(std::move(k));
+            continue;
+        }
+        const Expr n = sum_extent(chain->sums.back());
+        const Expr L = iconst(lanes);
+        const Expr whole = floordiv(n, L);  // steps of L along the row
+        const int kv = max_reduction_var(value) + 1, jv = kv + 1, lv = kv + 2;
+        const Reduce kind = reduce_kind(chain->sums.back());
+        const Type acc = chain->sums.back()->type;
+
+        Buffer partial;
+        partial.id = static_cast<int>(prog.buffers.size());
+        partial.name = out.name + ".lanes";
+        partial.role = BufferRole::Temp;
+        partial.type = acc;
+        partial.logical = partial.shape = {out.shape[0], out.shape[1], out.shape[2], L};
+        partial.origin.assign(4, iconst(0));
+        Kernel lanes_kernel;
+        lanes_kernel.output = partial.id;
+        lanes_kernel.value = rebuild(*chain, kv, whole, add(mul(L, var(kv)), var(3)));
+        for (int d = 0; d < 4; ++d) lanes_kernel.loops.push_back(Loop{d, iconst(0), partial.shape[static_cast<std::size_t>(d)]});
+        lanes_kernel.decisions.push_back(fmt::format(
+            "computes {}: {}'s reduction along rows, {} consecutive elements a step in lanes", partial.name, out.name, lanes));
+
+        // The lanes combined, then the row ends (n % L elements), as one reduction of two.
+        const Expr lanes_combined =
+            reduce(kind, lv, L, load(partial.id, acc, {var(0), var(1), var(2), var(lv)}), acc);
+        const Expr ends = rebuild(*chain, kv, mod(n, L), add(mul(whole, L), var(kv)));
+        k.value = reduce(kind, jv, iconst(2), select(eq(var(jv), iconst(0)), lanes_combined, ends), acc);
+        k.decisions.push_back(fmt::format("rfactor: combines the {} lanes of {} and the row ends", lanes, partial.name));
+        prog.buffers.push_back(std::move(partial));
+        kernels.push_back(std::move(lanes_kernel));
+        kernels.push_back(std::move(k));
+    }
+    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].name = fmt::format("kernel_{}", i);
+    prog.kernels = std::move(kernels);
+}
+
+}  // namespace toroid::schedule

@@ -1,0 +1,24 @@
+// Reductions along a row in vector lanes (Halide's rfactor). A kernel that reduces a whole
+// image to a few values (autocontrast's per-channel minimum and maximum, equalize's counts
+// per bin) has no output axis to vectorize: its reduction runs one element at a time. When
+// its innermost reduction variable r reads along a row (unit stride) and the reduction can
+// be regrouped exactly (least or greatest value, or an integer sum), it becomes two kernels:
+//
+//   P[.., l] = reduce over the outer reduction variables and k < n / L of term(r = L k + l)
+//   out      = reduce(reduce over l < L of P[.., l], reduce of the term over the last n % L)
+//
+// P's lanes l are its vector loop (L consecutive elements of a row a step, one vector
+// accumulator each); the second kernel combines them with the row ends. L is the target's
+// lane count of 4-byte elements. CPU targets; the quick tier's program gets the same buffers.
+//
+// Tests: tests/schedule/rfactor_test.cpp.
+#pragma once
+
+#include "ir/loop.h"
+#include "schedule/target.h"
+
+namespace toroid::schedule {
+
+void rfactor_row_reductions(ir::Program& prog, const Target& target);
+
+}  // namespace toroid::schedule

@@ -1,0 +1,49 @@
+// Reductions along rows in vector lanes (schedule/rfactor.h): which kernels are split into
+// lanes and their combination, and the results equal to the reference engine's, for rows
+// shorter than, equal to and longer than the lanes, with and without row ends.
+#include "schedule/rfactor.h"
+
+#include "../engine/op_table_support.h"
+#include "decomp/decompose.h"
+#include "ops/pipeline_json.h"
+#include "schedule/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace toroid {
+namespace {
+
+ir::Program program_for(const std::string& json, Layout layout) {
+    const Pipeline p = parse_pipeline(json, ".");
+    const Dims shape{2, 3, 20, 45};
+    schedule::Options o;
+    o.target = schedule::Target::host_cpu();
+    return schedule::schedule(decomp::decompose(p, TensorSpec{DType::UInt8, shape, dense_strides(shape, layout)}), o);
+}
+
+int lanes_buffers(const ir::Program& p) {
+    int n = 0;
+    for (const ir::Buffer& b : p.buffers) n += b.name.size() > 6 && b.name.compare(b.name.size() - 6, 6, ".lanes") == 0;
+    return n;
+}
+
+TEST(Rfactor, WholeImageReductionsRunAlongRowsInLanes) {
+    // Autocontrast's least and greatest values (Min, Max), equalize's counts (integer sums).
+    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "autocontrast"}])", Layout::Contiguous)), 2);
+    EXPECT_GE(lanes_buffers(program_for(R"([{"op": "equalize"}])", Layout::Contiguous)), 2);
+    // Not: float sums (their order is their rounding), nor rows of channels-last pixels.
+    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "adjust_contrast", "factor": 0.5}])", Layout::Contiguous)), 0);
+    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "autocontrast"}])", Layout::ChannelsLast)), 0);
+}
+
+TEST(Rfactor, CompiledEqualsReferenceOnRandomImages) {
+    test::expect_compiled_matches_reference(
+        {R"([{"op": "autocontrast"}])", R"([{"op": "equalize"}])",
+         R"([{"op": "posterize", "bits": 3}, {"op": "autocontrast"}, {"op": "adjust_contrast", "factor": 1.7}])"},
+        {Dims{1, 1, 7, 5}, Dims{1, 1, 9, 16}, Dims{1, 1, 13, 37}, Dims{1, 1, 3, 70}});
+}
+
+}  // namespace
+}  // namespace toroid
