@@ -84,23 +84,11 @@ Decomposed decompose_for(const Pipeline& p, const TensorSpec& in, std::span<cons
     }
     Decomposed d;
     d.graph = decomp::decompose(p, in, shapes);
-    // The tensors the result reads, directly or not (a crop that the next crop merged with
-    // is read by nobody): later tensors read earlier ones only, so one backward sweep.
+    // The tensors the result reads (the scheduler computes no other).
     std::size_t nodes = 0;
-    {
-        const auto& tensors = d.graph.tensors();
-        std::vector<bool> live(tensors.size(), false);
-        if (d.graph.output >= 0) live[static_cast<std::size_t>(d.graph.output)] = true;
-        for (std::size_t i = tensors.size(); i-- > 0;) {
-            const ir::GraphTensor& t = tensors[i];
-            if (!live[i] || t.kind != ir::TensorKind::Compute) continue;
-            nodes += ir::node_count(t.body);
-            ir::visit(t.body, [&](const ir::Expr& e) {
-                if (e->op == ir::Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < tensors.size())
-                    live[static_cast<std::size_t>(e->buffer)] = true;
-            });
-        }
-    }
+    const std::vector<bool> live = d.graph.live();
+    for (const ir::GraphTensor& t : d.graph.tensors())
+        if (t.kind == ir::TensorKind::Compute && live[static_cast<std::size_t>(t.id)]) nodes += ir::node_count(t.body);
     if (nodes > lim.max_graph_nodes)
         fail("the pipeline's decomposition has {} expression nodes, more than the limit of {} "
              "($TOROID_MAX_GRAPH_NODES or the max_graph_nodes option)",

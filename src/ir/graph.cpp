@@ -222,6 +222,20 @@ int Graph::add_compute(std::string name, Type t, Shape shape, Expr body, std::st
     return push(tensors_, tensor_names_, std::move(g));
 }
 
+std::vector<bool> Graph::live() const {
+    const std::size_t n = tensors_.size();
+    std::vector<bool> live(n, false);
+    if (output >= 0 && static_cast<std::size_t>(output) < n) live[static_cast<std::size_t>(output)] = true;
+    for (std::size_t i = n; i-- > 0;) {
+        if (!live[i] || tensors_[i].kind != TensorKind::Compute) continue;
+        visit(tensors_[i].body, [&](const Expr& e) {
+            if (e->op == Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < n)
+                live[static_cast<std::size_t>(e->buffer)] = true;
+        });
+    }
+    return live;
+}
+
 Graph Graph::specialized() const {
     std::vector<std::pair<int, Expr>> values;
     for (std::size_t i = 0; i < params_.size(); ++i)

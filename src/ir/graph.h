@@ -107,6 +107,10 @@ public:
     // and range analysis sees exact sizes (the `specialized` engine, for comparison).
     Graph specialized() const;
 
+    // By tensor id: whether the output reads it, directly or not (tensors read only earlier
+    // ones, so one backward sweep). A crop that the next crop merged with is read by nobody.
+    std::vector<bool> live() const;
+
     // Multi-line readable dump: parameters with their values, then one tensor per line.
     std::string to_string() const;
 

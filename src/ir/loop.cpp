@@ -49,6 +49,28 @@ Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
     return off;
 }
 
+Kernel new_temp_kernel(Program& prog, const std::string& name, Type type, Shape shape, Expr value,
+                       std::string decision) {
+    Buffer b;
+    b.id = static_cast<int>(prog.buffers.size());
+    b.name = name;
+    b.role = BufferRole::Temp;
+    b.type = type;
+    b.logical = b.shape = std::move(shape);
+    b.origin.assign(b.shape.size(), iconst(0));
+    Kernel k;
+    k.output = b.id;
+    k.value = std::move(value);
+    for (std::size_t d = 0; d < b.shape.size(); ++d) k.loops.push_back(Loop{static_cast<int>(d), iconst(0), b.shape[d]});
+    k.decisions.push_back(std::move(decision));
+    prog.buffers.push_back(std::move(b));
+    return k;
+}
+
+void number_kernels(std::vector<Kernel>& kernels) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].name = "kernel_" + std::to_string(i);
+}
+
 Kernel fused_channel_kernel(const Program& prog, const Kernel& k) {
     const std::size_t n = k.loops.size();
     if (k.fused_channels <= 0 || n < 2 || k.loops[n - 1].kind != LoopKind::Unrolled)

@@ -176,6 +176,16 @@ struct Program {
 // are A + s * f and backward ones keep the division: the code generator gathers them).
 Kernel fused_channel_kernel(const Program& prog, const Kernel& k);
 
+// A kernel of a pass that splits another (schedule/tabulate.h, schedule/rfactor.h): a new
+// Temp buffer of `shape` (origin 0) appended to prog.buffers (references to buffers held
+// across the call go stale), and the kernel that computes `value` over it, one serial loop a
+// dim. The pass puts it before the kernel it serves and numbers the kernels again
+// (number_kernels).
+Kernel new_temp_kernel(Program& prog, const std::string& name, Type type, Shape shape, Expr value,
+                       std::string decision);
+// Names kernels by their place: kernel_0, kernel_1, ...
+void number_kernels(std::vector<Kernel>& kernels);
+
 // The element offset of `b` at logical index `idx`: the sum over dims of
 // (idx - origin) * stride, unsimplified. A dim whose stored extent is the constant 1 of a
 // realized buffer contributes nothing (only index `origin` exists there).

@@ -110,31 +110,23 @@ void rfactor_row_reductions(Program& prog, const Target& target) {
         const Reduce kind = reduce_kind(chain->sums.back());
         const Type acc = chain->sums.back()->type;
 
-        Buffer partial;
-        partial.id = static_cast<int>(prog.buffers.size());
-        partial.name = out.name + ".lanes";
-        partial.role = BufferRole::Temp;
-        partial.type = acc;
-        partial.logical = partial.shape = {out.shape[0], out.shape[1], out.shape[2], L};
-        partial.origin.assign(4, iconst(0));
-        Kernel lanes_kernel;
-        lanes_kernel.output = partial.id;
-        lanes_kernel.value = rebuild(*chain, kv, whole, add(mul(L, var(kv)), var(3)));
-        for (int d = 0; d < 4; ++d) lanes_kernel.loops.push_back(Loop{d, iconst(0), partial.shape[static_cast<std::size_t>(d)]});
-        lanes_kernel.decisions.push_back(fmt::format(
-            "computes {}: {}'s reduction along rows, {} consecutive elements a step in lanes", partial.name, out.name, lanes));
+        const std::string name = out.name + ".lanes";
+        Kernel lanes_kernel = new_temp_kernel(
+            prog, name, acc, {out.shape[0], out.shape[1], out.shape[2], L},
+            rebuild(*chain, kv, whole, add(mul(L, var(kv)), var(3))),
+            fmt::format("computes {}: {}'s reduction along rows, {} consecutive elements a step in lanes", name, out.name,
+                        lanes));
 
         // The lanes combined, then the row ends (n % L elements), as one reduction of two.
         const Expr lanes_combined =
-            reduce(kind, lv, L, load(partial.id, acc, {var(0), var(1), var(2), var(lv)}), acc);
+            reduce(kind, lv, L, load(lanes_kernel.output, acc, {var(0), var(1), var(2), var(lv)}), acc);
         const Expr ends = rebuild(*chain, kv, mod(n, L), add(mul(whole, L), var(kv)));
         k.value = reduce(kind, jv, iconst(2), select(eq(var(jv), iconst(0)), lanes_combined, ends), acc);
-        k.decisions.push_back(fmt::format("rfactor: combines the {} lanes of {} and the row ends", lanes, partial.name));
-        prog.buffers.push_back(std::move(partial));
+        k.decisions.push_back(fmt::format("rfactor: combines the {} lanes of {} and the row ends", lanes, name));
         kernels.push_back(std::move(lanes_kernel));
         kernels.push_back(std::move(k));
     }
-    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].name = fmt::format("kernel_{}", i);
+    number_kernels(kernels);
     prog.kernels = std::move(kernels);
 }
 

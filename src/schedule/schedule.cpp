@@ -163,18 +163,8 @@ struct Scheduler {
             read.erase(std::unique(read.begin(), read.end()), read.end());
             for (int r : read) readers[static_cast<std::size_t>(r)].push_back(static_cast<int>(j));
         }
-        // The tensors the output reads, directly or not: no other is computed (a crop that
-        // the next crop merged with, and what only it read, is read by nobody).
-        live.assign(n, false);
-        if (g.output >= 0) live[static_cast<std::size_t>(g.output)] = true;
-        for (std::size_t i = n; i-- > 0;) {
-            const GraphTensor& t = g.tensors()[i];
-            if (t.kind != TensorKind::Compute || !live[i]) continue;
-            visit(t.body, [&](const Expr& e) {
-                if (e->op == Op::Load && e->buffer >= 0 && static_cast<std::size_t>(e->buffer) < n)
-                    live[static_cast<std::size_t>(e->buffer)] = true;
-            });
-        }
+        // Only the tensors the output reads are computed.
+        live = g.live();
         for (std::size_t i = n; i-- > 0;) {
             const GraphTensor& t = g.tensors()[i];
             if (t.kind != TensorKind::Compute || !live[i]) continue;

@@ -42,7 +42,7 @@ std::optional<ByteFunction> byte_function(const Expr& value) {
     if (other || !argument) return std::nullopt;
     // With the argument replaced, no loop variable is left but n and c.
     const Expr rest = rewrite(value, [&](const Expr& e) { return structurally_equal(e, *argument) ? cast(Type::U8, var(kArgumentVar)) : e; });
-    ByteFunction f{*argument, false, false};
+    ByteFunction f{*argument, substitute(rest, {{kArgumentVar, var(3)}}), false, false};
     bool loops = false;
     visit(rest, [&](const Expr& e) {
         if (!is_loop_var(e) || e->var == kArgumentVar) return;
@@ -89,49 +89,34 @@ void tabulate_byte_functions(Program& prog, const Target& target) {
     kernels.reserve(prog.kernels.size());
     for (Kernel& k : prog.kernels) {
         const auto function = byte_function(k.value);
-        const std::optional<Expr> argument = function ? std::optional<Expr>(function->argument) : std::nullopt;
-        // Entry x is the value where the argument reads the byte x; its cost is the work
-        // the table saves (the argument's own index arithmetic stays in the kernel).
-        const Expr entry = argument ? rewrite(k.value, [&](const Expr& e) {
-            return structurally_equal(e, *argument) ? cast(Type::U8, var(3)) : e;
-        })
-                                    : nullptr;
-        // (Less the cast that stands for the argument.)
-        const int cost = argument ? pointwise_cost(entry) - 1 : 0;
+        // The work the table saves: its entry's (the argument's own index arithmetic stays
+        // in the kernel), less the cast that stands for the argument.
+        const int cost = function ? pointwise_cost(function->entry) - 1 : 0;
         const bool registers = target.byte_tables && k.value->type == Type::U8;
-        if (!argument || cost < (registers ? 1 : kTabulateMinCost)) {
+        if (!function || cost < (registers ? 1 : kTabulateMinCost)) {
             kernels.push_back(std::move(k));
             continue;
         }
-        const Buffer& out = prog.buffer(k.output);
-        Buffer table;
-        table.id = static_cast<int>(prog.buffers.size());
-        table.name = out.name + ".table";
-        table.role = BufferRole::Temp;
-        table.type = k.value->type;
         // One table per image and channel where the function differs by them (an image's
         // mean, a channel's least and greatest values).
-        table.logical = table.shape = {function->per_image ? out.shape[0] : iconst(1),
-                                       function->per_channel ? out.shape[1] : iconst(1), iconst(1), iconst(256)};
-        table.origin.assign(4, iconst(0));
-        table.lookup_table = true;
-        Kernel fill;
-        fill.output = table.id;
-        fill.value = entry;
-        for (int d = 0; d < 4; ++d) fill.loops.push_back(Loop{d, iconst(0), table.shape[static_cast<std::size_t>(d)]});
-        fill.decisions.push_back(fmt::format("computes {}: {}'s value for each of the 256 bytes it reads{}", table.name,
-                                             out.name, function->per_image || function->per_channel ? " (per plane)" : ""));
-        k.value = load(table.id, table.type,
+        const Buffer& out = prog.buffer(k.output);
+        const std::string name = out.name + ".table";
+        Shape shape{function->per_image ? out.shape[0] : iconst(1), function->per_channel ? out.shape[1] : iconst(1),
+                    iconst(1), iconst(256)};
+        const Type type = k.value->type;
+        Kernel fill = new_temp_kernel(prog, name, type, std::move(shape), function->entry,
+                                      fmt::format("computes {}: {}'s value for each of the 256 bytes it reads{}", name,
+                                                  out.name, function->per_image || function->per_channel ? " (per plane)" : ""));
+        prog.buffers.back().lookup_table = true;
+        k.value = load(fill.output, type,
                        {function->per_image ? var(0) : iconst(0), function->per_channel ? var(1) : iconst(0), iconst(0),
-                        cast(Type::I64, *argument)});
+                        cast(Type::I64, function->argument)});
         k.decisions.push_back(fmt::format("tabulate: a function of one byte it reads (cost {} >= {}): reads {}", cost,
-                                          registers ? 1 : kTabulateMinCost, table.name));
-        prog.buffers.push_back(std::move(table));
+                                          registers ? 1 : kTabulateMinCost, name));
         kernels.push_back(std::move(fill));
         kernels.push_back(std::move(k));
     }
-    // Kernels are named by their place in the program.
-    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].name = fmt::format("kernel_{}", i);
+    number_kernels(kernels);
     prog.kernels = std::move(kernels);
 }
 

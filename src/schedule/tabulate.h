@@ -22,6 +22,7 @@ namespace toroid::schedule {
 // reduction runs over it.
 struct ByteFunction {
     ir::Expr argument;
+    ir::Expr entry;  // the value where the argument reads the byte v3 (a table's entry)
     bool per_image = false, per_channel = false;
 };
 std::optional<ByteFunction> byte_function(const ir::Expr& value);
