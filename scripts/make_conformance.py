@@ -38,6 +38,12 @@ DTYPES = {name: getattr(torch, name) for name in ("uint8", "float32", "float16",
 def torch_op(x, op, case_dir):
     """x (N, C, H, W) through one op of toroid's schema, as PyTorch/torchvision compute it."""
     kind = op["op"]
+    if kind == "resize" and x.dtype in NARROW and op["mode"] in ("bilinear", "bicubic"):
+        return narrow_resize(x, op, case_dir)
+    if x.dtype == DTYPES.get("uint16") and (kind == "flip" or (kind == "resize" and op["mode"].startswith("nearest"))):
+        # PyTorch 2.11 has no uint16 flip or nearest kernels: the same op on the values as
+        # float32 (exact), cast back.
+        return torch_op(x.float(), op, case_dir).to(torch.int32).to(torch.uint16)
     if kind == "resize":
         if "smaller_edge" in op or ("max_size" in op and "size" not in op):
             size = [op["smaller_edge"]] if "smaller_edge" in op else None
@@ -72,7 +78,20 @@ def torch_op(x, op, case_dir):
         size = op["size"] if isinstance(op["size"], list) else [op["size"], op["size"]]
         return TF.center_crop(x, size)
     if kind == "convert":
-        return TF.to_dtype(x, DTYPES[op["dtype"]], scale=op.get("scale", False))
+        dst = DTYPES[op["dtype"]]
+        if x.is_floating_point() and not dst.is_floating_point and op.get("scale", False):
+            # to_dtype multiplies by max + 1 - 1e-3 in the input's dtype, then casts; where that
+            # product reaches max + 1 (1.0 in float16, or any float to uint16: 65535.999 rounds
+            # to 65536 in float32), C++'s cast is undefined and x86 wraps to 0. toroid saturates
+            # (docs/reference.md), which is to_dtype's value everywhere the cast is defined.
+            m = float(torch.iinfo(dst).max)
+            y = x.mul(m + 1.0 - 1e-3).float().clamp(0, m)
+            return y.to(torch.int32).to(dst)
+        if x.dtype == torch.uint16 and dst == torch.float16 and op.get("scale", False):
+            # to_dtype casts to float16 first, where 65520 and above overflow to inf (white
+            # becomes inf); toroid scales in float32 and rounds once (docs/reference.md).
+            return (x.float() * float(np.float32(1 / 65535))).to(torch.float16)
+        return TF.to_dtype(x, dst, scale=op.get("scale", False))
     if kind == "normalize":
         return TF.normalize(x, op["mean"], op["std"])
     if kind == "perspective":
@@ -122,13 +141,37 @@ def torch_op(x, op, case_dir):
     raise SystemExit("make_conformance: no PyTorch mapping for op '%s'" % kind)
 
 
-def run_pipeline(x, pipeline, case_dir, layout):
+NARROW = tuple(DTYPES[n] for n in ("float16", "bfloat16", "uint16") if n in DTYPES)
+
+
+def narrow_resize(x, op, case_dir):
+    """Bilinear and bicubic resizes of float16, bfloat16 and uint16 images compute in float32 and
+    round once: torchvision.v2's resize (it casts these dtypes to float32 and back), which this
+    asserts wherever its arguments can express the case. uint16 rounds half to even and
+    clamps, as the uint8 path does; torchvision's own cast truncates and wraps negative bicubic
+    overshoots (docs/reference.md)."""
+    y = torch_op(x.float(), op, case_dir)
+    if x.dtype == torch.uint16:
+        return y.round().clamp(0, 65535).to(torch.int32).to(torch.uint16)
+    y = y.to(x.dtype)
+    if "size" in op and not op.get("align_corners", False) and x.dtype != torch.uint16:
+        interp = {"bilinear": TF.InterpolationMode.BILINEAR, "bicubic": TF.InterpolationMode.BICUBIC}[op["mode"]]
+        tv = TF.resize(x, list(op["size"]), interpolation=interp, antialias=op.get("antialias", False))
+        assert torch.equal(tv, y), "narrow resize differs from torchvision's for %s" % op
+    return y
+
+
+def run_pipeline(x, pipeline, case_dir, layout, dtype=None, with_dtype=False):
     t = torch.from_numpy(np.ascontiguousarray(x))
+    if dtype is not None and DTYPES[dtype] != t.dtype:
+        t = t.to(DTYPES[dtype])  # bfloat16, stored as float32 (exactly)
     if layout == "channels_last":
         t = t.contiguous(memory_format=torch.channels_last)
     for op in pipeline:
         t = torch_op(t, op, case_dir)
-    return t.contiguous().numpy()
+    t = t.contiguous()
+    y = t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy()
+    return (y, str(t.dtype).replace("torch.", "")) if with_dtype else y
 
 
 def compare(got, want):
@@ -136,6 +179,9 @@ def compare(got, want):
     if got.shape != want.shape or got.dtype != want.dtype:
         return "shape/dtype %s %s, expected %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
     if want.dtype == np.uint8:
+        d = np.abs(got.astype(np.int64) - want.astype(np.int64))
+        return None if d.max(initial=0) == 0 else "max |diff| %d at %d elements" % (d.max(), int((d > 0).sum()))
+    if want.dtype == np.uint16:
         d = np.abs(got.astype(np.int64) - want.astype(np.int64))
         return None if d.max(initial=0) == 0 else "max |diff| %d at %d elements" % (d.max(), int((d > 0).sum()))
     g, w = got.astype(np.float64), want.astype(np.float64)
@@ -153,7 +199,7 @@ def check(folder):
         d = os.path.join(folder, c["name"])
         x = np.load(os.path.join(d, "input.npy"))
         try:
-            got = run_pipeline(x, c["pipeline"], d, c["input_layout"])
+            got = run_pipeline(x, c["pipeline"], d, c["input_layout"], c.get("dtype"))
             err = compare(got, np.load(os.path.join(d, "expected.npy")))
         except Exception as e:  # this PyTorch cannot compute the case (older releases)
             err = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
@@ -430,16 +476,77 @@ def table_tone_ops(rng):
     return out
 
 
+def table_narrow_types(rng):
+    """float16, bfloat16 and uint16 images (stored narrow, computed in float32): flips, crops,
+    pads, nearest resizes (copies), bilinear and bicubic resizes with and without antialias
+    (float32 compute, one rounding), to_dtype between every pair of the five dtypes (scaled
+    or not), normalize (torchvision's: mean and std in the image's dtype, each step rounded
+    to it), and the pipelines that use them: an 8-bit image to a normalized half tensor, a
+    16-bit image to an 8-bit thumbnail."""
+    out = []
+    dtypes = ("uint8", "float32", "float16", "bfloat16", "uint16")
+    for dtype in ("float16", "bfloat16", "uint16"):
+        for layout in ("contiguous", "channels_last"):
+            h, w = int(rng.integers(9, 50)), int(rng.integers(9, 50))
+            c = int(rng.choice([1, 3]))
+            shape = [int(rng.integers(1, 3)), c, h, w]
+            u16 = dtype == "uint16"
+            out.append(([{"op": "flip", "dims": [-1]}], dtype, shape, layout))
+            out.append(([{"op": "flip", "dims": [-2, -1]}], dtype, shape, layout))
+            out.append(([{"op": "crop", "top": 2, "left": 1, "height": h - 4, "width": w - 3}], dtype, shape, layout))
+            out.append(([{"op": "center_crop", "size": [h + 4, w + 3]}], dtype, shape, layout))
+            out.append(([{"op": "pad", "padding": [2, 1, 3, 4], "fill": 300.7 if u16 else 0.1}], dtype, shape, layout))
+            out.append(([{"op": "pad", "padding": [3, 2, 1, 2], "mode": "reflect"}], dtype, shape, layout))
+            for mode in ("nearest", "nearest-exact"):
+                out.append(([{"op": "resize", "mode": mode, "size": [h * 2 - 1, w // 2 + 1]}], dtype, shape, layout))
+            for mode in ("bilinear", "bicubic"):
+                for aa in (False, True):
+                    out.append(([{"op": "resize", "mode": mode, "antialias": aa, "size": [h // 2 + 1, w + 7]}],
+                                dtype, shape, layout))
+                out.append(([{"op": "resize", "mode": mode, "align_corners": True, "scale_factor": [1.5, 0.7]}],
+                            dtype, shape, layout))
+            for dst in dtypes:
+                if dst != dtype:
+                    for scale in (True, False):
+                        out.append(([{"op": "convert", "dtype": dst, "scale": scale}], dtype, shape, layout))
+            if not u16:
+                out.append(([{"op": "normalize", "mean": [0.485, 0.456, 0.406][:c], "std": [0.229, 0.224, 0.225][:c]}],
+                            dtype, shape, layout))
+        for dst in ("float16", "bfloat16", "uint16"):
+            out.append(([{"op": "convert", "dtype": dst, "scale": True}], "uint8", [1, 3, 13, 17], "contiguous"))
+            out.append(([{"op": "convert", "dtype": dst, "scale": True}], "float32", [1, 3, 13, 17], "channels_last"))
+        # uint8 image -> resized, cropped, normalized half tensor (an AMP model's input)
+        out.append(([{"op": "resize", "mode": "bilinear", "antialias": True, "smaller_edge": 24},
+                     {"op": "center_crop", "size": 20}, {"op": "convert", "dtype": dtype, "scale": True}]
+                    + ([] if dtype == "uint16" else
+                       [{"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}]),
+                    "uint8", [2, 3, 37, 29], "channels_last"))
+    # a 16-bit image to an 8-bit thumbnail
+    out.append(([{"op": "resize", "mode": "bicubic", "antialias": True, "size": [11, 13]},
+                 {"op": "convert", "dtype": "uint8", "scale": True}], "uint16", [1, 3, 40, 52], "channels_last"))
+    out.append(([{"op": "convert", "dtype": "float16", "scale": True}, {"op": "flip", "dims": [-1]},
+                 {"op": "resize", "mode": "bilinear", "antialias": True, "size": [17, 19]}],
+                "uint16", [2, 1, 33, 41], "contiguous"))
+    return out
+
+
 TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops,
-          "pad_erase": table_pad_erase, "blur_ops": table_blur_ops, "tone_ops": table_tone_ops}
+          "pad_erase": table_pad_erase, "blur_ops": table_blur_ops, "tone_ops": table_tone_ops,
+          "narrow_types": table_narrow_types}
 
 
 def make_input(rng, dtype, shape):
     if dtype == "uint8":
         return rng.integers(0, 256, shape, dtype=np.uint8)
+    if dtype == "uint16":
+        return rng.integers(0, 65536, shape, dtype=np.uint16)
     x = rng.standard_normal(shape).astype(np.float32) * 4
     if dtype == "float32":
         return x
+    if dtype == "float16":
+        return x.astype(np.float16)
+    if dtype == "bfloat16":  # stored as float32 holding bfloat16 values
+        return torch.from_numpy(x).to(torch.bfloat16).float().numpy()
     raise SystemExit("make_conformance: inputs of %s are not written yet" % dtype)
 
 
@@ -465,16 +572,25 @@ def generate(out, tables, seed, first):
                 # Float images are in [0, 1]: outside it PyTorch's cast to uint8 is undefined
                 # behaviour in C++ (x86 wraps), where toroid saturates (docs/reference.md).
                 x = ((x - x.min()) / max(float(x.max() - x.min()), 1e-6)).astype(np.float32)
+            if pipeline[0]["op"] == "convert" and dtype in ("float32", "float16", "bfloat16") and \
+                    pipeline[0]["dtype"] in ("uint8", "uint16"):
+                # scaled: images in [0, 1]; a plain cast: values in the integer type's range
+                top = 1.0 if pipeline[0].get("scale") else (255.0 if pipeline[0]["dtype"] == "uint8" else 60000.0)
+                x = rng.random(shape, dtype=np.float32) * top
+                x = torch.from_numpy(x).to(DTYPES[dtype]).float().numpy().astype(np.float16 if dtype == "float16" else np.float32)
             if name in ("colour_ops", "blur_ops", "tone_ops") and dtype == "float32":
                 x = rng.random(shape, dtype=np.float32)  # images in [0, 1], as the colour ops expect
             np.save(os.path.join(d, "input.npy"), x)
             with open(os.path.join(d, "pipeline.json"), "w") as f:
                 json.dump(pipeline, f)
-            y = run_pipeline(x, pipeline, d, layout)
+            y, out_dtype = run_pipeline(x, pipeline, d, layout, dtype, with_dtype=True)
             np.save(os.path.join(d, "expected.npy"), y)
             doc["cases"] = [c for c in doc["cases"] if c["name"] != case]
-            doc["cases"].append({"name": case, "input_layout": layout, "dtype": dtype, "pipeline": pipeline,
-                                 "input_shape": list(x.shape), "expected_shape": list(y.shape), "table": name})
+            entry = {"name": case, "input_layout": layout, "dtype": dtype, "pipeline": pipeline,
+                     "input_shape": list(x.shape), "expected_shape": list(y.shape), "table": name}
+            if out_dtype == "bfloat16":
+                entry["expected_dtype"] = out_dtype  # expected.npy holds it as float32
+            doc["cases"].append(entry)
     with open(listing, "w") as f:
         json.dump(doc, f, indent=1)
     print("wrote %d cases into %s" % (n - first, out))

@@ -51,9 +51,10 @@ TOROID_API int toroid_abi_version(void);
 typedef enum toroid_dtype {
     TOROID_UINT8 = 0,
     TOROID_FLOAT32 = 1,
-    TOROID_FLOAT16 = 2,  /* reserved */
-    TOROID_BFLOAT16 = 3, /* reserved */
-    TOROID_FLOAT64 = 4   /* reserved */
+    TOROID_FLOAT16 = 2,
+    TOROID_BFLOAT16 = 3,
+    TOROID_FLOAT64 = 4,  /* reserved */
+    TOROID_UINT16 = 5
 } toroid_dtype;
 
 typedef enum toroid_device {

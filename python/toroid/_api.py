@@ -62,11 +62,12 @@ def _numbers(v, what):
 
 
 def _dtype_name(dtype):
-    """"uint8" / "float32" from a string, a NumPy dtype or a torch dtype."""
+    """"uint8" / "float32" / "float16" ... from a string, a NumPy dtype or a torch dtype."""
     if isinstance(dtype, str):
         return dtype
     if isinstance(dtype, (list, tuple, dict, set)):
-        raise InvalidTypeError("dtype must be a name (uint8, float32) or a NumPy or torch dtype, got %s" % show(dtype))
+        raise InvalidTypeError("dtype must be a name (uint8, uint16, float16, bfloat16, float32) or a NumPy or torch "
+                               "dtype, got %s" % show(dtype))
     name = str(dtype)
     if name.startswith("torch."):
         return name[len("torch."):]
@@ -308,8 +309,8 @@ def crop(x, top, left, height, width):
 
 
 def convert(x, dtype, scale=False):
-    """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8 or float32
-    (a string, NumPy or torch dtype)."""
+    """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8, uint16,
+    float16, bfloat16 or float32 (a string, NumPy or torch dtype)."""
     try:
         return _apply(x, {"op": "convert", "dtype": _dtype_name(dtype), "scale": _flag(scale, "scale")})
     except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
@@ -318,7 +319,8 @@ def convert(x, dtype, scale=False):
 
 
 def normalize(x, mean, std):
-    """torchvision normalize on float32: (x - mean[c]) / std[c]."""
+    """torchvision normalize on float32, float16 or bfloat16: (x - mean[c]) / std[c], in the
+    image's dtype."""
     try:
         return _apply(x, {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")})
     except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)

@@ -12,7 +12,7 @@ import threading
 
 __all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "lib", "check", "TensorDesc", "Tensor", "Options",
            "FileOptions", "CacheCounts", "library_path",
-           "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "CPU", "CUDA"]
+           "UINT8", "FLOAT32", "FLOAT16", "BFLOAT16", "FLOAT64", "UINT16", "CPU", "CUDA"]
 
 
 class Error(ValueError):
@@ -96,7 +96,7 @@ def as_error(e, what=None):
 
 # Status codes, dtypes and devices: the values of toroid.h, fixed forever.
 OK, INVALID_ARGUMENT, UNSUPPORTED, OUT_OF_MEMORY, INTERNAL = 0, 1, 2, 3, 4
-UINT8, FLOAT32, FLOAT16, BFLOAT16, FLOAT64 = 0, 1, 2, 3, 4
+UINT8, FLOAT32, FLOAT16, BFLOAT16, FLOAT64, UINT16 = 0, 1, 2, 3, 4, 5
 CPU, CUDA = 0, 1
 MAX_DIMS = 4
 ABI_VERSION = 1

@@ -122,12 +122,15 @@ def effective_threads(threads=None):
 
 # ---- tensors --------------------------------------------------------------------------
 
-_DTYPE_SIZES = {_capi.UINT8: 1, _capi.FLOAT32: 4, _capi.FLOAT16: 2, _capi.BFLOAT16: 2, _capi.FLOAT64: 8}
+_DTYPE_SIZES = {_capi.UINT8: 1, _capi.FLOAT32: 4, _capi.FLOAT16: 2, _capi.BFLOAT16: 2, _capi.FLOAT64: 8,
+                _capi.UINT16: 2}
 
 _NUMPY_DTYPES = {"uint8": _capi.UINT8, "float32": _capi.FLOAT32, "float16": _capi.FLOAT16,
-                 "float64": _capi.FLOAT64}
+                 "float64": _capi.FLOAT64, "uint16": _capi.UINT16}
 _DTYPE_NAMES = {_capi.UINT8: "uint8", _capi.FLOAT32: "float32", _capi.FLOAT16: "float16",
-                _capi.BFLOAT16: "bfloat16", _capi.FLOAT64: "float64"}
+                _capi.BFLOAT16: "bfloat16", _capi.FLOAT64: "float64", _capi.UINT16: "uint16"}
+# What the messages list: every dtype the compiler takes.
+_TAKES = "uint8, uint16, float16, bfloat16 or float32"
 
 
 _numpy_code_table = None
@@ -143,8 +146,11 @@ def _numpy_codes():
 
 def _torch_dtypes():
     t = _torch_module()
-    return {t.uint8: _capi.UINT8, t.float32: _capi.FLOAT32, t.float16: _capi.FLOAT16,
-            t.bfloat16: _capi.BFLOAT16, t.float64: _capi.FLOAT64}
+    table = {t.uint8: _capi.UINT8, t.float32: _capi.FLOAT32, t.float16: _capi.FLOAT16,
+             t.bfloat16: _capi.BFLOAT16, t.float64: _capi.FLOAT64}
+    if hasattr(t, "uint16"):  # PyTorch 2.3 and later
+        table[t.uint16] = _capi.UINT16
+    return table
 
 
 class Arg:
@@ -214,7 +220,7 @@ def adapt(x, what="input", pointer=True):
         if code is None:
             dt = x.dtype
             if dt.isnative or dt.newbyteorder("=").name not in _NUMPY_DTYPES:
-                raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, dt.name))
+                raise Error("%s has dtype %s; toroid takes %s" % (what, dt.name, _TAKES))
             x = x.astype(dt.newbyteorder("="))
             code = _NUMPY_DTYPES[dt.name]
         item = x.itemsize
@@ -245,7 +251,7 @@ def adapt(x, what="input", pointer=True):
             raise Error("%s is a %s torch tensor; toroid takes strided (dense) tensors" % (what, x.layout))
         dtypes = _torch_dtypes()
         if x.dtype not in dtypes:
-            raise Error("%s has dtype %s; toroid takes torch.uint8 or torch.float32" % (what, x.dtype))
+            raise Error("%s has dtype %s; toroid takes %s" % (what, x.dtype, _TAKES))
         _check_rank(tuple(x.shape))
         if x.device.type == "cpu":
             a.device, a.device_index = _capi.CPU, 0
@@ -321,8 +327,8 @@ def _adapt_dlpack(x, what):
     if status:
         raise Error("%s: %s" % (what, _capi.lib.toroid_last_error().decode()))
     d = t.desc
-    if d.dtype not in _DTYPE_NAMES or _DTYPE_NAMES[d.dtype] not in ("uint8", "float32"):
-        raise Error("%s has dtype %s; toroid takes uint8 or float32" % (what, _DTYPE_NAMES.get(d.dtype, d.dtype)))
+    if d.dtype not in _DTYPE_NAMES or d.dtype == _capi.FLOAT64:
+        raise Error("%s has dtype %s; toroid takes %s" % (what, _DTYPE_NAMES.get(d.dtype, d.dtype), _TAKES))
     a = Arg()
     a.shape = tuple(d.shape[i] for i in range(d.ndim))
     _check_rank(a.shape)
@@ -355,7 +361,8 @@ class OutputPlan:
         for pos, i in enumerate(order):
             inverse[i] = pos
         self.inverse = tuple(inverse)
-        self.np_dtype = np.dtype(self.dtype_name) if np is not None else None
+        # NumPy has no bfloat16: such results come back as torch tensors only.
+        self.np_dtype = np.dtype(self.dtype_name) if np is not None and self.dtype_name != "bfloat16" else None
         self.torch_dtype = None
 
     def check_size(self, device):
@@ -372,6 +379,8 @@ class OutputPlan:
         pointer."""
         try:
             return self._allocate(arg)
+        except Error:
+            raise
         except Exception as e:  # MemoryError, or torch's RuntimeError (CUDA out of memory)
             raise OutOfMemoryError("cannot allocate the result %s %s (%s): %s" %
                                    (self.shape, self.dtype_name, _show_bytes(self.nbytes), e)) from e
@@ -380,6 +389,9 @@ class OutputPlan:
         if arg.kind == "torch":
             t = _torch_module()
             if self.torch_dtype is None:
+                if not hasattr(t, self.dtype_name):
+                    raise Error("the result is %s, which this PyTorch (%s) has no dtype for (torch.uint16 came in "
+                                "PyTorch 2.3): convert it in the pipeline" % (self.dtype_name, t.__version__))
                 self.torch_dtype = getattr(t, self.dtype_name)
             if is_torch(arg.obj):
                 device = arg.obj.device
@@ -387,6 +399,9 @@ class OutputPlan:
                 device = t.device("cuda", arg.device_index) if arg.device == _capi.CUDA else "cpu"
             out = t.empty_strided(self.shape, self.strides, dtype=self.torch_dtype, device=device)
             return out, out.data_ptr()
+        if self.np_dtype is None:
+            raise Error("the result is bfloat16, which NumPy has no dtype for: give a torch tensor, or convert "
+                        "the result in the pipeline")
         out = np.empty(self.dense_shape, dtype=self.np_dtype).transpose(self.inverse)
         return out, out.__array_interface__["data"][0]
 
@@ -511,7 +526,7 @@ def _fast_runner(fn, arg):
     addressof = ctypes.addressof
     from_buffer = ctypes.c_char.from_buffer
     if arg.kind == "numpy":
-        if not isinstance(arg.obj, _ndarray) or type(arg.obj) is not _ndarray:
+        if not isinstance(arg.obj, _ndarray) or type(arg.obj) is not _ndarray or plan.np_dtype is None:
             return None
         empty = np.empty
         dense_shape = plan.dense_shape

@@ -346,6 +346,21 @@ Tensor make_input(const BenchCase& c) {
             for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<float>(next() >> 40) * 0x1p-24f;
             break;
         }
+        case DType::UInt16: {
+            auto* p = t.data_as<std::uint16_t>();
+            for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::uint16_t>(next() >> 48);
+            break;
+        }
+        case DType::Float16:
+        case DType::BFloat16: {
+            // 8 random bits scaled by 2^-8: exact in both, in [0, 1).
+            auto* p = t.data_as<std::uint16_t>();
+            for (std::size_t i = 0; i < n; ++i) {
+                const float f = static_cast<float>(next() >> 56) * 0x1p-8f;
+                p[i] = c.dtype == DType::Float16 ? Half(f).bits : BFloat16(f).bits;
+            }
+            break;
+        }
     }
     return t;
 }

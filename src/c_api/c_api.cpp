@@ -136,10 +136,11 @@ DType to_dtype(std::int32_t d) {
     switch (d) {
         case TOROID_UINT8: return DType::UInt8;
         case TOROID_FLOAT32: return DType::Float32;
-        case TOROID_FLOAT16: throw Unsupported("dtype float16 is not supported yet (use uint8 or float32)");
-        case TOROID_BFLOAT16: throw Unsupported("dtype bfloat16 is not supported yet (use uint8 or float32)");
-        case TOROID_FLOAT64: throw Unsupported("dtype float64 is not supported yet (use uint8 or float32)");
-        default: bad(fmt::format("unknown dtype value {} (expected TOROID_UINT8 or TOROID_FLOAT32)", d));
+        case TOROID_UINT16: return DType::UInt16;
+        case TOROID_FLOAT16: return DType::Float16;
+        case TOROID_BFLOAT16: return DType::BFloat16;
+        case TOROID_FLOAT64: throw Unsupported("dtype float64 is not supported yet (use float32)");
+        default: bad(fmt::format("unknown dtype value {} (expected a toroid_dtype: {})", d, dtype_list()));
     }
 }
 
@@ -147,6 +148,9 @@ std::int32_t from_dtype(DType d) {
     switch (d) {
         case DType::UInt8: return TOROID_UINT8;
         case DType::Float32: return TOROID_FLOAT32;
+        case DType::UInt16: return TOROID_UINT16;
+        case DType::Float16: return TOROID_FLOAT16;
+        case DType::BFloat16: return TOROID_BFLOAT16;
     }
     return TOROID_UINT8;
 }
@@ -538,13 +542,14 @@ toroid_status toroid_tensor_from_dlpack(const DLManagedTensor* managed, toroid_t
         const DLDataType d = t.dtype;
         if (d.lanes != 1) bad(fmt::format("DLPack dtype with {} lanes: toroid takes one lane per element", d.lanes));
         if (d.code == kDLUInt && d.bits == 8) r.desc.dtype = TOROID_UINT8;
+        else if (d.code == kDLUInt && d.bits == 16) r.desc.dtype = TOROID_UINT16;
         else if (d.code == kDLFloat && d.bits == 32) r.desc.dtype = TOROID_FLOAT32;
         else if (d.code == kDLFloat && d.bits == 16) r.desc.dtype = TOROID_FLOAT16;
         else if (d.code == kDLBfloat && d.bits == 16) r.desc.dtype = TOROID_BFLOAT16;
         else if (d.code == kDLFloat && d.bits == 64) r.desc.dtype = TOROID_FLOAT64;
         else
-            bad(fmt::format("DLPack dtype (code {}, {} bits) is not one toroid takes (uint8, float32, float16, "
-                            "bfloat16, float64)",
+            bad(fmt::format("DLPack dtype (code {}, {} bits) is not one toroid takes (uint8, uint16, float16, "
+                            "bfloat16, float32)",
                             static_cast<int>(d.code), static_cast<int>(d.bits)));
         if (t.ndim < 1 || t.ndim > TOROID_MAX_DIMS)
             bad(fmt::format("DLPack tensor has {} dims; toroid takes 1 to {}", t.ndim, TOROID_MAX_DIMS));
@@ -959,7 +964,7 @@ toroid_status toroid_image_tensor(const toroid_image* image, toroid_tensor* out)
         const Tensor& t = image->tensor;
         *out = toroid_tensor{};
         out->data = t.data();
-        out->desc.dtype = t.dtype() == DType::UInt8 ? TOROID_UINT8 : TOROID_FLOAT32;
+        out->desc.dtype = from_dtype(t.dtype());
         out->desc.device = TOROID_CPU;
         out->desc.ndim = 4;
         for (int i = 0; i < 4; ++i) {

@@ -8,6 +8,7 @@
 // the spelling that differs (type names, the unroll pragma) is a hook.
 #pragma once
 
+#include "core/half.h"
 #include "core/error.h"
 #include "ir/loop.h"
 #include "ir/simplify.h"
@@ -39,8 +40,26 @@ inline std::string std_ctype(Type t) {
         case Type::I64: return "std::int64_t";
         case Type::F32: return "float";
         case Type::F64: return "double";
+        case Type::U16:
+        case Type::F16:
+        case Type::BF16: return "std::uint16_t";  // float16 / bfloat16: their bits
     }
     return "?";
+}
+
+// The preambles' conversion between F32 and a narrow float (ir::Cast): "t_f16_to_f32" for
+// F16 -> F32, "t_f32_to_bf16" for F32 -> BF16; empty for any other cast. The vector forms
+// add "_v".
+inline std::string narrow_cast_fn(Type to, Type from) {
+    const auto tag = [](Type t) { return t == Type::F16 ? "f16" : "bf16"; };
+    if (is_storage_only(from)) return fmt::format("t_{}_to_f32", tag(from));
+    if (is_storage_only(to)) return fmt::format("t_f32_to_{}", tag(to));
+    return {};
+}
+
+// The 16-bit pattern of a narrow float constant's value (core/half.h).
+inline unsigned narrow_bits(Type t, double v) {
+    return t == Type::F16 ? float_to_half_bits(static_cast<float>(v)) : float_to_bfloat16_bits(static_cast<float>(v));
 }
 
 inline bool fits_i32(const std::optional<Interval>& iv) {
@@ -575,7 +594,8 @@ protected:
         std::string result;
         switch (e->op) {
             case Op::Const:
-                if (is_float(e->type)) result = float_literal(e->fval, e->type);
+                if (is_storage_only(e->type)) result = fmt::format("{}(0x{:04x})", ctype(e->type), narrow_bits(e->type, e->fval));
+                else if (is_float(e->type)) result = float_literal(e->fval, e->type);
                 else if (e->type == Type::Bool) result = e->ival ? "true" : "false";
                 else if (e->type == Type::I64 && (e->ival > INT32_MAX || e->ival < INT32_MIN))
                     result = fmt::format("{}{{{}}}", ctype(Type::I64), e->ival);
@@ -645,10 +665,14 @@ protected:
             case Op::Or: return temp("bool", fmt::format("{} || {}", a(0), a(1)));
             case Op::Not: return temp("bool", fmt::format("!{}", a(0)));
             case Op::Select: return temp(ty, fmt::format("{} ? {} : {}", a(0), a(1), a(2)));
-            case Op::Cast: return temp(ty, fmt::format("static_cast<{}>({})", ty, a(0)));
+            case Op::Cast:
+                if (const std::string fn = narrow_cast_fn(e->type, e->args[0]->type); !fn.empty())
+                    return temp(ty, fmt::format("{}({})", fn, a(0)));
+                return temp(ty, fmt::format("static_cast<{}>({})", ty, a(0)));
             case Op::SatCast:
                 switch (e->type) {
                     case Type::U8: return temp(ty, fmt::format("sat_u8({})", a(0)));
+                    case Type::U16: return temp(ty, fmt::format("sat_u16({})", a(0)));
                     case Type::I16: return temp(ty, fmt::format("sat_i16({})", a(0)));
                     case Type::I32: return temp(ty, fmt::format("sat_i32({})", a(0)));
                     default: return temp(ty, fmt::format("static_cast<{}>({})", ty, a(0)));

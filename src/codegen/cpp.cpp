@@ -1098,7 +1098,7 @@ private:
     static std::string mask_elem(const std::string& elem) {
         if (elem == "float" || elem == "std::int32_t" || elem == "std::uint32_t") return "std::int32_t";
         if (elem == "double" || elem == "std::int64_t") return "std::int64_t";
-        if (elem == "std::int16_t") return "std::int16_t";
+        if (elem == "std::int16_t" || elem == "std::uint16_t") return "std::int16_t";
         return "std::int8_t";
     }
 
@@ -1347,10 +1347,14 @@ private:
                 if (e->args[0]->type == Type::Bool)
                     return {vtemp(el, fmt::format("{} ? to_v<vec<{}>>(1) : to_v<vec<{}>>(0)", mask(a[0], mask_elem(el)), el, el)),
                             true, el};
+                if (const std::string fn = narrow_cast_fn(e->type, e->args[0]->type); !fn.empty()) {
+                    const std::string src = is_storage_only(e->args[0]->type) ? "std::uint16_t" : "float";
+                    return {vtemp(el, fmt::format("{}_v({})", fn, V(src, a[0]))), true, el};
+                }
                 return {vtemp(el, V(el, a[0])), true, el};
             case Op::SatCast: {
                 const std::string src = a[0].vector ? a[0].elem : velem(e->args[0]);
-                if (e->type == Type::U8 || e->type == Type::I16 || e->type == Type::I32)
+                if (is_int(e->type) && e->type != Type::I64)
                     return {vtemp(el, fmt::format("sat_v<{}>({})", el, V(src, a[0]))), true, el};
                 return {vtemp(el, V(el, a[0])), true, el};
             }

@@ -78,6 +78,36 @@ inline std::int16_t sat_i16(float v) { return v > -32768.0f ? (v < 32767.0f ? st
 template <typename T> inline std::int16_t sat_i16(T v) { return v > -32768 ? (v < 32767 ? static_cast<std::int16_t>(v) : 32767) : -32768; }
 inline std::int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<std::int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
 template <typename T> inline std::int32_t sat_i32(T v) { return static_cast<std::int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
+inline std::uint16_t sat_u16(float v) { return v > 0.0f ? (v < 65535.0f ? static_cast<std::uint16_t>(v) : 65535) : 0; }
+template <typename T> inline std::uint16_t sat_u16(T v) { return v > 0 ? (v < 65535 ? static_cast<std::uint16_t>(v) : 65535) : 0; }
+// float16 and bfloat16 (stored as their bits) to and from float: core/half.h's conversions
+// (widening exact; narrowing to nearest, ties to even; NaN stays NaN), in integer steps
+// that vectorize lane by lane below.
+inline float t_f16_to_f32(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1f) return __builtin_bit_cast(float, sign | 0x7f800000u | (man << 13));
+    if (exp != 0) return __builtin_bit_cast(float, sign | ((exp + 112u) << 23) | (man << 13));
+    const float v = static_cast<float>(man) * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+}
+inline std::uint16_t t_f32_to_f16(float f) {
+    const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
+    if (a >= 0x38800000u) {
+        const std::uint32_t r = a - 0x38000000u;
+        return static_cast<std::uint16_t>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+    }
+    // below the least normal half: adding 0.5 lets the float adder round the subnormal's bits
+    const std::uint32_t s = __builtin_bit_cast(std::uint32_t, __builtin_bit_cast(float, a) + 0.5f) - 0x3f000000u;
+    return static_cast<std::uint16_t>(sign | s);
+}
+inline float t_bf16_to_f32(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
+inline std::uint16_t t_f32_to_bf16(float f) {
+    const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+    return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
 
 // Byte permutes across 64-byte registers and masked byte loads and stores (AVX-512 VBMI
 // and BW), through the compilers' builtins, which GCC and Clang spell differently. A
@@ -796,6 +826,41 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
     r = r < hi ? r : hi;
     if constexpr (std::is_floating_point_v<E>) return convert_v<vec<T>>(__builtin_convertvector(r, vec<std::int32_t>));
     else return convert_v<vec<T>>(r);
+}
+
+// float16 / bfloat16 lanes (their bits) to and from float lanes: t_f16_to_f32 and the
+// others lane by lane, with selects instead of branches.
+inline vec<float> t_f16_to_f32_v(vec<std::uint16_t> h) {
+    using U = vec<std::uint32_t>;
+    const U x = convert_v<U>(h);
+    const U sign = (x & 0x8000u) << 16, exp = (x >> 10) & 0x1fu, man = x & 0x3ffu;
+    const U normal = sign | ((exp + 112u) << 23) | (man << 13);
+    const U special = sign | 0x7f800000u | (man << 13);
+    const vec<float> sub = convert_v<vec<float>>(reinterpret_cast<vec<std::int32_t>>(man)) * 5.9604644775390625e-8f;
+    const U subnormal = sign | reinterpret_cast<U>(sub);
+    const U r = exp == 0x1fu ? special : (exp == 0u ? subnormal : normal);
+    return reinterpret_cast<vec<float>>(r);
+}
+inline vec<std::uint16_t> t_f32_to_f16_v(vec<float> f) {
+    using U = vec<std::uint32_t>;
+    const U u = reinterpret_cast<U>(f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    const U r = a - 0x38000000u;
+    const U normal = (r + 0x0fffu + ((r >> 13) & 1u)) >> 13;
+    const U sub = reinterpret_cast<U>(reinterpret_cast<vec<float>>(a) + 0.5f) - 0x3f000000u;
+    const U nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+    U bits = a >= 0x38800000u ? normal : sub;
+    bits = a >= 0x477ff000u ? U{} + 0x7c00u : bits;
+    bits = a > 0x7f800000u ? nan : bits;
+    return __builtin_convertvector(sign | bits, vec<std::uint16_t>);
+}
+inline vec<float> t_bf16_to_f32_v(vec<std::uint16_t> b) {
+    return reinterpret_cast<vec<float>>(convert_v<vec<std::uint32_t>>(b) << 16);
+}
+inline vec<std::uint16_t> t_f32_to_bf16_v(vec<float> f) {
+    using U = vec<std::uint32_t>;
+    const U u = reinterpret_cast<U>(f);
+    const U r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return __builtin_convertvector((u & 0x7fffffffu) > 0x7f800000u ? U{} + 0x7fc0u : r, vec<std::uint16_t>);
 }
 
 // Tap pairs: acc + a0 * b0 + a1 * b1 lane by lane in int32, where every factor fits in

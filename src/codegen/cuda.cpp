@@ -69,6 +69,34 @@ __device__ __forceinline__ int16_t sat_i16(int32_t v) { return v > -32768 ? (v <
 __device__ __forceinline__ int16_t sat_i16(int64_t v) { return v > -32768 ? (v < 32767 ? static_cast<int16_t>(v) : 32767) : -32768; }
 __device__ __forceinline__ int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
 __device__ __forceinline__ int32_t sat_i32(int64_t v) { return static_cast<int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
+__device__ __forceinline__ uint16_t sat_u16(float v) { return v > 0.0f ? (v < 65535.0f ? static_cast<uint16_t>(v) : 65535) : 0; }
+__device__ __forceinline__ uint16_t sat_u16(int32_t v) { return v > 0 ? (v < 65535 ? static_cast<uint16_t>(v) : 65535) : 0; }
+__device__ __forceinline__ uint16_t sat_u16(int64_t v) { return v > 0 ? (v < 65535 ? static_cast<uint16_t>(v) : 65535) : 0; }
+// float16 and bfloat16 (stored as their bits) to and from float: core/half.h's conversions,
+// the same integer steps as the C++ kernels' (no cuda_fp16.h).
+__device__ __forceinline__ float t_f16_to_f32(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1f) return __uint_as_float(sign | 0x7f800000u | (man << 13));
+    if (exp != 0) return __uint_as_float(sign | ((exp + 112u) << 23) | (man << 13));
+    const float v = static_cast<float>(man) * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+}
+__device__ __forceinline__ uint16_t t_f32_to_f16(float f) {
+    const uint32_t u = __float_as_uint(f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+    if (a >= 0x38800000u) {
+        const uint32_t r = a - 0x38000000u;
+        return static_cast<uint16_t>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+    }
+    return static_cast<uint16_t>(sign | (__float_as_uint(__fadd_rn(__uint_as_float(a), 0.5f)) - 0x3f000000u));
+}
+__device__ __forceinline__ float t_bf16_to_f32(uint16_t b) { return __uint_as_float(static_cast<uint32_t>(b) << 16); }
+__device__ __forceinline__ uint16_t t_f32_to_bf16(float f) {
+    const uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+    return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
 // N elements of T read or written as one aligned access of 4, 8 or 16 bytes (Kernel::gpu_x_outputs).
 struct alignas(16) t_bytes16 { unsigned long long lo, hi; };
 template <int B> struct t_word;
@@ -97,7 +125,9 @@ public:
 
 protected:
     // CUDA spells the fixed-width types as C does (the preamble typedefs them).
-    std::string ctype(Type t) const override { return std::string(type_name(t)); }
+    std::string ctype(Type t) const override {
+        return is_storage_only(t) ? std::string("uint16_t") : std::string(type_name(t));
+    }
     std::string unroll_pragma() const override { return "#pragma unroll 4"; }
     // A thread's tap loop is its own: it runs over its window's taps only (the printer
     // base's padding_window); TOROID_CUDA_PEEL=0 keeps the padding taps (selected away), 2

@@ -12,9 +12,19 @@
 namespace toroid {
 
 DType parse_dtype(std::string_view name) {
-    if (name == "uint8") return DType::UInt8;
-    if (name == "float32") return DType::Float32;
-    fail("unknown dtype '{}' (expected uint8 or float32)", name);
+    for (const DType t : kAllDTypes)
+        if (name == dtype_name(t)) return t;
+    fail("unknown dtype '{}' (expected {})", name, dtype_list());
+}
+
+std::string dtype_list() {
+    std::string s;
+    const std::size_t n = std::size(kAllDTypes);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i) s += i + 1 == n ? " or " : ", ";
+        s += dtype_name(kAllDTypes[i]);
+    }
+    return s;
 }
 
 std::string_view layout_name(Layout l) {

@@ -70,6 +70,15 @@ inline ir::Expr load4(const ir::Graph& g, int tensor, const Index4& i) {
     return ir::load(tensor, g.at(tensor).type, {i[0], i[1], i[2], i[3]});
 }
 
+// The zero of a type (0, 0.0f, or a narrow float's +0).
+inline ir::Expr zero_of(ir::Type t) { return ir::is_float(t) ? ir::fconst(0.0, t) : ir::iconst(0, t); }
+
+// A value of a narrow float (float16, bfloat16) widened to F32 to compute on; any other
+// value as it is.
+inline ir::Expr widen(ir::Expr x) {
+    return ir::is_storage_only(x->type) ? ir::cast(ir::Type::F32, std::move(x)) : x;
+}
+
 // Element k of a float table.
 inline ir::Expr scalar(int table, std::int64_t k) { return ir::load(table, ir::Type::F32, {ir::iconst(k)}); }
 

@@ -17,8 +17,17 @@ Type ir_type(DType t) {
     switch (t) {
         case DType::UInt8: return Type::U8;
         case DType::Float32: return Type::F32;
+        case DType::UInt16: return Type::U16;
+        case DType::Float16: return Type::F16;
+        case DType::BFloat16: return Type::BF16;
     }
     return Type::U8;
+}
+
+DType dtype_of(Type t) {
+    for (const DType d : kAllDTypes)
+        if (ir_type(d) == t) return d;
+    fail("internal: no dtype stores {} elements", type_name(t));
 }
 
 TensorSpec result_spec(const TensorSpec& in, DType dtype, const Dims& shape) {
@@ -61,8 +70,7 @@ Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
 
     const Shape shape = with_hw(in.shape, ctx.param("height", ParamKind::Size, op.height),
                                 ctx.param("width", ParamKind::Size, op.width));
-    const Type type = ir_type(in.spec.dtype);
-    const Expr zero = type == Type::F32 ? fconst(0.0) : iconst(0, type);
+    const Expr zero = zero_of(ir_type(in.spec.dtype));
     auto result = [&](Expr body) {
         return Value{add_compute(ctx, "crop", in.spec.dtype, shape, std::move(body)),
                      result_spec(in.spec, in.spec.dtype, out), shape, view};
@@ -88,23 +96,51 @@ Value decompose_crop(OpContext& ctx, const CropOp& op, const Value& in) {
     return result(select(inside, v, zero));
 }
 
+namespace {
+
+// x (F32) as a value of `t`: rounded to a narrow float, else as it is.
+Expr round_to(Type t, Expr x) { return is_storage_only(t) ? cast(t, std::move(x)) : x; }
+
+// x (F32) rounded to `t` and widened back: the value a tensor of t holds after an op whose
+// result PyTorch rounds to t.
+Expr rounded_in(Type t, Expr x) { return is_storage_only(t) ? cast(Type::F32, cast(t, std::move(x))) : x; }
+
+// torchvision.v2's to_dtype (ops.h ConvertOp) from `src` to `dst` of x (of src's IR type).
+Expr convert_value(DType src, DType dst, bool scale, Expr x) {
+    const Type st = ir_type(src), dt = ir_type(dst);
+    if (src == dst) return x;
+    const bool float_src = dtype_is_float(src), float_dst = dtype_is_float(dst);
+    if (float_src && float_dst) return round_to(dt, widen(x));  // float -> float: one rounding
+    if (float_src) {
+        // to_dtype multiplies by max + 1 - 1e-3 in the source's dtype, then truncates; values
+        // the cast cannot hold (which C++ leaves undefined) saturate.
+        Expr v = widen(x);
+        if (scale) v = rounded_in(st, mul(v, fconst(static_cast<float>(dtype_max_value(dst) + 1.0 - 1e-3))));
+        return sat_cast(dt, v);
+    }
+    if (!float_dst) {
+        // Integer to integer: a plain cast wraps (uint16 -> uint8 keeps the low byte); scaled,
+        // the value bits shift (uint8 -> uint16 multiplies by 256, uint16 -> uint8 divides).
+        if (!scale) return cast(dt, x);
+        const int shift = dtype_value_bits(src) - dtype_value_bits(dst);
+        const Expr wide = cast(Type::I32, x);
+        return cast(dt, shift > 0 ? shift_right(wide, shift) : mul(wide, iconst(1 << -shift, Type::I32)));
+    }
+    // Integer to float: to_dtype casts, then multiplies by 1 / max in the destination's dtype.
+    // uint16 -> float16 is the exception: the cast overflows to inf from 65520 up, so the
+    // scale is applied in float32 and rounded once (docs/reference.md).
+    const Expr f = cast(Type::F32, x);
+    if (!scale) return round_to(dt, f);
+    const Expr k = fconst(static_cast<float>(1.0 / dtype_max_value(src)));
+    if (src == DType::UInt16 && dst == DType::Float16) return round_to(dt, mul(f, k));
+    return round_to(dt, mul(rounded_in(dt, f), k));
+}
+
+}  // namespace
+
 Value decompose_convert(OpContext& ctx, const ConvertOp& op, const Value& in) {
     const Dims& s = in.spec.shape;
-    Expr x = load4(ctx.graph, in.tensor, output_index());
-    Expr body;
-    if (op.dtype == in.spec.dtype) {
-        body = x;
-    } else if (in.spec.dtype == DType::UInt8 && op.dtype == DType::Float32) {
-        // to_dtype scales by multiplying with 1/255 rounded to float32.
-        body = cast(Type::F32, x);
-        if (op.scale) body = mul(body, fconst(static_cast<float>(1.0 / 255.0)));
-    } else if (in.spec.dtype == DType::Float32 && op.dtype == DType::UInt8) {
-        // to_dtype multiplies by 255 + 1 - 1e-3 and truncates; out-of-range values saturate.
-        if (op.scale) x = mul(x, fconst(static_cast<float>(255.0 + 1.0 - 1e-3)));
-        body = sat_cast(Type::U8, x);
-    } else {
-        fail("convert: no conversion from {} to {}", dtype_name(in.spec.dtype), dtype_name(op.dtype));
-    }
+    const Expr body = convert_value(in.spec.dtype, op.dtype, op.scale, load4(ctx.graph, in.tensor, output_index()));
     return {add_compute(ctx, "convert", op.dtype, in.shape, body), result_spec(in.spec, op.dtype, s), in.shape};
 }
 
@@ -112,16 +148,26 @@ Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in
     const Dims& s = in.spec.shape;
     const auto channels = static_cast<std::size_t>(s[1]);
     std::vector<float> mean(channels), stdev(channels);
+    // torchvision's normalize: mean and std become tensors of the image's dtype, then
+    // (x - mean) / std, each step rounded to that dtype (float16 and bfloat16 compute each in
+    // float32 and round, as PyTorch's kernels do).
+    const Type t = ir_type(in.spec.dtype);
+    auto in_dtype = [&](double v) {
+        const float f = static_cast<float>(v);
+        if (t == Type::F16) return static_cast<float>(Half(f));
+        if (t == Type::BF16) return static_cast<float>(BFloat16(f));
+        return f;
+    };
     for (std::size_t c = 0; c < channels; ++c) {
-        mean[c] = static_cast<float>(op.mean.size() == 1 ? op.mean[0] : op.mean[c]);
-        stdev[c] = static_cast<float>(op.std.size() == 1 ? op.std[0] : op.std[c]);
+        mean[c] = in_dtype(op.mean.size() == 1 ? op.mean[0] : op.mean[c]);
+        stdev[c] = in_dtype(op.std.size() == 1 ? op.std[0] : op.std[c]);
     }
     Graph& g = ctx.graph;
     const int m = g.add_constant_values(ctx.tensor_name("mean"), Type::F32, {in.shape[1]}, mean);
     const int d = g.add_constant_values(ctx.tensor_name("std"), Type::F32, {in.shape[1]}, stdev);
-    const Expr x = load4(g, in.tensor, output_index());
-    const Expr body = div(sub(x, load(m, Type::F32, {var(1)})), load(d, Type::F32, {var(1)}));
-    return {add_compute(ctx, "normalize", DType::Float32, in.shape, body), result_spec(in.spec, DType::Float32, s),
+    const Expr x = widen(load4(g, in.tensor, output_index()));
+    const Expr body = round_to(t, div(rounded_in(t, sub(x, load(m, Type::F32, {var(1)}))), load(d, Type::F32, {var(1)})));
+    return {add_compute(ctx, "normalize", in.spec.dtype, in.shape, body), result_spec(in.spec, in.spec.dtype, s),
             in.shape};
 }
 
@@ -149,6 +195,23 @@ int add_graph_input(Graph& g, const TensorSpec& in, Shape& shape) {
         else strides[d] = g.add_param(names[d], ParamKind::Stride, st[d]);
     }
     return g.add_input("input", ir_type(in.dtype), shape, strides);
+}
+
+// `in` as float32 (exact for every dtype), and a float32 `in` as `dtype`: rounded to
+// nearest even, clamped for uint16 (docs/reference.md), rounded to nearest even for the
+// narrow floats.
+Value widen_to_float32(OpContext& ctx, const Value& in) {
+    const Expr x = load4(ctx.graph, in.tensor, output_index());
+    return {add_compute(ctx, "as_float32", DType::Float32, in.shape, cast(Type::F32, x)),
+            result_spec(in.spec, DType::Float32, in.spec.shape), in.shape};
+}
+
+Value narrow_to(OpContext& ctx, const Value& in, DType dtype) {
+    const Expr x = load4(ctx.graph, in.tensor, output_index());
+    const Type t = ir_type(dtype);
+    const Expr body = is_storage_only(t) ? cast(t, x) : sat_cast(t, round_even(x));
+    return {add_compute(ctx, std::string("as_") + std::string(dtype_name(dtype)), dtype, in.shape, body),
+            result_spec(in.spec, dtype, in.spec.shape), in.shape};
 }
 
 // The decomposition of each op kind, in OpKind order: every kind has one (a kind without
@@ -204,7 +267,15 @@ Graph decompose(const Pipeline& p, const TensorSpec& in, std::span<const ShapeIn
     for (std::size_t k = 0; k < p.ops.size(); ++k) {
         const toroid::Op& op = p.ops[k];
         OpContext ctx{g, static_cast<int>(k), std::string(op_name(op))};
-        cur = kDecompositions[static_cast<std::size_t>(op_kind(op))](ctx, op, cur);
+        const auto decomposition = kDecompositions[static_cast<std::size_t>(op_kind(op))];
+        if (narrow_types(op, cur.spec.dtype) == NarrowTypes::ViaFloat32) {
+            // The op on float32: its input widened, its result rounded back (pointwise
+            // tensors, fused into the op's own kernels).
+            const DType d = cur.spec.dtype;
+            cur = narrow_to(ctx, decomposition(ctx, op, widen_to_float32(ctx, cur)), d);
+        } else {
+            cur = decomposition(ctx, op, cur);
+        }
         if (cur.spec.dtype != shapes[k + 1].dtype || cur.spec.shape != shapes[k + 1].shape)
             fail("internal: the decomposition of op {} ({}) gives the wrong result shape", k, op_name(op));
     }

@@ -26,5 +26,7 @@ bool has_decomposition(OpKind kind);
 
 // Element type of the IR for a tensor dtype.
 ir::Type ir_type(DType t);
+// The dtype whose elements are stored as `t` (the inverse of ir_type).
+DType dtype_of(ir::Type t);
 
 }  // namespace toroid::decomp

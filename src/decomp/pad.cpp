@@ -24,6 +24,17 @@ Expr fill_table(OpContext& ctx, const std::string& what, DType dtype, const Expr
         std::vector<std::uint8_t> v(values.size());
         for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<std::uint8_t>(values[k]);
         t = g.add_constant_values(ctx.tensor_name(what), Type::U8, {channels}, v, Interval{0, 255});
+    } else if (dtype != DType::Float32) {
+        // uint16, float16 and bfloat16: their 16-bit patterns
+        std::vector<std::uint16_t> v(values.size());
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            const auto f = static_cast<float>(values[k]);
+            v[k] = dtype == DType::UInt16 ? static_cast<std::uint16_t>(values[k])
+                   : dtype == DType::Float16 ? Half(f).bits
+                                             : BFloat16(f).bits;
+        }
+        t = g.add_constant_values(ctx.tensor_name(what), ir_type(dtype), {channels}, v,
+                                  dtype == DType::UInt16 ? std::optional<Interval>(Interval{0, 65535}) : std::nullopt);
     } else {
         std::vector<float> v(values.size());
         for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(values[k]);

@@ -6,6 +6,7 @@
 // any size share one), bound instances per (pipeline, input spec).
 #include "engine/compiled.h"
 
+#include "decomp/decompose.h"
 #include "engine/driver.h"
 
 #include "codegen/cpp.h"
@@ -258,7 +259,7 @@ private:
             ptrs[static_cast<std::size_t>(ob.id)] = into->data();
             schedule::bind_output_strides(p, b, strides_of(*into));
         } else {
-            out = Tensor::empty(ob.type == ir::Type::U8 ? DType::UInt8 : DType::Float32, shape, inst_->art->output_layout);
+            out = Tensor::empty(decomp::dtype_of(ob.type), shape, inst_->art->output_layout);
             ptrs[static_cast<std::size_t>(ob.id)] = out.data();
             schedule::bind_output_strides(p, b, strides_of(out));
         }

@@ -9,6 +9,8 @@
 // the workspace only grows after the device is idle).
 #include "engine/cuda_engine.h"
 
+#include "decomp/decompose.h"
+
 #include "codegen/cuda.h"
 #include "core/error.h"
 #include "core/interrupt.h"
@@ -224,8 +226,7 @@ public:
         : inst_(std::move(inst)), spec_(spec), device_(device), stats_(stats), dev_(cuda::Device::get(device)),
           ws_(workspace(dev_)) {
         const auto& s = inst_->binding.shapes[static_cast<std::size_t>(inst_->art->program.output)];
-        output_ = ShapeInfo{inst_->art->program.buffer(inst_->art->program.output).type == ir::Type::U8 ? DType::UInt8
-                                                                                                      : DType::Float32,
+        output_ = ShapeInfo{decomp::dtype_of(inst_->art->program.buffer(inst_->art->program.output).type),
                             Dims{s[0], s[1], s[2], s[3]}};
     }
 

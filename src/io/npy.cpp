@@ -50,7 +50,7 @@ public:
             skip_space();
             if (key == "descr") {
                 if (descr) bad(fmt::format("key '{}' appears twice", key));
-                if (at('[')) bad("structured dtypes (a list 'descr') are not supported; toroid reads uint8 or float32");
+                if (at('[')) bad("structured dtypes (a list 'descr') are not supported; toroid reads uint8, uint16, float16 or float32");
                 descr = string_literal("a quoted dtype string for 'descr'");
             } else if (key == "fortran_order") {
                 if (fortran_order) bad(fmt::format("key '{}' appears twice", key));
@@ -157,10 +157,13 @@ DType parse_descr(const std::string& descr, const std::string& what) {
     if (descr == "|u1" || descr == "<u1" || descr == ">u1" || descr == "=u1" || descr == "u1")
         return DType::UInt8;
     if (descr == "<f4" || descr == "=f4") return DType::Float32;
-    if (descr == ">f4")
-        fail("{}: unsupported dtype '{}' (big-endian); toroid reads uint8 or little-endian float32",
+    if (descr == "<u2" || descr == "=u2") return DType::UInt16;
+    if (descr == "<f2" || descr == "=f2") return DType::Float16;
+    if (descr == ">f4" || descr == ">u2" || descr == ">f2")
+        fail("{}: unsupported dtype '{}' (big-endian); toroid reads uint8 and little-endian uint16, float16, float32",
              what, descr);
-    fail("{}: unsupported dtype '{}'; toroid reads uint8 ('|u1') or little-endian float32 ('<f4')",
+    fail("{}: unsupported dtype '{}'; toroid reads uint8 ('|u1'), and little-endian uint16 ('<u2'), float16 ('<f2') "
+         "and float32 ('<f4')",
          what, printable(descr, 40));
 }
 
@@ -325,8 +328,18 @@ Tensor read_npy_image(const std::filesystem::path& path) {
 
 std::string encode_npy(const Tensor& t) {
     const Dims& s = t.shape();
-    std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}, {}, {}, {}), }}",
-                                   t.dtype() == DType::UInt8 ? "|u1" : "<f4", s[0], s[1], s[2], s[3]);
+    const char* descr = "|u1";
+    switch (t.dtype()) {
+        case DType::UInt8: descr = "|u1"; break;
+        case DType::Float32: descr = "<f4"; break;
+        case DType::UInt16: descr = "<u2"; break;
+        case DType::Float16: descr = "<f2"; break;
+        case DType::BFloat16:
+            fail(".npy has no bfloat16 dtype: convert the result to float32 (add {{\"op\": \"convert\", \"dtype\": "
+                 "\"float32\"}}) to write it");
+    }
+    std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}, {}, {}, {}), }}", descr,
+                                   s[0], s[1], s[2], s[3]);
     // Pad with spaces so that magic + version + length + header is a multiple of 64 and
     // the header ends in a newline.
     std::size_t total = 10 + dict.size() + 1;

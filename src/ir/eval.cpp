@@ -1,6 +1,7 @@
 // The scalar interpreter and the per-op semantics shared with constant folding. Integer
 // arithmetic goes through uint64 so that wrap-around is defined behaviour here whatever
 // the generated code does; float ops are computed in double and rounded to F32 where needed.
+#include "core/half.h"
 #include "ir/eval.h"
 
 #include "core/error.h"
@@ -123,6 +124,9 @@ Scalar normalize_value(Type t, Scalar v) {
         case Type::I64: return Scalar::of_int(v.i);
         case Type::F32: return Scalar::of_float(static_cast<double>(static_cast<float>(v.f)));
         case Type::F64: return Scalar::of_float(v.f);
+        case Type::U16: return Scalar::of_int(static_cast<std::uint16_t>(v.i));
+        case Type::F16: return Scalar::of_float(half_bits_to_float(float_to_half_bits(static_cast<float>(v.f))));
+        case Type::BF16: return Scalar::of_float(bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(v.f))));
     }
     return v;
 }

@@ -17,8 +17,11 @@
 
 namespace toroid::ir {
 
-bool is_float(Type t) { return t == Type::F32 || t == Type::F64; }
-bool is_int(Type t) { return t == Type::U8 || t == Type::I16 || t == Type::I32 || t == Type::I64; }
+bool is_float(Type t) { return t == Type::F32 || t == Type::F64 || t == Type::F16 || t == Type::BF16; }
+bool is_int(Type t) {
+    return t == Type::U8 || t == Type::U16 || t == Type::I16 || t == Type::I32 || t == Type::I64;
+}
+bool is_storage_only(Type t) { return t == Type::F16 || t == Type::BF16; }
 
 std::string_view type_name(Type t) {
     switch (t) {
@@ -29,6 +32,9 @@ std::string_view type_name(Type t) {
         case Type::I64: return "int64_t";
         case Type::F32: return "float";
         case Type::F64: return "double";
+        case Type::U16: return "uint16_t";
+        case Type::F16: return "float16";
+        case Type::BF16: return "bfloat16";
     }
     return "?";
 }
@@ -37,6 +43,9 @@ std::size_t type_bytes(Type t) {
     switch (t) {
         case Type::Bool:
         case Type::U8: return 1;
+        case Type::U16:
+        case Type::F16:
+        case Type::BF16:
         case Type::I16: return 2;
         case Type::I32:
         case Type::F32: return 4;
@@ -53,8 +62,11 @@ std::int64_t int_min(Type t) {
         case Type::I16: return std::numeric_limits<std::int16_t>::min();
         case Type::I32: return std::numeric_limits<std::int32_t>::min();
         case Type::I64: return std::numeric_limits<std::int64_t>::min();
+        case Type::U16: return 0;
         case Type::F32:
-        case Type::F64: break;
+        case Type::F64:
+        case Type::F16:
+        case Type::BF16: break;
     }
     fail("ir::int_min: {} is not an integer type", type_name(t));
 }
@@ -66,8 +78,11 @@ std::int64_t int_max(Type t) {
         case Type::I16: return std::numeric_limits<std::int16_t>::max();
         case Type::I32: return std::numeric_limits<std::int32_t>::max();
         case Type::I64: return std::numeric_limits<std::int64_t>::max();
+        case Type::U16: return std::numeric_limits<std::uint16_t>::max();
         case Type::F32:
-        case Type::F64: break;
+        case Type::F64:
+        case Type::F16:
+        case Type::BF16: break;
     }
     fail("ir::int_max: {} is not an integer type", type_name(t));
 }
@@ -109,7 +124,7 @@ std::string_view op_name(Op op) {
 
 namespace {
 
-bool is_numeric(Type t) { return t != Type::Bool; }
+bool is_numeric(Type t) { return t != Type::Bool && !is_storage_only(t); }
 
 // Nodes are mutable only here, between creation and publication as an Expr.
 std::shared_ptr<Node> node(Op op, Type t, std::vector<Expr> args = {}) {
@@ -345,6 +360,7 @@ namespace {
 Expr compare(Op op, Expr a, Expr b) {
     need_args(op, {&a, &b});
     need_same(op, a, b);
+    if (is_storage_only(a->type)) bad_type(op, a->type, "a type computed on (widen it to float)");
     // x == x is not true for a NaN float.
     if (!is_float(a->type) && structurally_equal(a, b)) return bconst(op == Op::Le || op == Op::Eq);
     return binary(op, std::move(a), std::move(b), Type::Bool);
@@ -402,6 +418,10 @@ Expr select(Expr c, Expr a, Expr b) {
 Expr cast(Type t, Expr a) {
     need_args(Op::Cast, {&a});
     if (a->type == t) return a;
+    // The narrow floats convert to and from F32 only (so that no value rounds twice).
+    if ((is_storage_only(t) && a->type != Type::F32) || (is_storage_only(a->type) && t != Type::F32))
+        fail("ir::cast: {} converts to and from float only, not {}", type_name(is_storage_only(t) ? t : a->type),
+             type_name(is_storage_only(t) ? a->type : t));
     return fold(make(Op::Cast, t, {std::move(a)}));
 }
 

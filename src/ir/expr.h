@@ -17,11 +17,18 @@
 
 namespace toroid::ir {
 
-enum class Type : std::uint8_t { Bool, U8, I16, I32, I64, F32, F64 };
+// U16 is an integer type like the others. F16 and BF16 (float16, bfloat16) are storage
+// types: a load of one is cast to F32 before anything computes on it, and a value is cast
+// from F32 to one (rounded to nearest even) only to be stored or selected. Arithmetic,
+// comparisons and reductions refuse them.
+enum class Type : std::uint8_t { Bool, U8, I16, I32, I64, F32, F64, U16, F16, BF16 };
 
-bool is_float(Type t);
-bool is_int(Type t);  // U8, I16, I32, I64
-std::string_view type_name(Type t);  // C++ spelling: bool, uint8_t, int16_t, int32_t, int64_t, float, double
+bool is_float(Type t);  // F32, F64, F16, BF16
+bool is_int(Type t);  // U8, U16, I16, I32, I64
+bool is_storage_only(Type t);  // F16, BF16
+// C++ spelling: bool, uint8_t, uint16_t, int16_t, int32_t, int64_t, float, double; float16
+// and bfloat16 for the storage-only types (printers spell those as 16-bit unsigned words)
+std::string_view type_name(Type t);
 std::size_t type_bytes(Type t);      // bytes of one element (bool: 1)
 // The value range of a Bool or integer type (Bool: [0, 1]); throws toroid::Error for floats.
 std::int64_t int_min(Type t);
@@ -45,7 +52,8 @@ enum class Op : std::uint8_t {
     Lt, Le, Eq, Ne,  // -> Bool
     And, Or, Not,    // Bool
     Select,     // args[0] ? args[1] : args[2]
-    Cast,       // C++ static_cast (float -> int truncates toward zero)
+    Cast,       // C++ static_cast (float -> int truncates toward zero); F32 <-> F16 / BF16
+                // convert exactly as core/half.h does (to the narrow type: nearest, ties even)
     SatCast,    // clamp to the target type's range, then static_cast (NaN -> 0)
     Sum,        // sum of args[0] over reduction variable `var` in [0, args[1]); accumulates in `type`.
                 // args[1] (I64) is the extent: a Const, or an expression of run-time parameters.

@@ -803,6 +803,7 @@ std::optional<Interval> data_range(Type t, const std::vector<std::uint8_t>& data
     };
     switch (t) {
         case Type::U8: return scan(std::uint8_t{});
+        case Type::U16: return scan(std::uint16_t{});
         case Type::I16: return scan(std::int16_t{});
         case Type::I32: return scan(std::int32_t{});
         case Type::I64: return scan(std::int64_t{});

@@ -225,7 +225,8 @@ private:
 };
 
 // Shape checks shared by several ops (ops.cpp).
-void require_float(std::string_view op, DType t);
+// A float32 input; with `narrow`, float16 and bfloat16 too (ops whose type-table row takes them).
+void require_float(std::string_view op, DType t, bool narrow = false);
 
 // An OpDef from functions of the op's own struct T.
 template <typename T>
@@ -235,7 +236,12 @@ struct TypedOpDef {
     void (*write)(const T&, JsonWriter&) = nullptr;
     ShapeInfo (*shape)(const T&, const ShapeInfo&) = nullptr;
     const Tensor* (*data)(const T&) = nullptr;
+    NarrowTypes (*narrow)(const T&) = nullptr;  // the op's row of the type table (registry.h)
 };
+
+// Type-table rows that do not depend on the op's fields.
+template <typename T> NarrowTypes narrow_native(const T&) { return NarrowTypes::Native; }
+template <typename T> NarrowTypes narrow_own(const T&) { return NarrowTypes::Own; }
 
 template <typename T>
 OpDef make_op_def(const TypedOpDef<T>& d) {
@@ -250,6 +256,7 @@ OpDef make_op_def(const TypedOpDef<T>& d) {
     if (auto* f = d.write) def.write = [f](const Op& op, JsonWriter& w) { f(std::get<T>(op), w); };
     if (auto* f = d.shape) def.shape = [f](const Op& op, const ShapeInfo& in) { return f(std::get<T>(op), in); };
     if (auto* f = d.data) def.data = [f](const Op& op) { return f(std::get<T>(op)); };
+    if (auto* f = d.narrow) def.narrow = [f](const Op& op) { return f(std::get<T>(op)); };
     return def;
 }
 

@@ -82,18 +82,35 @@ void check_result_size(std::string_view op, const Dims& s) {
 
 }  // namespace
 
-void require_float(std::string_view op, DType t) {
-    if (t != DType::Float32)
-        fail("{} needs float32 input, got {} (add {{\"op\": \"convert\", \"dtype\": \"float32\"}} "
-             "before it)",
-             op, dtype_name(t));
+void require_float(std::string_view op, DType t, bool narrow) {
+    if (narrow ? !dtype_is_float(t) : t != DType::Float32)
+        fail("{} needs {} input{}, got {} (add {{\"op\": \"convert\", \"dtype\": \"float32\"}} before it)", op,
+             narrow ? "float" : "float32", narrow ? " (float32, float16 or bfloat16)" : "", dtype_name(t));
+}
+
+NarrowTypes narrow_types(const Op& op, DType dtype) {
+    if (dtype == DType::UInt8 || dtype == DType::Float32) return NarrowTypes::Native;
+    const OpDef& def = op_def(op);
+    return def.narrow ? def.narrow(op) : NarrowTypes::Refused;
 }
 
 ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {
     const Dims& s = in.shape;
     for (auto d : s)
         if (d <= 0) fail("{}: input has a zero-size dimension ({}, {}, {}, {})", op_name(op), s[0], s[1], s[2], s[3]);
-    const ShapeInfo out = op_def(op).shape(op, in);
+    ShapeInfo out;
+    switch (narrow_types(op, in.dtype)) {
+        case NarrowTypes::Refused:
+            fail("{}: {} images are not supported yet (it takes uint8 and float32; add {{\"op\": \"convert\", "
+                 "\"dtype\": \"float32\"}} before it)",
+                 op_name(op), dtype_name(in.dtype));
+        case NarrowTypes::ViaFloat32:
+            out = op_def(op).shape(op, ShapeInfo{DType::Float32, in.shape});
+            out.dtype = in.dtype;
+            break;
+        case NarrowTypes::Native:
+        case NarrowTypes::Own: out = op_def(op).shape(op, in); break;
+    }
     check_result_size(op_name(op), out.shape);
     return out;
 }

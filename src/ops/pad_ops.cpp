@@ -49,6 +49,19 @@ std::vector<double> pad_fill_values(const PadOp& op, DType dtype, std::int64_t c
                     fail("pad: fill {} cannot be converted to float32 without overflow", f);
                 v = static_cast<double>(static_cast<float>(f));
                 break;
+            case DType::UInt16:
+                if (f < 0 || f > 65535) fail("pad: fill {} cannot be converted to uint16 without overflow", f);
+                v = std::trunc(f);
+                break;
+            case DType::Float16:
+                if (std::fabs(f) > 65504.0) fail("pad: fill {} cannot be converted to float16 without overflow", f);
+                v = static_cast<double>(static_cast<float>(Half(static_cast<float>(f))));
+                break;
+            case DType::BFloat16:
+                if (std::fabs(f) > static_cast<double>(FLT_MAX))
+                    fail("pad: fill {} cannot be converted to bfloat16 without overflow", f);
+                v = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(f))));
+                break;
         }
         std::fill(out.begin(), out.end(), v);
         return out;
@@ -66,6 +79,12 @@ std::vector<double> pad_fill_values(const PadOp& op, DType dtype, std::int64_t c
                 out[k] = wrap_to_uint8(f);
                 break;
             case DType::Float32: out[k] = f; break;
+            case DType::UInt16:
+                if (!(std::fabs(f) < 9.2e18)) fail("pad: fill {} is out of range for uint16", op.fill[k]);
+                out[k] = static_cast<double>(static_cast<std::uint16_t>(static_cast<std::int64_t>(std::trunc(f)) & 0xffff));
+                break;
+            case DType::Float16: out[k] = static_cast<double>(static_cast<float>(Half(static_cast<float>(f)))); break;
+            case DType::BFloat16: out[k] = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(f)))); break;
         }
     }
     return out;
@@ -99,6 +118,14 @@ std::vector<double> erase_values(const EraseOp& op, DType dtype, std::int64_t ch
                 out[k] = std::trunc(v) == 0 ? 0.0 : std::trunc(v);  // -0.5 -> 0, not -0
                 break;
             case DType::Float32: out[k] = v; break;
+            case DType::UInt16:
+                if (!(v > -1.0 && v < 65536.0))
+                    fail("erase: value {} is outside the range a uint16 image can take (-1, 65536)",
+                         op.value.size() == 1 ? op.value[0] : op.value[k]);
+                out[k] = std::trunc(v) == 0 ? 0.0 : std::trunc(v);
+                break;
+            case DType::Float16: out[k] = static_cast<double>(static_cast<float>(Half(static_cast<float>(v)))); break;
+            case DType::BFloat16: out[k] = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(v)))); break;
         }
     }
     return out;
@@ -219,6 +246,7 @@ OpDef pad_op_def() {
         .syntax = {{"pad", parse_pad}},
         .write = write_pad,
         .shape = pad_shape,
+        .narrow = narrow_native<PadOp>,
     });
 }
 
@@ -227,6 +255,7 @@ OpDef erase_op_def() {
         .syntax = {{"erase", parse_erase}},
         .write = write_erase,
         .shape = erase_shape,
+        .narrow = narrow_native<EraseOp>,
     });
 }
 

@@ -64,6 +64,17 @@ struct ParseContext {
     bool allow_paths = false;        // grid paths may also leave base_dir (io::resolve_pipeline_path)
 };
 
+// How an op takes images of the narrow dtypes (uint16, float16, bfloat16): its row of the
+// type table. uint8 and float32 every op takes.
+enum class NarrowTypes : std::uint8_t {
+    Refused,     // not yet: a one-line error names the dtypes it takes
+    Native,      // moves or fills elements of any dtype (flip, crop, pad, nearest resizes)
+    ViaFloat32,  // computes in float32 and rounds once to the input's dtype, as torchvision.v2
+                 // casts these dtypes (uint16: half to even, clamped); the shape rule and the
+                 // layers below see a float32 op between two conversions
+    Own,         // the op's own rules for each dtype (convert, normalize)
+};
+
 struct OpDef {
     // One JSON spelling of the kind: crop has two ("crop", and "center_crop", a CropOp with
     // `center` set). The first is the kind's name.
@@ -83,6 +94,9 @@ struct OpDef {
     // Data the op carries that its JSON only names (grid_sample's grid), which cache keys
     // digest; empty or returning null: none.
     std::function<const Tensor*(const Op&)> data;
+    // Its row of the type table (an op's fields may choose it: a nearest resize moves
+    // elements, a bilinear one computes); empty: Refused.
+    std::function<NarrowTypes(const Op&)> narrow;
 
     std::string_view name() const { return syntax.front().name; }
     std::string_view name_of(const Op& op) const { return syntax[syntax_of ? syntax_of(op) : 0].name; }
@@ -99,6 +113,9 @@ struct FoundSyntax {
     const OpDef::Syntax* syntax = nullptr;
 };
 FoundSyntax find_op_syntax(std::string_view name);
+
+// How `op` takes an image of `dtype` (Native for uint8 and float32).
+NarrowTypes narrow_types(const Op& op, DType dtype);
 
 // Every JSON op name in registry order, for messages: "resize, affine, ... or normalize".
 const std::string& op_names_text();

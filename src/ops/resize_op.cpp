@@ -62,6 +62,13 @@ ShapeInfo resize_shape(const ResizeOp& o, const ShapeInfo& in) {
     return {in.dtype, {s[0], s[1], hw[0], hw[1]}};
 }
 
+// Nearest modes copy elements; bilinear and bicubic compute in float32 for the narrow
+// dtypes, as torchvision.v2's resize casts them.
+NarrowTypes resize_narrow(const ResizeOp& o) {
+    return o.mode == ResizeMode::Nearest || o.mode == ResizeMode::NearestExact ? NarrowTypes::Native
+                                                                                : NarrowTypes::ViaFloat32;
+}
+
 }  // namespace
 
 OpDef resize_op_def() {
@@ -69,6 +76,7 @@ OpDef resize_op_def() {
         .syntax = {{"resize", parse_resize}},
         .write = write_resize,
         .shape = resize_shape,
+        .narrow = resize_narrow,
     });
 }
 

@@ -70,9 +70,12 @@ ShapeInfo crop_shape(const CropOp& o, const ShapeInfo& in) {
     return {in.dtype, {s[0], s[1], o.height, o.width}};
 }
 
-constexpr std::array<std::pair<const char*, DType>, 2> kDTypes{{
+constexpr std::array<std::pair<const char*, DType>, 5> kDTypes{{
     {"uint8", DType::UInt8},
     {"float32", DType::Float32},
+    {"uint16", DType::UInt16},
+    {"float16", DType::Float16},
+    {"bfloat16", DType::BFloat16},
 }};
 
 ConvertOp parse_convert(OpReader& r, const ParseContext&) {
@@ -104,7 +107,7 @@ void write_normalize(const NormalizeOp& o, JsonWriter& w) {
 }
 
 ShapeInfo normalize_shape(const NormalizeOp& o, const ShapeInfo& in) {
-    require_float("normalize", in.dtype);
+    require_float("normalize", in.dtype, /*narrow=*/true);
     auto c = static_cast<std::size_t>(in.shape[1]);
     if ((o.mean.size() != 1 && o.mean.size() != c) || (o.std.size() != 1 && o.std.size() != c))
         fail("normalize: mean has {} and std has {} values, but the input has {} channels "
@@ -120,6 +123,7 @@ OpDef flip_op_def() {
         .syntax = {{"flip", parse_flip}},
         .write = write_flip,
         .shape = flip_shape,
+        .narrow = narrow_native<FlipOp>,
     });
 }
 
@@ -129,6 +133,7 @@ OpDef crop_op_def() {
         .syntax_of = crop_syntax,
         .write = write_crop,
         .shape = crop_shape,
+        .narrow = narrow_native<CropOp>,
     });
 }
 
@@ -137,6 +142,7 @@ OpDef convert_op_def() {
         .syntax = {{"convert", parse_convert}},
         .write = write_convert,
         .shape = convert_shape,
+        .narrow = narrow_own<ConvertOp>,
     });
 }
 
@@ -145,6 +151,7 @@ OpDef normalize_op_def() {
         .syntax = {{"normalize", parse_normalize}},
         .write = write_normalize,
         .shape = normalize_shape,
+        .narrow = narrow_own<NormalizeOp>,
     });
 }
 

@@ -2,6 +2,12 @@
 // dense tensor, through the table of each op kind's reference.
 #include "reference/reference.h"
 
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
 namespace toroid::reference {
 
 namespace {
@@ -45,7 +51,26 @@ bool has_reference(OpKind kind) {
 }
 
 Tensor apply(const Op& op, const Tensor& in, int threads) {
-    return kReferences[static_cast<std::size_t>(op_kind(op))](op, in, threads);
+    const auto reference = kReferences[static_cast<std::size_t>(op_kind(op))];
+    if (narrow_types(op, in.dtype()) != NarrowTypes::ViaFloat32) return reference(op, in, threads);
+    // The op on float32, rounded back: half to even and clamped for uint16, to nearest even
+    // for the narrow floats (docs/reference.md).
+    const DType d = in.dtype();
+    const Tensor r = reference(op, convert(ConvertOp{DType::Float32, false}, in, threads), threads);
+    Tensor out = Tensor::empty(d, r.shape(), r.suggested_layout());
+    const Dims& s = r.shape();
+    dispatch_dtype(d, [&](auto tag) {
+        using T = decltype(tag);
+        parallel_for(0, s[0] * s[1] * s[2], threads, [&](std::int64_t row) {
+            const std::int64_t n = row / (s[1] * s[2]), c = (row / s[2]) % s[1], h = row % s[2];
+            for (std::int64_t w = 0; w < s[3]; ++w) {
+                float v = r.at<float>(n, c, h, w);
+                if constexpr (std::is_same_v<T, std::uint16_t>) v = std::clamp(std::nearbyint(v), 0.0f, 65535.0f);
+                out.at<T>(n, c, h, w) = from_float<T>(v);
+            }
+        });
+    });
+    return out;
 }
 
 Tensor run(const Pipeline& p, const Tensor& in, int threads) {

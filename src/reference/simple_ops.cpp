@@ -21,14 +21,6 @@ void for_each_row(const Dims& shape, int threads, Body&& body) {
     });
 }
 
-// float32 -> uint8 cast: truncation toward zero like C++ and torch's .to(torch.uint8);
-// values outside [0, 255] saturate and NaN gives 0 (torch leaves those undefined).
-std::uint8_t float_to_uint8(float v) {
-    if (!(v > 0.0f)) return 0;
-    if (v >= 255.0f) return 255;
-    return static_cast<std::uint8_t>(v);
-}
-
 }  // namespace
 
 Tensor flip(const FlipOp& op, const Tensor& in, int threads) {
@@ -73,10 +65,49 @@ Tensor crop(const CropOp& op, const Tensor& in, int threads) {
     return out;
 }
 
+namespace {
+
+// Element (n, c, h, w) of t as a float (exact for every dtype).
+float element(const Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+    return dispatch_dtype(t.dtype(), [&](auto tag) { return to_float(t.at<decltype(tag)>(n, c, h, w)); });
+}
+
+// v rounded to a float dtype's precision (float32 values stay).
+float round_to(DType t, float v) {
+    if (t == DType::Float16) return static_cast<float>(Half(v));
+    if (t == DType::BFloat16) return static_cast<float>(BFloat16(v));
+    return v;
+}
+
+// Stores v, already a value of `t` (rounded, or an integer in range), at (n, c, h, w).
+void store(Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, double v) {
+    dispatch_dtype(t.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        t.at<T>(n, c, h, w) = from_float<T>(static_cast<float>(v));
+    });
+}
+
+
+// A float cast to an integer dtype: truncated toward zero; values outside the dtype and NaN
+// saturate (to 0 for NaN), where C++ (and so torch) leaves them undefined.
+double saturate(DType t, float v) {
+    if (!(v > 0.0f)) return 0;
+    const double top = dtype_max_value(t);
+    return v >= top ? top : std::trunc(static_cast<double>(v));
+}
+
+}  // namespace
+
+// torchvision.v2's to_dtype between any two dtypes (docs/reference.md): float -> float one
+// rounding; float -> int scaled by max + 1 - 1e-3 in the source dtype, then truncated and
+// saturated; int -> float cast then scaled by 1 / max in the destination dtype (uint16 ->
+// float16 scaled in float32: the cast would overflow); int -> int wrapped, or shifted when
+// scaled.
 Tensor convert(const ConvertOp& op, const Tensor& in, int threads) {
     const Dims& s = in.shape();
-    Tensor out = Tensor::empty(op.dtype, s, in.suggested_layout());
-    if (op.dtype == in.dtype()) {
+    const DType src = in.dtype(), dst = op.dtype;
+    Tensor out = Tensor::empty(dst, s, in.suggested_layout());
+    if (dst == src) {
         dispatch_dtype(in.dtype(), [&](auto tag) {
             using T = decltype(tag);
             for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
@@ -85,50 +116,54 @@ Tensor convert(const ConvertOp& op, const Tensor& in, int threads) {
         });
         return out;
     }
-    if (in.dtype() == DType::UInt8 && op.dtype == DType::Float32) {
-        // to_dtype scales by multiplying with 1/255 rounded to float32 (not dividing by 255).
-        const float factor = op.scale ? static_cast<float>(1.0 / 255.0) : 1.0f;
-        for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
-            for (std::int64_t w = 0; w < s[3]; ++w) {
-                const float v = static_cast<float>(in.at<std::uint8_t>(n, c, h, w));
-                out.at<float>(n, c, h, w) = op.scale ? v * factor : v;
+    const bool fsrc = dtype_is_float(src), fdst = dtype_is_float(dst);
+    for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
+        for (std::int64_t w = 0; w < s[3]; ++w) {
+            const float x = element(in, n, c, h, w);
+            double v;
+            if (fsrc && fdst) {
+                v = round_to(dst, x);
+            } else if (fsrc) {
+                const float f = op.scale ? round_to(src, x * static_cast<float>(dtype_max_value(dst) + 1.0 - 1e-3)) : x;
+                v = saturate(dst, f);
+            } else if (!fdst) {
+                const auto i = static_cast<std::uint32_t>(x);
+                if (!op.scale) v = static_cast<double>(i & static_cast<std::uint32_t>(dtype_max_value(dst)));
+                else if (dtype_value_bits(src) > dtype_value_bits(dst)) v = i >> (dtype_value_bits(src) - dtype_value_bits(dst));
+                else v = i << (dtype_value_bits(dst) - dtype_value_bits(src));
+            } else {
+                const float k = static_cast<float>(1.0 / dtype_max_value(src));
+                if (!op.scale) v = round_to(dst, x);
+                else if (src == DType::UInt16 && dst == DType::Float16) v = round_to(dst, x * k);
+                else v = round_to(dst, round_to(dst, x) * k);
             }
-        });
-        return out;
-    }
-    if (in.dtype() == DType::Float32 && op.dtype == DType::UInt8) {
-        // to_dtype multiplies by 255 + 1 - 1e-3 (in float32) and truncates, so that the
-        // whole [0, 1] range maps evenly onto 0..255 without a rounding step.
-        const float factor = op.scale ? static_cast<float>(255.0 + 1.0 - 1e-3) : 1.0f;
-        for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
-            for (std::int64_t w = 0; w < s[3]; ++w) {
-                const float v = in.at<float>(n, c, h, w);
-                out.at<std::uint8_t>(n, c, h, w) = float_to_uint8(op.scale ? v * factor : v);
-            }
-        });
-        return out;
-    }
-    fail("convert: no conversion from {} to {}", dtype_name(in.dtype()), dtype_name(op.dtype));
+            store(out, n, c, h, w, v);
+        }
+    });
+    return out;
 }
 
+// torchvision's normalize: mean and std in the image's dtype, then (x - mean) / std, each
+// step rounded to it.
 Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads) {
-    if (in.dtype() != DType::Float32)
-        fail("normalize needs float32 input, got {} (convert to float32 first)", dtype_name(in.dtype()));
+    const DType t = in.dtype();
+    if (!dtype_is_float(t))
+        fail("normalize needs float input, got {} (convert to float32 first)", dtype_name(t));
     const Dims& s = in.shape();
     auto per_channel = [&](const std::vector<double>& v, const char* what) {
         if (v.size() != 1 && v.size() != static_cast<std::size_t>(s[1]))
             fail("normalize: {} has {} values but the input has {} channels", what, v.size(), s[1]);
         std::vector<float> r(static_cast<std::size_t>(s[1]));
-        for (std::size_t c = 0; c < r.size(); ++c) r[c] = static_cast<float>(v.size() == 1 ? v[0] : v[c]);
+        for (std::size_t c = 0; c < r.size(); ++c) r[c] = round_to(t, static_cast<float>(v.size() == 1 ? v[0] : v[c]));
         return r;
     };
-    // mean and std become float32 first; then (x - mean) / std, both rounded in float32.
     const std::vector<float> mean = per_channel(op.mean, "mean");
     const std::vector<float> stdev = per_channel(op.std, "std");
-    Tensor out = Tensor::empty(DType::Float32, s, in.suggested_layout());
+    Tensor out = Tensor::empty(t, s, in.suggested_layout());
     for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
         const float m = mean[static_cast<std::size_t>(c)], d = stdev[static_cast<std::size_t>(c)];
-        for (std::int64_t w = 0; w < s[3]; ++w) out.at<float>(n, c, h, w) = (in.at<float>(n, c, h, w) - m) / d;
+        for (std::int64_t w = 0; w < s[3]; ++w)
+            store(out, n, c, h, w, round_to(t, round_to(t, element(in, n, c, h, w) - m) / d));
     });
     return out;
 }

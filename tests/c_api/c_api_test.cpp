@@ -324,14 +324,24 @@ TEST(CApi, CompileErrors) {
     toroid_tensor_desc u8 = desc(TOROID_UINT8, {3, 4, 5}, {20, 5, 1});
     EXPECT_EQ(toroid_compile(p, &u8, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(fn, nullptr);
-    EXPECT_NE(std::string(toroid_last_error()).find("normalize needs float32 input"), std::string::npos)
+    EXPECT_NE(std::string(toroid_last_error()).find("normalize needs float input"), std::string::npos)
         << toroid_last_error();
 
     toroid_tensor_desc f64 = desc(TOROID_FLOAT64, {3, 4, 5}, {20, 5, 1});
     EXPECT_EQ(toroid_compile(p, &f64, nullptr, &fn), TOROID_ERROR_UNSUPPORTED);
     EXPECT_NE(std::string(toroid_last_error()).find("float64 is not supported yet"), std::string::npos);
-    toroid_tensor_desc f16 = desc(TOROID_FLOAT16, {3, 4, 5}, {20, 5, 1});
-    EXPECT_EQ(toroid_compile(p, &f16, nullptr, &fn), TOROID_ERROR_UNSUPPORTED);
+    // float16 and bfloat16 images normalize (in their own dtype); uint16 ones do not.
+    for (const toroid_dtype t : {TOROID_FLOAT16, TOROID_BFLOAT16}) {
+        toroid_tensor_desc d = desc(t, {3, 4, 5}, {20, 5, 1});
+        toroid_function* ok = nullptr;
+        EXPECT_EQ(toroid_compile(p, &d, nullptr, &ok), TOROID_OK) << toroid_last_error();
+        toroid_tensor_desc out{};
+        EXPECT_EQ(toroid_function_output_desc(ok, &out), TOROID_OK);
+        EXPECT_EQ(out.dtype, t);
+        toroid_function_free(ok);
+    }
+    toroid_tensor_desc u16 = desc(TOROID_UINT16, {3, 4, 5}, {20, 5, 1});
+    EXPECT_EQ(toroid_compile(p, &u16, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
     toroid_tensor_desc bad_dtype = desc(static_cast<toroid_dtype>(42), {3, 4, 5}, {20, 5, 1});
     EXPECT_EQ(toroid_compile(p, &bad_dtype, nullptr, &fn), TOROID_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(toroid_last_error()).find("unknown dtype value 42"), std::string::npos);

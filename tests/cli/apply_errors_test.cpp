@@ -178,7 +178,7 @@ TEST_F(ApplyErrors, GridBatchMismatch) {
 TEST_F(ApplyErrors, FlipDimOutOfRange) { expect_error(R"([{"op": "flip", "dims": [4]}])", "out of range"); }
 TEST_F(ApplyErrors, FlipDimRepeated) { expect_error(R"([{"op": "flip", "dims": [3, -1]}])", "more than once"); }
 TEST_F(ApplyErrors, NormalizeOnUint8) {
-    expect_error(R"([{"op": "normalize", "mean": [0.5], "std": [0.2]}])", "needs float32");
+    expect_error(R"([{"op": "normalize", "mean": [0.5], "std": [0.2]}])", "needs float input");
 }
 TEST_F(ApplyErrors, InputMissing) { expect_error(kOk, "missing.npy", "missing.npy"); }
 TEST_F(ApplyErrors, InputEmpty) {

@@ -417,6 +417,48 @@ extern "C" int check_bytes() {
 }
 )";
 
+// The float16 / bfloat16 conversions, scalar and vector, against core/half.h's (the
+// compiler's own): every 16-bit pattern widened, and floats narrowed — every exponent with
+// a spread of significands (ties, the subnormal range, overflow to inf, NaN) — bit for bit
+// (NaNs: any NaN).
+const std::string kCheckNarrow = R"(
+extern "C" int check_narrow() {
+    int bad = 0;
+    auto same = [](float a, float b) { return (a != a && b != b) || std::memcmp(&a, &b, 4) == 0; };
+    for (std::uint32_t b = 0; b < 65536; b += kLanes) {
+        vec<std::uint16_t> h;
+        for (int i = 0; i < kLanes; ++i) h[i] = static_cast<std::uint16_t>(b + static_cast<std::uint32_t>(i));
+        const vec<float> fh = t_f16_to_f32_v(h), fb = t_bf16_to_f32_v(h);
+        for (int i = 0; i < kLanes; ++i) {
+            bad += !same(fh[i], toroid::half_bits_to_float(h[i])) + !same(t_f16_to_f32(h[i]), toroid::half_bits_to_float(h[i]));
+            bad += !same(fb[i], toroid::bfloat16_bits_to_float(h[i])) + !same(t_bf16_to_f32(h[i]), toroid::bfloat16_bits_to_float(h[i]));
+        }
+    }
+    auto nan16 = [](std::uint16_t x, std::uint16_t mask) { return (x & 0x7fffu) > mask; };
+    for (std::uint32_t e = 0; e < 512; ++e) {
+        for (std::uint32_t k = 0; k < 512; k += static_cast<std::uint32_t>(kLanes)) {
+            std::uint32_t u[64];
+            float fs[64];
+            for (int i = 0; i < kLanes; ++i) {
+                const std::uint32_t m = (k + static_cast<std::uint32_t>(i)) * 0x3fffu % 0x800000u;  // spread significands
+                const std::uint32_t tie = (k + static_cast<std::uint32_t>(i)) % 7 == 0 ? 0x1000u : 0u;
+                u[i] = (e << 23) | ((m & ~0x1fffu) | tie);  // ties to even at float16's last place
+                std::memcpy(&fs[i], &u[i], 4);
+            }
+            const vec<float> f = load_v(fs);
+            const vec<std::uint16_t> h = t_f32_to_f16_v(f), b = t_f32_to_bf16_v(f);
+            for (int i = 0; i < kLanes; ++i) {
+                const std::uint16_t wh = toroid::float_to_half_bits(f[i]), wb = toroid::float_to_bfloat16_bits(f[i]);
+                const bool fnan = f[i] != f[i];
+                bad += fnan ? !(nan16(h[i], 0x7c00) && nan16(t_f32_to_f16(f[i]), 0x7c00)) : (h[i] != wh) + (t_f32_to_f16(f[i]) != wh);
+                bad += fnan ? !(nan16(b[i], 0x7f80) && nan16(t_f32_to_bf16(f[i]), 0x7f80)) : (b[i] != wb) + (t_f32_to_bf16(f[i]) != wb);
+            }
+        }
+    }
+    return bad;
+}
+)";
+
 using jit_test::Variant;
 
 // The widths whose hardware gathers this machine can run, plus a width without them.
@@ -449,13 +491,16 @@ void check_with(const std::string& cxx, const fs::path& cache) {
         JitCompiler jit(c);
         std::string src = "#define TOROID_LANES " + std::to_string(v.lanes) + "\n#define TOROID_REVERSE ";
         for (int i = v.lanes - 1; i >= 0; --i) src += std::to_string(i) + (i > 0 ? ", " : "\n");
-        src += "#include \"" + kHeader.string() + "\"\n" + kCheck + kCheckBytes;
+        src += "#include \"" + kHeader.string() + "\"\n#include \"" +
+               (kHeader.parent_path().parent_path() / "core" / "half.h").string() + "\"\n" + kCheck + kCheckBytes +
+               kCheckNarrow;
         auto module = jit.load(src, "check_gathers");
         EXPECT_EQ(module->lookup<int (*)()>("check_gathers")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_math")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_word_gathers")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_dp16")(), 0);
         EXPECT_EQ(module->lookup<int (*)()>("check_bytes")(), 0);
+        EXPECT_EQ(module->lookup<int (*)()>("check_narrow")(), 0);
     }
 }
 

@@ -41,9 +41,11 @@ std::vector<std::string> conformance_sources(const std::string& arch, bool batch
         const fs::path cd = dir / c["name"].get<std::string>();
         const Pipeline p = load_pipeline((cd / "pipeline.json").string());
         const Tensor in = io::read_npy_image(cd / "input.npy");
+        // bfloat16 inputs are stored as float32 (.npy has no bfloat16)
+        const DType dtype = c.value("dtype", "") == "bfloat16" ? DType::BFloat16 : in.dtype();
         for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
             const Dims st = dense_strides(in.shape(), l);
-            const TensorSpec spec{in.dtype(), in.shape(), st};
+            const TensorSpec spec{dtype, in.shape(), st};
             std::string src = cuda_source(p, spec, arch);
             if (seen.insert(src).second) out.push_back(std::move(src));
             if (!batched) continue;

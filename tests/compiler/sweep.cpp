@@ -130,6 +130,15 @@ void fill_values(Rng& r, T* data, std::int64_t n) {
             else v = static_cast<float>(r.uniform(0.0, 1.0));
             data[i] = v;
         }
+    } else if constexpr (!std::is_same_v<T, std::uint8_t>) {
+        // uint16, float16, bfloat16: the float draws, scaled to uint16's range or rounded.
+        std::vector<float> f(static_cast<std::size_t>(n));
+        fill_values(r, f.data(), n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float v = f[static_cast<std::size_t>(i)];
+            if constexpr (std::is_same_v<T, std::uint16_t>) data[i] = static_cast<std::uint16_t>(std::clamp(v * 3855.0f, 0.0f, 65535.0f));
+            else data[i] = T(v);
+        }
     } else {
         // 0: uniform 0..255; 1: only 0 and 255; 2: a narrow band.
         const std::size_t kind = r.weighted({60, 15, 25});

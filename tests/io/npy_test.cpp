@@ -203,9 +203,22 @@ TEST(Npy, RoundTripsStridedAndChannelsLastTensors) {
     EXPECT_EQ(std::memcmp(ub.data.data(), u.data(), 24), 0);
 }
 
+TEST(Npy, RoundTripsUint16AndFloat16AndRefusesToWriteBfloat16) {
+    for (const DType t : {DType::UInt16, DType::Float16}) {
+        Tensor x = Tensor::empty(t, {1, 2, 3, 4});
+        for (std::int64_t i = 0; i < x.numel(); ++i) x.data_as<std::uint16_t>()[i] = static_cast<std::uint16_t>(i * 2741);
+        const std::string bytes = encode_npy(x);
+        EXPECT_NE(bytes.find(t == DType::UInt16 ? "'<u2'" : "'<f2'"), std::string::npos);
+        NpyArray back = parse_npy(bytes, "n.npy");
+        EXPECT_EQ(back.dtype, t);
+        EXPECT_EQ(std::memcmp(back.data.data(), x.data(), x.nbytes()), 0);
+    }
+    EXPECT_THROW(encode_npy(Tensor::empty(DType::BFloat16, {1, 1, 1, 1})), Error);
+}
+
 TEST(Npy, RejectsUnsupportedDtypesByName) {
     expect_rejected(make_npy(dict_for(">f4", "(1,)"), "abcd"), "'>f4' (big-endian)");
-    for (const char* d : {"<f8", "<i4", "|b1", "<f2", "|i1", "<u2"})
+    for (const char* d : {"<f8", "<i4", "|b1", "|i1", "<i2"})
         expect_rejected(make_npy(dict_for(d, "(1,)"), "abcdefgh"), std::string("'") + d + "'");
     expect_rejected(make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", "abcd"),
                     "structured");

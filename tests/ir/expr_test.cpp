@@ -406,5 +406,25 @@ TEST(ProgramTest, BuffersAndDump) {
     EXPECT_EQ(r.at(kFirstParamVar).lo, 0);
 }
 
+// float16 and bfloat16 are storage types: converted to and from float32 only, each
+// narrowing rounded to nearest even (folded as core/half.h rounds), nothing computed on them.
+TEST(NarrowTypes, ConvertThroughFloatOnlyAndRoundToNearestEven) {
+    const Expr h = load(0, Type::F16, {var(0)});
+    EXPECT_THROW(add(h, h), Error);
+    EXPECT_THROW(lt(h, h), Error);
+    EXPECT_THROW(cast(Type::I32, h), Error);
+    EXPECT_THROW(cast(Type::BF16, h), Error);
+    EXPECT_THROW(cast(Type::F16, fconst(1.0, Type::F64)), Error);
+    EXPECT_EQ(cast(Type::F32, h)->type, Type::F32);
+    // 1 + 2^-11 is halfway between float16's 1 and 1 + 2^-10: even, 1.
+    EXPECT_EQ(cast(Type::F16, fconst(1.0 + 0x1p-11))->fval, 1.0);
+    EXPECT_EQ(cast(Type::F16, fconst(1.0 + 3 * 0x1p-11))->fval, 1.0 + 0x1p-9);
+    EXPECT_TRUE(std::isinf(cast(Type::F16, fconst(65520.0))->fval));
+    EXPECT_EQ(cast(Type::BF16, fconst(1.0 + 3 * 0x1p-8))->fval, 1.0 + 0x1p-6);
+    EXPECT_EQ(type_bytes(Type::BF16), 2u);
+    EXPECT_EQ(int_max(Type::U16), 65535);
+    EXPECT_EQ(sat_cast(Type::U16, fconst(70000.0))->ival, 65535);
+}
+
 }  // namespace
 }  // namespace toroid::ir

@@ -99,10 +99,40 @@ TEST(OpShapes, ConvertAndNormalize) {
               (ShapeInfo{F32, {1, 3, 5, 6}}));
     EXPECT_EQ(shape_of(R"({"op": "normalize", "mean": 1, "std": 2})", F32, {1, 7, 5, 6}), (ShapeInfo{F32, {1, 7, 5, 6}}));
     EXPECT_EQ(error_for(R"({"op": "normalize", "mean": 1, "std": 2})", U8, {1, 3, 5, 6}),
-              R"(normalize needs float32 input, got uint8 (add {"op": "convert", "dtype": "float32"} before it))");
+              R"(normalize needs float input (float32, float16 or bfloat16), got uint8 (add {"op": "convert", )"
+              R"("dtype": "float32"} before it))");
     EXPECT_EQ(error_for(R"({"op": "normalize", "mean": [1, 2, 3], "std": 2})", F32, {1, 4, 5, 6}),
               "normalize: mean has 3 and std has 1 values, but the input has 4 channels (give one value per channel, "
               "or one for all)");
+}
+
+// The type table (registry.h NarrowTypes): uint16, float16 and bfloat16 keep their dtype
+// through the ops that take them; the others refuse them in one line.
+TEST(OpShapes, NarrowDTypesFollowTheTypeTable) {
+    for (const DType t : {DType::UInt16, DType::Float16, DType::BFloat16}) {
+        SCOPED_TRACE(dtype_name(t));
+        EXPECT_EQ(shape_of(R"({"op": "flip", "dims": [-1]})", t, {1, 3, 5, 6}), (ShapeInfo{t, {1, 3, 5, 6}}));
+        EXPECT_EQ(shape_of(R"({"op": "resize", "mode": "bicubic", "antialias": true, "size": [3, 4]})", t, {1, 3, 5, 6}),
+                  (ShapeInfo{t, {1, 3, 3, 4}}));
+        EXPECT_EQ(shape_of(R"({"op": "resize", "mode": "nearest", "size": [9, 2]})", t, {1, 3, 5, 6}),
+                  (ShapeInfo{t, {1, 3, 9, 2}}));
+        EXPECT_EQ(shape_of(R"({"op": "pad", "padding": 2, "fill": 3})", t, {1, 3, 5, 6}), (ShapeInfo{t, {1, 3, 9, 10}}));
+        EXPECT_EQ(shape_of(R"({"op": "convert", "dtype": "uint8", "scale": true})", t, {1, 3, 5, 6}),
+                  (ShapeInfo{U8, {1, 3, 5, 6}}));
+        EXPECT_EQ(error_for(R"({"op": "gaussian_blur", "kernel_size": 3})", t, {1, 3, 5, 6}),
+                  std::string("gaussian_blur: ") + std::string(dtype_name(t)) +
+                      R"( images are not supported yet (it takes uint8 and float32; add {"op": "convert", )"
+                      R"("dtype": "float32"} before it))");
+    }
+    EXPECT_EQ(shape_of(R"({"op": "normalize", "mean": 0.5, "std": 0.25})", DType::Float16, {1, 3, 5, 6}),
+              (ShapeInfo{DType::Float16, {1, 3, 5, 6}}));
+    EXPECT_EQ(shape_of(R"({"op": "convert", "dtype": "bfloat16"})", U8, {1, 3, 5, 6}),
+              (ShapeInfo{DType::BFloat16, {1, 3, 5, 6}}));
+    EXPECT_EQ(error_for(R"({"op": "normalize", "mean": 0.5, "std": 0.25})", DType::UInt16, {1, 3, 5, 6}),
+              R"(normalize needs float input (float32, float16 or bfloat16), got uint16 (add {"op": "convert", )"
+              R"("dtype": "float32"} before it))");
+    EXPECT_EQ(error_for(R"({"op": "pad", "padding": 1, "fill": 70000})", DType::Float16, {1, 3, 5, 6}),
+              "pad: fill 70000 cannot be converted to float16 without overflow");
 }
 
 TEST(OpShapes, ColorOps) {
@@ -246,7 +276,8 @@ TEST(OpShapes, InferShapesGivesEveryStep) {
     // The first op that rejects its input stops the inference, with its message.
     const Pipeline bad = parse_pipeline(R"([{"op": "flip", "dims": [3]}, {"op": "normalize", "mean": 0, "std": 1}])", ".");
     EXPECT_EQ(error_of([&] { infer_shapes(bad, in); }),
-              R"(normalize needs float32 input, got uint8 (add {"op": "convert", "dtype": "float32"} before it))");
+              R"(normalize needs float input (float32, float16 or bfloat16), got uint8 (add {"op": "convert", )"
+              R"("dtype": "float32"} before it))");
 }
 
 }  // namespace

@@ -83,7 +83,8 @@ TEST(ReferenceDispatch, RunChecksThePipelineFirst) {
     const Pipeline p =
         parse_pipeline(R"([{"op": "resize", "size": [4, 4]}, {"op": "normalize", "mean": 0, "std": 1}])", ".");
     EXPECT_EQ(error_of([&] { reference::run(p, u8); }),
-              R"(normalize needs float32 input, got uint8 (add {"op": "convert", "dtype": "float32"} before it))");
+              R"(normalize needs float input (float32, float16 or bfloat16), got uint8 (add {"op": "convert", )"
+              R"("dtype": "float32"} before it))");
     const Pipeline ok = parse_pipeline(R"([{"op": "flip", "dims": [2]}, {"op": "flip", "dims": [2]}])", ".");
     EXPECT_TRUE(identical(reference::run(ok, u8), u8));
 }

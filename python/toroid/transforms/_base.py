@@ -815,22 +815,23 @@ def _pixel_matrix(h, w, angle, translate, scale, shear, center):
 
 
 class ToDtype(Transform):
-    """torchvision.transforms.v2.ToDtype(dtype, scale) for uint8 and float32."""
+    """torchvision.transforms.v2.ToDtype(dtype, scale) for uint8, uint16, float16, bfloat16
+    and float32."""
 
     @public("ToDtype")
     def __init__(self, dtype, scale=False):
         self.dtype = dtype
         self.scale = _api._flag(scale, "scale")
         self._name = _api._dtype_name(dtype)
-        if self._name not in ("uint8", "float32"):
-            raise Error("ToDtype supports uint8 and float32, got %s" % (show(dtype),))
+        if self._name not in ("uint8", "uint16", "float16", "bfloat16", "float32"):
+            raise Error("ToDtype supports uint8, uint16, float16, bfloat16 and float32, got %s" % (show(dtype),))
 
     def _emit(self, state):
         state.add({"op": "convert", "dtype": self._name, "scale": self.scale}, dtype=self._name)
 
 
 class Normalize(Transform):
-    """torchvision.transforms.v2.Normalize(mean, std) on float32."""
+    """torchvision.transforms.v2.Normalize(mean, std) on float32, float16 or bfloat16."""
 
     @public("Normalize")
     def __init__(self, mean, std, inplace=False):
