@@ -16,7 +16,9 @@ import argparse
 import io
 import json
 import os
+import struct
 import sys
+import zlib
 
 import numpy as np
 from PIL import Image
@@ -36,6 +38,23 @@ def exif_bytes(orientation):
     e = Image.Exif()
     e[0x0112] = orientation
     return e.tobytes()
+
+
+def png16(pixels, color_type):
+    """A 16-bit PNG of `pixels` (H, W, C) uint16 (Pillow writes 16-bit grey only): IHDR, one
+    IDAT of filter-0 rows, IEND."""
+    h, w = pixels.shape[:2]
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    raw = b"".join(b"\0" + pixels[y].astype(">u2").tobytes() for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, color_type, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def pattern16(h, w, c, seed):
+    rng = np.random.default_rng(seed)
+    return (pattern(h, w, c, seed).astype(np.uint16) * 257 + rng.integers(0, 257, size=(h, w, c))).astype(np.uint16)
 
 
 def files():
@@ -67,6 +86,10 @@ def files():
     save("palette_4bit.png", rgb.convert("P", palette=Image.Palette.ADAPTIVE, colors=12), bits=4)
     save("exif6.png", Image.fromarray(pattern(10, 27, 3, 8), "RGB"), exif=exif_bytes(6))
     save("exif5_rgba.png", Image.fromarray(pattern(11, 14, 4, 9), "RGBA"), exif=exif_bytes(5))
+    # 16-bit PNGs decode to uint16 (grey, grey+alpha, RGB, RGBA)
+    for name, c, color_type in (("gray16.png", 1, 0), ("gray_alpha16.png", 2, 4), ("rgb16.png", 3, 2),
+                                ("rgba16.png", 4, 6)):
+        out.append((name, png16(pattern16(13 + c, 19 + 2 * c, c, 20 + c), color_type)))
     return out
 
 

@@ -375,13 +375,14 @@ def check_format(text, base_dir, allow_paths, pairs, fmt):
         out = _capi.TensorDesc()
         if _capi.lib.toroid_output_desc(handle._handle, ctypes.byref(desc), ctypes.byref(out)) != 0:
             continue  # this probe's size does not suit the pipeline: try another
-        if out.dtype != _capi.UINT8:
-            name = {_capi.FLOAT32: "float32", _capi.FLOAT16: "float16", _capi.BFLOAT16: "bfloat16",
-                    _capi.FLOAT64: "float64"}.get(out.dtype, "not uint8")
+        png16_ok = out.dtype == _capi.UINT16 and formats == {"png"}
+        if out.dtype != _capi.UINT8 and not png16_ok:
+            name = _core._DTYPE_NAMES.get(out.dtype, "not uint8")
             why = ("the output format (%s)" % fmt) if fmt else ("the inputs' own format (%s)" % ", ".join(sorted(formats)))
-            raise UsageError("the pipeline's result is %s for uint8 images, and %s holds uint8 only: give --format "
+            holds = "uint8 and uint16" if formats == {"png"} else "uint8"
+            raise UsageError("the pipeline's result is %s for uint8 images, and %s holds %s only: give --format "
                              "npy, or end the pipeline with {\"op\": \"convert\", \"dtype\": \"uint8\"}"
-                             % (name, why))
+                             % (name, why, holds))
         return
 
 

@@ -54,8 +54,9 @@ def read_file(path):
 @public("decode_image")
 def decode_image(input, mode="unchanged", apply_exif_orientation=True):
     """Decodes a PNG, JPEG or .npy image: `input` is a path, bytes, or a 1-D uint8 array or
-    tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG and JPEG, the
-    stored array for .npy (rank 2-4 as (N, C, H, W) with N = 1 dropped)."""
+    tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG and JPEG
+    (uint16 for 16-bit PNGs, as torchvision decodes them), the stored array for .npy (rank
+    2-4 as (N, C, H, W) with N = 1 dropped)."""
     import numpy as np
     if not _capi.has_decode_image:
         raise Error("%s has no toroid_decode_image: rebuild libtoroid_c" % _capi.library_path)
@@ -78,7 +79,8 @@ def decode_image(input, mode="unchanged", apply_exif_orientation=True):
         t = _capi.Tensor()
         _capi.check(_capi.lib.toroid_image_tensor(image, ctypes.byref(t)))
         shape, strides = t.desc.dims()
-        dtype = np.uint8 if t.desc.dtype == _capi.UINT8 else np.float32
+        from . import _core
+        dtype = np.dtype(_core._DTYPE_NAMES[t.desc.dtype])
         item = np.dtype(dtype).itemsize
         count = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
         buf = (ctypes.c_char * (count * item)).from_address(t.data)

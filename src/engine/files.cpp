@@ -73,10 +73,12 @@ void check_output_format(const Pipeline& pipeline, io::ImageFormat format, const
         } catch (const Error&) {
             continue;
         }
-        if (out.dtype != DType::UInt8)
-            fail("the pipeline's result is {} for uint8 images, and {} ({}) holds uint8 only: give --format npy, or "
+        const bool png16 = format == io::ImageFormat::Png && out.dtype == DType::UInt16;
+        if (out.dtype != DType::UInt8 && !png16)
+            fail("the pipeline's result is {} for uint8 images, and {} ({}) holds {} only: give --format npy, or "
                  "end the pipeline with {{\"op\": \"convert\", \"dtype\": \"uint8\"}}",
-                 dtype_name(out.dtype), why, format_name(format));
+                 dtype_name(out.dtype), why, format_name(format),
+                 format == io::ImageFormat::Png ? "uint8 and uint16" : "uint8");
         return;
     }
 }

@@ -70,8 +70,9 @@ bool read_info(ReadState* s) {
     return true;
 }
 
-// Asks libpng for 8-bit rows in the channels `mode` asks for (the conversions torchvision's
-// decode_png asks of libpng) and records their size.
+// Asks libpng for rows of 8-bit samples (16-bit ones for a 16-bit image, in the host's byte
+// order) in the channels `mode` asks for (the conversions torchvision's decode_png asks of
+// libpng) and records their size.
 bool set_transforms(ReadState* s, ImageMode mode) {
     if (setjmp(png_jmpbuf(s->png))) return false;
     const int type = s->color_type;
@@ -79,6 +80,7 @@ bool set_transforms(ReadState* s, ImageMode mode) {
     const bool color = (type & PNG_COLOR_MASK_COLOR) != 0;
     bool alpha = (type & PNG_COLOR_MASK_ALPHA) != 0;
     if (type == PNG_COLOR_TYPE_GRAY && s->bit_depth < 8) png_set_expand_gray_1_2_4_to_8(s->png);
+    if (s->bit_depth == 16) png_set_swap(s->png);  // PNG stores big-endian samples; this host is little-endian
     const bool want_color = mode == ImageMode::Rgb || mode == ImageMode::RgbAlpha;
     const bool want_gray = mode == ImageMode::Gray || mode == ImageMode::GrayAlpha;
     const bool want_alpha = mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha;
@@ -91,8 +93,9 @@ bool set_transforms(ReadState* s, ImageMode mode) {
     if (mode != ImageMode::Unchanged) {
         if (want_color && !color) png_set_gray_to_rgb(s->png);
         // Added alpha is opaque (torchvision fills 2^depth - 1 of the stored depth: 1 for a
-        // 1-bit gray image; and gives palettes no alpha channel at all in the alpha modes).
-        if (want_alpha && !alpha) png_set_add_alpha(s->png, 0xFF, PNG_FILLER_AFTER);
+        // 1-bit gray image, 65535 for a 16-bit one; and gives palettes no alpha channel at
+        // all in the alpha modes).
+        if (want_alpha && !alpha) png_set_add_alpha(s->png, s->bit_depth == 16 ? 0xFFFF : 0xFF, PNG_FILLER_AFTER);
         if (!want_alpha && alpha) png_set_strip_alpha(s->png);
         if (want_gray && color) png_set_rgb_to_gray(s->png, 1, 0.2989, 0.587);
     }
@@ -153,12 +156,14 @@ void on_write(png_structp png, png_bytep data, std::size_t n) {
 
 void on_flush(png_structp) {}
 
-bool write_png_rows(WriteState* s, png_uint_32 width, png_uint_32 height, int color_type, png_bytepp rows) {
+bool write_png_rows(WriteState* s, png_uint_32 width, png_uint_32 height, int bit_depth, int color_type,
+                    png_bytepp rows) {
     if (setjmp(png_jmpbuf(s->png))) return false;
     png_set_write_fn(s->png, s, on_write, on_flush);
-    png_set_IHDR(s->png, s->info, width, height, 8, color_type, PNG_INTERLACE_NONE,
+    png_set_IHDR(s->png, s->info, width, height, bit_depth, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(s->png, s->info);
+    if (bit_depth == 16) png_set_swap(s->png);  // the host's little-endian samples, stored big-endian
     png_write_image(s->png, rows);
     png_write_end(s->png, nullptr);
     return true;
@@ -191,8 +196,6 @@ Tensor decode_png(const std::string& bytes, const std::string& what, ImageMode m
     if (!read_info(&s)) fail("{}: invalid PNG: {}", what, s.message);
     check_image_pixels(static_cast<std::int64_t>(s.width) * s.height, what,
                        fmt::format("PNG of {}x{}", s.width, s.height));
-    if (s.bit_depth == 16)
-        fail("{}: 16-bit PNG is not supported (toroid reads 8-bit PNGs; convert it to .npy float32)", what);
     // Deflate expands at most about 1032:1, so a header whose pixels need far more bytes
     // than the file could ever hold is corrupt; rejecting it here avoids allocating for it.
     double packed = static_cast<double>(s.width) * static_cast<double>(s.height) *
@@ -205,16 +208,19 @@ Tensor decode_png(const std::string& bytes, const std::string& what, ImageMode m
     std::int64_t h = s.height;
     std::int64_t w = s.width;
     std::int64_t c = s.channels;
-    if (c < 1 || c > 4 || s.rowbytes != static_cast<std::size_t>(w * c))
+    // A 16-bit PNG decodes to uint16 samples, as torchvision's decode_png gives them.
+    const DType dtype = s.bit_depth == 16 ? DType::UInt16 : DType::UInt8;
+    const auto item = static_cast<std::int64_t>(dtype_size(dtype));
+    if (c < 1 || c > 4 || s.rowbytes != static_cast<std::size_t>(w * c * item))
         fail("{}: unsupported PNG pixel format (color type {}, bit depth {})", what, s.color_type, s.bit_depth);
     if (w * h > kMaxElements / c)
         fail("{}: PNG of {}x{}x{} exceeds toroid's limit of {} elements", what, w, h, c, kMaxElements);
 
     // libpng writes interleaved rows: exactly a dense channels-last (1, C, H, W) tensor.
-    Tensor t = Tensor::empty(DType::UInt8, {1, c, h, w}, Layout::ChannelsLast);
+    Tensor t = Tensor::empty(dtype, {1, c, h, w}, Layout::ChannelsLast);
     std::vector<png_bytep> rows(static_cast<std::size_t>(h));
-    auto* base = t.data_as<std::uint8_t>();
-    for (std::int64_t y = 0; y < h; ++y) rows[static_cast<std::size_t>(y)] = base + y * w * c;
+    auto* base = static_cast<std::uint8_t*>(t.data());
+    for (std::int64_t y = 0; y < h; ++y) rows[static_cast<std::size_t>(y)] = base + y * w * c * item;
     if (!read_rows(&s, rows.data())) fail("{}: invalid PNG: {}", what, s.message);
     return t;
 }
@@ -225,8 +231,8 @@ Tensor read_png(const std::filesystem::path& path, ImageMode mode) {
 
 std::string encode_png(const Tensor& t) {
     const Dims& d = t.shape();
-    if (t.dtype() != DType::UInt8)
-        fail("PNG holds uint8 pixels, got a {} tensor (write .npy for float32 data)", dtype_name(t.dtype()));
+    if (t.dtype() != DType::UInt8 && t.dtype() != DType::UInt16)
+        fail("PNG holds uint8 or uint16 pixels, got a {} tensor (write .npy for float data)", dtype_name(t.dtype()));
     if (d[0] != 1) fail("PNG holds one image, got a batch of {} (write .npy for batches)", d[0]);
     if (d[1] < 1 || d[1] > 4)
         fail("PNG holds 1 to 4 channels (gray, gray+alpha, RGB, RGBA), got {} (write .npy instead)", d[1]);
@@ -237,9 +243,10 @@ std::string encode_png(const Tensor& t) {
     static constexpr int kColorTypes[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                           PNG_COLOR_TYPE_RGB_ALPHA};
     Tensor hwc = t.is_dense(Layout::ChannelsLast) ? t : t.to_layout(Layout::ChannelsLast);
-    std::int64_t row_stride = d[1] * d[3];
+    const auto item = static_cast<std::int64_t>(dtype_size(t.dtype()));
+    std::int64_t row_stride = d[1] * d[3] * item;
     std::vector<png_bytep> rows(static_cast<std::size_t>(d[2]));
-    auto* base = hwc.data_as<std::uint8_t>();
+    auto* base = static_cast<std::uint8_t*>(hwc.data());
     for (std::int64_t y = 0; y < d[2]; ++y) rows[static_cast<std::size_t>(y)] = base + y * row_stride;
 
     WriteState s;
@@ -248,7 +255,7 @@ std::string encode_png(const Tensor& t) {
     WriteGuard guard{s};
     s.info = png_create_info_struct(s.png);
     if (s.info == nullptr) fail("cannot initialize libpng for writing");
-    if (!write_png_rows(&s, static_cast<png_uint_32>(d[3]), static_cast<png_uint_32>(d[2]),
+    if (!write_png_rows(&s, static_cast<png_uint_32>(d[3]), static_cast<png_uint_32>(d[2]), static_cast<int>(8 * item),
                         kColorTypes[d[1] - 1], rows.data()))
         fail("cannot encode PNG: {}", s.message);
     return std::string(reinterpret_cast<const char*>(s.out), s.size);

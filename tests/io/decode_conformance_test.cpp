@@ -47,12 +47,15 @@ TEST(DecodeConformance, EveryFileAndModeAsTorchvision) {
         const Tensor got = decode_image(bytes, file, format, o);
         const Tensor want = read_npy_image(dir / c["expected"].get<std::string>());
         ASSERT_EQ(got.shape(), want.shape());
+        ASSERT_EQ(got.dtype(), want.dtype());  // uint16 for 16-bit PNGs
         std::int64_t bad = 0;
         const Dims& d = got.shape();
         for (std::int64_t k = 0; k < d[1]; ++k)
             for (std::int64_t y = 0; y < d[2]; ++y)
                 for (std::int64_t x = 0; x < d[3]; ++x)
-                    bad += got.at<std::uint8_t>(0, k, y, x) != want.at<std::uint8_t>(0, k, y, x);
+                    bad += got.dtype() == DType::UInt16
+                               ? got.at<std::uint16_t>(0, k, y, x) != want.at<std::uint16_t>(0, k, y, x)
+                               : got.at<std::uint8_t>(0, k, y, x) != want.at<std::uint8_t>(0, k, y, x);
         EXPECT_EQ(bad, 0);
         ++compared;
     }
