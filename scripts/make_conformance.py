@@ -530,9 +530,39 @@ def table_narrow_types(rng):
     return out
 
 
+def table_narrow_warps(rng):
+    """uint16 images through torchvision's perspective (nearest and bilinear, with and
+    without fills) and gaussian_blur: computed in float32 and rounded back, as torchvision
+    handles integer images there."""
+    grid_fma, sample_fma = torch_fma_flags()
+    out = []
+    for layout in ("contiguous", "channels_last"):
+        for mode in ("nearest", "bilinear"):
+            for fill in (None, [1000.0, 65535.0, 300.5]):
+                h, w = int(rng.integers(20, 50)), int(rng.integers(20, 50))
+                dh, dw = max(1, h // 4), max(1, w // 4)
+                end = [[int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+                       [w - 1 - int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+                       [w - 1 - int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))],
+                       [int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))]]
+                start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+                op = {"op": "perspective", "coefficients": perspective_coefficients(start, end), "mode": mode,
+                      "grid_fma": grid_fma, "sample_fma": sample_fma}
+                if fill is not None:
+                    op["fill"] = fill
+                out.append(([op], "uint16", [int(rng.integers(1, 3)), 3, h, w], layout))
+        for ks, sigma in (([5, 5], [1.1, 1.1]), ([3, 7], [0.6, 2.0]), ([9, 9], None)):
+            op = {"op": "gaussian_blur", "kernel_size": ks}
+            if sigma is not None:
+                op["sigma"] = sigma
+            out.append(([op], "uint16", [int(rng.integers(1, 3)), int(rng.choice([1, 3])), int(rng.integers(12, 40)),
+                                          int(rng.integers(12, 40))], layout))
+    return out
+
+
 TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops,
           "pad_erase": table_pad_erase, "blur_ops": table_blur_ops, "tone_ops": table_tone_ops,
-          "narrow_types": table_narrow_types}
+          "narrow_types": table_narrow_types, "narrow_warps": table_narrow_warps}
 
 
 def make_input(rng, dtype, shape):

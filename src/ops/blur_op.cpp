@@ -194,6 +194,13 @@ ShapeInfo blur_shape(const BlurOp& o, const ShapeInfo& in) {
     return in;
 }
 
+// A uint16 image blurs as torchvision blurs integer images: in float32, rounded back.
+// (Sharpness blends with its own integer rules, and the 16-bit floats blur in their own
+// dtype there: not taken.)
+NarrowTypes blur_narrow(const BlurOp& o, DType t) {
+    return o.fn == BlurFn::Gaussian && t == DType::UInt16 ? NarrowTypes::ViaFloat32 : NarrowTypes::Refused;
+}
+
 }  // namespace
 
 std::vector<float> gaussian_kernel2d(const BlurOp& op) {
@@ -218,6 +225,7 @@ OpDef blur_op_def() {
         .syntax_of = blur_syntax,
         .write = write_blur,
         .shape = blur_shape,
+        .narrow = blur_narrow,
     });
 }
 

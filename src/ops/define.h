@@ -236,12 +236,12 @@ struct TypedOpDef {
     void (*write)(const T&, JsonWriter&) = nullptr;
     ShapeInfo (*shape)(const T&, const ShapeInfo&) = nullptr;
     const Tensor* (*data)(const T&) = nullptr;
-    NarrowTypes (*narrow)(const T&) = nullptr;  // the op's row of the type table (registry.h)
+    NarrowTypes (*narrow)(const T&, DType) = nullptr;  // the op's row of the type table (registry.h)
 };
 
-// Type-table rows that do not depend on the op's fields.
-template <typename T> NarrowTypes narrow_native(const T&) { return NarrowTypes::Native; }
-template <typename T> NarrowTypes narrow_own(const T&) { return NarrowTypes::Own; }
+// Type-table rows that depend on neither the op's fields nor the narrow dtype.
+template <typename T> NarrowTypes narrow_native(const T&, DType) { return NarrowTypes::Native; }
+template <typename T> NarrowTypes narrow_own(const T&, DType) { return NarrowTypes::Own; }
 
 template <typename T>
 OpDef make_op_def(const TypedOpDef<T>& d) {
@@ -256,7 +256,7 @@ OpDef make_op_def(const TypedOpDef<T>& d) {
     if (auto* f = d.write) def.write = [f](const Op& op, JsonWriter& w) { f(std::get<T>(op), w); };
     if (auto* f = d.shape) def.shape = [f](const Op& op, const ShapeInfo& in) { return f(std::get<T>(op), in); };
     if (auto* f = d.data) def.data = [f](const Op& op) { return f(std::get<T>(op)); };
-    if (auto* f = d.narrow) def.narrow = [f](const Op& op) { return f(std::get<T>(op)); };
+    if (auto* f = d.narrow) def.narrow = [f](const Op& op, DType t) { return f(std::get<T>(op), t); };
     return def;
 }
 

@@ -141,11 +141,21 @@ ShapeInfo perspective_shape(const PerspectiveOp& o, const ShapeInfo& in) {
 
 }  // namespace
 
+// uint16 images go through torchvision's grid transforms as float32 and are rounded back
+// (its _apply_grid_transform; the sampling grid is float32 for every integer dtype). float16
+// and bfloat16 are not taken: torchvision builds their grids in the image's own dtype.
+NarrowTypes grid_narrow(DType t) { return t == DType::UInt16 ? NarrowTypes::ViaFloat32 : NarrowTypes::Refused; }
+NarrowTypes perspective_narrow(const PerspectiveOp&, DType t) { return grid_narrow(t); }
+NarrowTypes affine_narrow(const AffineOp& o, DType t) {
+    return o.convention == AffineConvention::Torchvision ? grid_narrow(t) : NarrowTypes::Refused;
+}
+
 OpDef perspective_op_def() {
     return make_op_def(TypedOpDef<PerspectiveOp>{
         .syntax = {{"perspective", parse_perspective}},
         .write = write_perspective,
         .shape = perspective_shape,
+        .narrow = perspective_narrow,
     });
 }
 
@@ -154,6 +164,7 @@ OpDef affine_op_def() {
         .syntax = {{"affine", parse_affine}},
         .write = write_affine,
         .shape = affine_shape,
+        .narrow = affine_narrow,
     });
 }
 

@@ -91,7 +91,7 @@ void require_float(std::string_view op, DType t, bool narrow) {
 NarrowTypes narrow_types(const Op& op, DType dtype) {
     if (dtype == DType::UInt8 || dtype == DType::Float32) return NarrowTypes::Native;
     const OpDef& def = op_def(op);
-    return def.narrow ? def.narrow(op) : NarrowTypes::Refused;
+    return def.narrow ? def.narrow(op, dtype) : NarrowTypes::Refused;
 }
 
 ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {

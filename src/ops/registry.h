@@ -94,9 +94,9 @@ struct OpDef {
     // Data the op carries that its JSON only names (grid_sample's grid), which cache keys
     // digest; empty or returning null: none.
     std::function<const Tensor*(const Op&)> data;
-    // Its row of the type table (an op's fields may choose it: a nearest resize moves
-    // elements, a bilinear one computes); empty: Refused.
-    std::function<NarrowTypes(const Op&)> narrow;
+    // Its row of the type table for a uint16, float16 or bfloat16 input (an op's fields may
+    // choose it: a nearest resize moves elements, a bilinear one computes); empty: Refused.
+    std::function<NarrowTypes(const Op&, DType)> narrow;
 
     std::string_view name() const { return syntax.front().name; }
     std::string_view name_of(const Op& op) const { return syntax[syntax_of ? syntax_of(op) : 0].name; }

@@ -64,7 +64,7 @@ ShapeInfo resize_shape(const ResizeOp& o, const ShapeInfo& in) {
 
 // Nearest modes copy elements; bilinear and bicubic compute in float32 for the narrow
 // dtypes, as torchvision.v2's resize casts them.
-NarrowTypes resize_narrow(const ResizeOp& o) {
+NarrowTypes resize_narrow(const ResizeOp& o, DType) {
     return o.mode == ResizeMode::Nearest || o.mode == ResizeMode::NearestExact ? NarrowTypes::Native
                                                                                 : NarrowTypes::ViaFloat32;
 }

@@ -28,8 +28,9 @@ struct Case {
     std::string label;  // op summary for the test name
     std::optional<DType> input_dtype;     // bfloat16: input.npy holds it as float32
     std::optional<DType> expected_dtype;  // bfloat16: expected.npy holds it as float32
-    bool interpolates = false;            // a bilinear or bicubic resize of a uint16, float16 or bfloat16
-                                          // image: computed in float32, rounded once
+    bool interpolates = false;            // a uint16, float16 or bfloat16 image through an op computed
+                                          // in float32 and rounded once (a bilinear or bicubic resize,
+                                          // a warp, a blur)
 };
 
 // The cases' folder: $TOROID_TEST_DATA when set (a packed build run from another checkout
@@ -59,9 +60,12 @@ std::vector<Case> load_cases() {
             Case k{c["name"].get<std::string>(), engine, parse_layout(c["input_layout"].get<std::string>()), label, {}, {}};
             if (c.value("dtype", "") == "bfloat16") k.input_dtype = DType::BFloat16;
             if (c.contains("expected_dtype")) k.expected_dtype = parse_dtype(c["expected_dtype"].get<std::string>());
-            for (const auto& op : c["pipeline"])
-                if (op["op"] == "resize" && (op.value("mode", "") == "bilinear" || op.value("mode", "") == "bicubic"))
+            for (const auto& op : c["pipeline"]) {
+                const std::string kind = op["op"], mode = op.value("mode", "");
+                if ((kind == "resize" && (mode == "bilinear" || mode == "bicubic")) || kind == "perspective" ||
+                    kind == "affine" || kind == "gaussian_blur")
                     k.interpolates = c.value("dtype", "") != "uint8" && c.value("dtype", "") != "float32";
+            }
             out.push_back(k);
         }
     }
@@ -165,9 +169,9 @@ TEST_P(EngineConformance, MatchesPyTorch) {
                     const double a = value(got, n, ch, h, w), b = value(expected, n, ch, h, w);
                     double err = std::fabs(a - b);
                     if (a == b || (std::isnan(a) && std::isnan(b))) err = 0;  // infinities, NaN
-                    // uint16 from a float32 interpolation: a float32 sum summed in another order
-                    // may round to the neighbouring integer where it lies within its rounding
-                    // error of a half (docs/reference.md).
+                    // A 16-bit result rounded once from float32: a float32 sum taken in another
+                    // order may round to the neighbouring value where it lies within its rounding
+                    // error of a tie (docs/reference.md).
                     const double int_tolerance = c.interpolates ? 1 : 0;
                     bool bad = !dtype_is_float(got.dtype()) ? err > int_tolerance
                                                             : !(err <= tolerance(expected.dtype(), b));

@@ -119,11 +119,18 @@ TEST(OpShapes, NarrowDTypesFollowTheTypeTable) {
         EXPECT_EQ(shape_of(R"({"op": "pad", "padding": 2, "fill": 3})", t, {1, 3, 5, 6}), (ShapeInfo{t, {1, 3, 9, 10}}));
         EXPECT_EQ(shape_of(R"({"op": "convert", "dtype": "uint8", "scale": true})", t, {1, 3, 5, 6}),
                   (ShapeInfo{U8, {1, 3, 5, 6}}));
-        EXPECT_EQ(error_for(R"({"op": "gaussian_blur", "kernel_size": 3})", t, {1, 3, 5, 6}),
-                  std::string("gaussian_blur: ") + std::string(dtype_name(t)) +
+        EXPECT_EQ(error_for(R"({"op": "invert"})", t, {1, 3, 5, 6}),
+                  std::string("invert: ") + std::string(dtype_name(t)) +
                       R"( images are not supported yet (it takes uint8 and float32; add {"op": "convert", )"
                       R"("dtype": "float32"} before it))");
     }
+    // uint16 blurs and warps as torchvision does integer images (float32, rounded back); the
+    // 16-bit floats are refused there, and so is the PyTorch convention of affine.
+    EXPECT_EQ(shape_of(R"({"op": "gaussian_blur", "kernel_size": 3})", DType::UInt16, {1, 3, 5, 6}),
+              (ShapeInfo{DType::UInt16, {1, 3, 5, 6}}));
+    EXPECT_NE(error_for(R"({"op": "gaussian_blur", "kernel_size": 3})", DType::Float16, {1, 3, 5, 6}), "");
+    EXPECT_NE(error_for(R"({"op": "adjust_sharpness", "factor": 2})", DType::UInt16, {1, 3, 5, 6}), "");
+    EXPECT_NE(error_for(R"({"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]]})", DType::UInt16, {1, 3, 5, 6}), "");
     EXPECT_EQ(shape_of(R"({"op": "normalize", "mean": 0.5, "std": 0.25})", DType::Float16, {1, 3, 5, 6}),
               (ShapeInfo{DType::Float16, {1, 3, 5, 6}}));
     EXPECT_EQ(shape_of(R"({"op": "convert", "dtype": "bfloat16"})", U8, {1, 3, 5, 6}),

@@ -31,9 +31,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def check(case_dir, out_path, interpolates=False):
     """None when `out_path` holds the case's expected result at the tolerances of
-    tests/conformance (interpolates: a bilinear or bicubic resize of a 16-bit image, whose
-    float32 sums may round to the other side of a tie: integers within 1, float16 within one
-    unit in the last place)."""
+    tests/conformance (interpolates: a 16-bit image through a resize, warp or blur computed in
+    float32, whose sums may round to the other side of a tie: integers within 1, float16
+    within one unit in the last place)."""
     want = np.load(os.path.join(case_dir, "expected.npy"))
     got = np.load(out_path)
     if got.shape != want.shape or got.dtype != want.dtype:
@@ -147,7 +147,8 @@ def main():
     # tests/conformance runs them on the cuda engine.
     cases = [] if a.no_conformance else [
         (c["name"], c["input_layout"], c.get("dtype") in ("uint16", "float16") and any(
-            op["op"] == "resize" and op.get("mode") in ("bilinear", "bicubic") for op in c["pipeline"]))
+            (op["op"] == "resize" and op.get("mode") in ("bilinear", "bicubic")) or
+            op["op"] in ("perspective", "affine", "gaussian_blur") for op in c["pipeline"]))
         for c in listed if c.get("dtype") != "bfloat16" and c.get("expected_dtype") != "bfloat16"]
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="toroid-cuda-cli-")
