@@ -265,6 +265,11 @@ typedef struct toroid_file_options {
      * "unchanged" (a palette PNG expands to RGB or RGBA). */
     const char* mode;
     int32_t apply_exif_orientation; /* nonzero (default): PNG/JPEG inputs turned as EXIF says */
+    /* Nonzero: draft decoding (not exact). A JPEG whose pipeline starts with a resize to a
+     * size (not a scale factor) smaller than the image decodes at the smallest of 1/2, 1/4,
+     * 1/8 scale that is still at least that size (libjpeg-turbo's DCT scaling). 0 (default):
+     * every file decodes whole. */
+    int32_t draft;
 } toroid_file_options;
 
 /* Fills `options` with the defaults (every core, quality 90, format from the extension,

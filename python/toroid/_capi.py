@@ -133,7 +133,7 @@ class FileOptions(ctypes.Structure):
     """toroid_file_options: how toroid_process_file decodes, runs and encodes one file."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("threads", ctypes.c_int32), ("jpeg_quality", ctypes.c_int32),
                 ("format", ctypes.c_char_p), ("engine", ctypes.c_char_p), ("mode", ctypes.c_char_p),
-                ("apply_exif_orientation", ctypes.c_int32)]
+                ("apply_exif_orientation", ctypes.c_int32), ("draft", ctypes.c_int32)]
 
 
 def _candidates():

@@ -151,7 +151,7 @@ def set_max_pixels(pixels):
 def process_file(pipeline, src, dst, options):
     """Runs `pipeline` (a PipelineHandle) on the image file src and writes dst. options:
     dict with threads, quality, format (None: dst's extension), engine, mode (None: unchanged),
-    exif (default True). Raises Error."""
+    exif (default True), draft (default False: JPEGs decoded whole). Raises Error."""
     if not _capi.has_process_file:
         raise Error("%s has no toroid_process_file: rebuild libtoroid_c" % _capi.library_path)
     o = _capi.FileOptions()
@@ -163,6 +163,7 @@ def process_file(pipeline, src, dst, options):
     o.engine = engine.encode() if engine else None
     o.mode = mode.encode() if mode else None
     o.apply_exif_orientation = 1 if options.get("exif", True) else 0
+    o.draft = 1 if options.get("draft", False) else 0
     _capi.check(_capi.lib.toroid_process_file(pipeline._handle, os.fsencode(src), os.fsencode(dst),
                                               ctypes.byref(o)))
 
@@ -448,7 +449,7 @@ def run(args):
         # when every core already has a file).
         options = {"threads": 1 if args.dask else max(1, (os.cpu_count() or 1) // at_once),
                    "quality": args.quality, "format": args.format, "engine": args.engine,
-                   "mode": args.mode, "exif": not args.no_exif_orientation,
+                   "mode": args.mode, "exif": not args.no_exif_orientation, "draft": args.draft,
                    "files_at_once": at_once, "allow_paths": args.allow_paths, "max_pixels": args.max_pixels}
         bar = _progress(len(pairs) + len(clashes))
 
@@ -528,6 +529,9 @@ def parse_args(argv):
                          "(default rgb)")
     ap.add_argument("--no-exif-orientation", action="store_true",
                     help="do not apply the EXIF orientation of PNG/JPEG inputs (applied by default)")
+    ap.add_argument("--draft", action="store_true",
+                    help="decode JPEGs at 1/2, 1/4 or 1/8 scale where the pipeline's first op resizes them to at "
+                         "most that (faster; not exact)")
     ap.add_argument("--allow-paths", action="store_true",
                     help="let grid paths in the pipeline be absolute or leave the pipeline file's folder")
     ap.add_argument("--max-pixels", type=int, default=None,

@@ -896,6 +896,7 @@ void toroid_file_options_init(toroid_file_options* options) {
     options->engine = nullptr;
     options->mode = nullptr;
     options->apply_exif_orientation = 1;
+    options->draft = 0;
 }
 
 toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* input_path, const char* output_path,
@@ -918,6 +919,7 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
             if (size >= offsetof(toroid_file_options, mode) + sizeof(const char*)) o.mode = options->mode;
             if (size >= offsetof(toroid_file_options, apply_exif_orientation) + sizeof(int32_t))
                 o.apply_exif_orientation = options->apply_exif_orientation;
+            if (size >= offsetof(toroid_file_options, draft) + sizeof(int32_t)) o.draft = options->draft;
         }
         for (std::size_t i = 0; i < pipeline->grid_missing.size(); ++i)
             if (pipeline->grid_missing[i])
@@ -930,6 +932,7 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
         fo.jpeg_quality = o.jpeg_quality;
         if (o.mode) fo.decode.mode = io::parse_image_mode(o.mode);
         fo.decode.apply_exif_orientation = o.apply_exif_orientation != 0;
+        fo.draft = o.draft != 0;
         // The handle's engine for these options: a same-sized image compiles once across
         // calls and threads (the compiled engine's process-wide cache) and is found by its
         // spec on later calls.

@@ -49,6 +49,7 @@ struct ApplyArgs {
     std::int64_t max_pixels = -1;  // --max-pixels; < 0: $TOROID_MAX_IMAGE_PIXELS or the default
     std::string mode;              // --mode; unset: rgb in folder mode, unchanged for one file
     bool no_exif = false;          // --no-exif-orientation
+    bool draft = false;            // --draft: JPEGs decoded smaller where the pipeline shrinks them
 };
 
 // How PNG and JPEG inputs decode: --mode (folder mode's default rgb, so that gray, RGBA and
@@ -98,6 +99,7 @@ int run_apply_folder(const ApplyArgs& a) {
     options.file.jpeg_quality = a.quality;
     if (!a.layout.empty()) options.file.layout = parse_layout(a.layout);
     options.file.decode = decode_options(a, true);
+    options.file.draft = a.draft;
     options.jobs = a.jobs > 0 ? a.jobs : default_threads();
     const std::filesystem::path in_dir(a.input), out_dir(a.output);
     std::error_code ec;
@@ -172,7 +174,9 @@ int run_apply(const ApplyArgs& a) {
 
     Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
     auto engine = make_engine(engine_name(a), engine_options(a, threads, true));
-    Tensor input = io::read_image(a.input, decode_options(a, false)).to_layout(layout);
+    io::DecodeOptions decode = decode_options(a, false);
+    if (a.draft) decode.draft = draft_for(pipeline);
+    Tensor input = io::read_image(a.input, decode).to_layout(layout);
     const auto prepare_start = std::chrono::steady_clock::now();
     auto prepared = engine->prepare(pipeline, input.spec());
     if (a.prepare_only) {
@@ -228,6 +232,9 @@ int main(int argc, char** argv) {
                           "folder mode, unchanged for one file), as torchvision's decode_image converts them");
     apply_cmd->add_flag("--no-exif-orientation", apply.no_exif,
                         "do not apply the EXIF orientation of PNG/JPEG inputs (applied by default)");
+    apply_cmd->add_flag("--draft", apply.draft,
+                        "decode a JPEG at 1/2, 1/4 or 1/8 scale where the pipeline's first op resizes it to at most "
+                        "that (faster; not exact: the result differs from the full decode's)");
     apply_cmd->add_option("--jobs", apply.jobs, "folder mode: files processed at once (default: all cores)");
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
     apply_cmd->add_option("--device", apply.device, "cpu (default) or cuda (input copied to the GPU, result back)");

@@ -83,6 +83,20 @@ void check_output_format(const Pipeline& pipeline, io::ImageFormat format, const
     }
 }
 
+std::function<std::array<std::int64_t, 2>(std::int64_t, std::int64_t)> draft_for(const Pipeline& pipeline) {
+    const ResizeOp* first = pipeline.ops.empty() ? nullptr : std::get_if<ResizeOp>(&pipeline.ops.front());
+    if (first == nullptr || first->scale_factor) return {};
+    const ResizeOp op = *first;
+    return [op](std::int64_t h, std::int64_t w) -> std::array<std::int64_t, 2> {
+        try {
+            const ShapeInfo out = infer_shape(Op{op}, ShapeInfo{DType::UInt8, {1, 3, h, w}});
+            if (out.shape[2] < h && out.shape[3] < w) return {out.shape[2], out.shape[3]};
+        } catch (const Error&) {
+        }
+        return {0, 0};
+    };
+}
+
 void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& input, const fs::path& output,
                   const FileOptions& options) {
     if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
@@ -94,7 +108,9 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
              quoted(output), printable(output.extension().string(), 20));
 
     check_output_is_not_input(input, output);
-    Tensor in = io::read_image(input, options.decode);  // its messages name the file
+    io::DecodeOptions decode = options.decode;
+    if (options.draft) decode.draft = draft_for(pipeline);
+    Tensor in = io::read_image(input, decode);  // its messages name the file
     if (options.layout) in = in.to_layout(*options.layout);
     Tensor result;
     try {

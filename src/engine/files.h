@@ -20,7 +20,15 @@ struct FileOptions {
     int jpeg_quality = 90;                  // 1..100
     std::optional<Layout> layout;           // unset: the input stays in the layout it decodes to
     io::DecodeOptions decode;               // PNG and JPEG inputs: channels, EXIF orientation
+    // Draft decoding (not exact): a JPEG whose pipeline starts by shrinking it decodes at the
+    // smallest DCT scale that is still at least the first resize's result (draft_for).
+    bool draft = false;
 };
+
+// The draft rule of `pipeline` (io::DecodeOptions::draft): where its first op is a resize to
+// a size (given, or torchvision's smaller-edge / max-size rule; not a scale factor) smaller
+// than the image in both dimensions, that size; else {0, 0} (decode whole).
+std::function<std::array<std::int64_t, 2>(std::int64_t, std::int64_t)> draft_for(const Pipeline& pipeline);
 
 // Decodes `input` (.jpg/.jpeg/.png/.npy), prepares `pipeline` for its spec with `engine`
 // (the engines keep prepared pipelines per spec, so same-sized images compile once), runs

@@ -45,9 +45,22 @@ Tensor decode_image(const std::string& bytes, const std::string& what, ImageForm
                     const DecodeOptions& options) {
     if (format == ImageFormat::Npy) return parse_npy_image(bytes, what);
     const bool png = format == ImageFormat::Png;
-    Tensor t = png ? decode_png(bytes, what, options.mode) : decode_jpeg(bytes, what, options.mode);
+    const int orientation = !options.apply_exif_orientation ? 1
+                            : png                           ? png_exif_orientation(bytes)
+                                                            : jpeg_exif_orientation(bytes);
+    std::array<std::int64_t, 2> at_least{0, 0};
+    if (!png && options.draft) {
+        if (const auto size = jpeg_size(bytes)) {
+            // Orientations 5-8 transpose: the caller's height is the stored width.
+            const bool transposed = orientation >= 5 && orientation <= 8;
+            const auto [h, w] = *size;
+            const auto least = transposed ? options.draft(w, h) : options.draft(h, w);
+            at_least = transposed ? std::array<std::int64_t, 2>{least[1], least[0]} : least;
+        }
+    }
+    Tensor t = png ? decode_png(bytes, what, options.mode) : decode_jpeg(bytes, what, options.mode, at_least);
     if (!options.apply_exif_orientation) return t;
-    return apply_orientation(t, png ? png_exif_orientation(bytes) : jpeg_exif_orientation(bytes));
+    return apply_orientation(t, orientation);
 }
 
 std::optional<ImageFormat> sniff_image_format(std::string_view bytes) {

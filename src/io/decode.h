@@ -4,6 +4,9 @@
 
 #include "core/tensor.h"
 
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <string_view>
 
 namespace toroid::io {
@@ -28,6 +31,12 @@ struct DecodeOptions {
     // image data) is applied: the image is flipped and/or transposed as torchvision's
     // decode_image(apply_exif_orientation=True) does. Files without the tag are unchanged.
     bool apply_exif_orientation = true;
+    // Draft decoding (opt-in; not exact): given a JPEG's size (height, width, after the EXIF
+    // orientation), the least size its decoded image may have, or {0, 0} for the full size.
+    // The JPEG is then decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain (libjpeg-turbo's
+    // scaling: it skips the finer frequencies), the smallest of those at least that large.
+    // PNG files decode whole. Empty: no draft.
+    std::function<std::array<std::int64_t, 2>(std::int64_t height, std::int64_t width)> draft;
 };
 
 }  // namespace toroid::io

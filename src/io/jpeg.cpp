@@ -47,7 +47,18 @@ std::uint8_t luma(int r, int g, int b) { return static_cast<std::uint8_t>((r * 1
 
 }  // namespace
 
-Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode) {
+std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
+    Handle h(tjInitDecompress());
+    if (!h) return std::nullopt;
+    int width = 0, height = 0, subsamp = 0, colorspace = 0;
+    if (tjDecompressHeader3(h.get(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<unsigned long>(bytes.size()), &width, &height, &subsamp, &colorspace) != 0)
+        return std::nullopt;
+    return std::array<std::int64_t, 2>{height, width};
+}
+
+Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode,
+                   std::array<std::int64_t, 2> at_least) {
     if (bytes.empty()) fail("{}: file is empty (expected a JPEG file)", what);
     if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0xFF ||
         static_cast<unsigned char>(bytes[1]) != 0xD8)
@@ -73,6 +84,24 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode 
     if (mode == ImageMode::Unchanged && cmyk) c = 4;
     const int pixel_format = cmyk ? TJPF_CMYK : c == 1 ? TJPF_GRAY : TJPF_RGB;
     const std::int64_t decoded_c = cmyk ? 4 : c;
+    // Draft: the smallest DCT scale whose image is still at least `at_least` (TurboJPEG picks
+    // the scaling factor from the size asked for).
+    if (at_least[0] > 0 || at_least[1] > 0) {
+        int n = 0;
+        const tjscalingfactor* factors = tjGetScalingFactors(&n);
+        int best_w = width, best_h = height;
+        for (int i = 0; factors != nullptr && i < n; ++i) {
+            const tjscalingfactor f = factors[i];
+            if (f.num != 1) continue;  // 1/2, 1/4, 1/8: the scales that skip work
+            const int sw = TJSCALED(width, f), sh = TJSCALED(height, f);
+            if (sw >= at_least[1] && sh >= at_least[0] && std::int64_t{sw} * sh < std::int64_t{best_w} * best_h) {
+                best_w = sw;
+                best_h = sh;
+            }
+        }
+        width = best_w;
+        height = best_h;
+    }
     const std::int64_t w = width, hgt = height;
     if (static_cast<double>(w * hgt * decoded_c) > kMaxExpansion * static_cast<double>(bytes.size()) + kExpansionAllowance)
         fail("{}: invalid JPEG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what, w, hgt,

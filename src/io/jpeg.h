@@ -7,7 +7,10 @@
 #include "core/tensor.h"
 #include "io/decode.h"
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace toroid::io {
@@ -18,7 +21,12 @@ inline constexpr int kDefaultJpegQuality = 90;
 // Decodes JPEG bytes; `what` names the source in messages. Any libjpeg warning (truncated
 // data, corrupt entropy-coded segments) is an error: a partly gray image is not accepted.
 // The EXIF orientation is not applied here (io::decode_image applies it).
-Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode = ImageMode::Unchanged);
+// `at_least` (height, width): decode at the smallest DCT scale (1/8, 1/4, 1/2 or 1) whose
+// result is at least that large ({0, 0}: full size; io/decode.h, DecodeOptions::draft).
+Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode = ImageMode::Unchanged,
+                   std::array<std::int64_t, 2> at_least = {0, 0});
+// The (height, width) a JPEG's header declares; nullopt where it cannot be read.
+std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes);
 Tensor read_jpeg(const std::filesystem::path& path, ImageMode mode = ImageMode::Unchanged);
 std::string encode_jpeg(const Tensor& t, int quality = kDefaultJpegQuality);
 

@@ -207,6 +207,35 @@ TEST_F(Folder, DefaultFormatKeepsTheInputsAndFloatNeedsNpy) {
     EXPECT_FALSE(fs::exists(dir_ / "out5"));
 }
 
+// --draft: a JPEG the pipeline's first resize shrinks at least 2x decodes at a DCT scale, so
+// its result has the same shape and is close to, not equal to, the full decode's; PNG, .npy
+// and JPEGs the resize does not shrink 2x decode whole (equal results). The rule itself:
+// draft_for.
+TEST_F(Folder, DraftDecodesShrunkJpegsSmallerAndLeavesTheRest) {
+    const fs::path full = dir_ / "full", draft = dir_ / "draft";
+    Result a = run({"apply", kToFloat, in_.string(), full.string(), "--format", "npy", "--jobs", "2"});
+    Result b = run({"apply", kToFloat, in_.string(), draft.string(), "--format", "npy", "--jobs", "2", "--draft"});
+    EXPECT_EQ(a.exit_code, 1) << a.err;  // the truncated JPEG, in both
+    EXPECT_EQ(b.exit_code, 1) << b.err;
+    for (const char* f : {"top.npy", "a/x.npy", "a/b/y.npy", "a/b/z.npy"}) {
+        SCOPED_TRACE(f);
+        const Tensor x = io::read_npy_image(full / f), y = io::read_npy_image(draft / f);
+        ASSERT_EQ(x.shape(), y.shape());
+        double diff = 0;
+        for (std::int64_t i = 0; i < x.numel(); ++i) diff = std::max(diff, double(std::fabs(x.data_as<float>()[i] - y.data_as<float>()[i])));
+        // top.jpg (30x40 -> 12x16) decodes at 1/2 (15x20); x.JPEG (24x20 -> 12x16) is not
+        // shrunk 2x in width, so it decodes whole, as do the PNG and the .npy.
+        if (std::string(f) == "top.npy") EXPECT_GT(diff, 0.0);
+        else EXPECT_EQ(diff, 0.0);
+        EXPECT_LT(diff, 0.35);
+    }
+    Pipeline p = parse_pipeline(R"([{"op": "resize", "mode": "bilinear", "smaller_edge": 50}, {"op": "flip", "dims": [-1]}])", fs::path());
+    EXPECT_EQ(draft_for(p)(100, 300), (std::array<std::int64_t, 2>{50, 150}));
+    EXPECT_EQ(draft_for(p)(40, 300), (std::array<std::int64_t, 2>{0, 0}));  // enlarged: decode whole
+    EXPECT_FALSE(draft_for(parse_pipeline(R"([{"op": "resize", "scale_factor": [0.5, 0.5]}])", fs::path())));
+    EXPECT_FALSE(draft_for(parse_pipeline(R"([{"op": "flip", "dims": [-1]}])", fs::path())));
+}
+
 TEST_F(Folder, SameOutputNameFromTwoInputsIsAnErrorForTheSecond) {
     fs::remove(in_ / "c" / "bad.jpg");
     write(in_ / "top.png", io::encode_png(image(3, 10, 10, 9)));  // top.jpg and top.png -> top.npy

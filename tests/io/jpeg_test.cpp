@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -183,6 +184,46 @@ TEST(Jpeg, CorruptBytesNeverCrash) {
         }
     }
     EXPECT_GT(errors, 0);
+}
+
+// Draft decoding: the smallest DCT scale (1/8, 1/4, 1/2) still at least the size asked for,
+// close to the full decode shrunk; {0, 0} or a size the image cannot reach decodes whole.
+TEST(Jpeg, DraftDecodesAtTheSmallestScaleThatKeepsTheSize) {
+    const std::string bytes = encode_jpeg(test_image(3, 96, 128, Layout::ChannelsLast), 95);
+    EXPECT_EQ(jpeg_size(bytes), (std::array<std::int64_t, 2>{96, 128}));
+    EXPECT_EQ(decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {0, 0}).shape(), (Dims{1, 3, 96, 128}));
+    EXPECT_EQ(decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {10, 10}).shape(), (Dims{1, 3, 12, 16}));   // 1/8
+    EXPECT_EQ(decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {13, 10}).shape(), (Dims{1, 3, 24, 32}));   // 1/4
+    EXPECT_EQ(decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {30, 60}).shape(), (Dims{1, 3, 48, 64}));   // 1/2
+    EXPECT_EQ(decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {97, 10}).shape(), (Dims{1, 3, 96, 128}));  // whole
+    // The 1/2-scale image is the full one averaged over 2x2 blocks, give or take the
+    // frequencies the scaled IDCT leaves out.
+    const Tensor full = decode_jpeg(bytes, "t.jpg", ImageMode::Rgb), half = decode_jpeg(bytes, "t.jpg", ImageMode::Rgb, {48, 64});
+    double err = 0;
+    for (std::int64_t c = 0; c < 3; ++c)
+        for (std::int64_t y = 0; y < 48; ++y)
+            for (std::int64_t x = 0; x < 64; ++x) {
+                double avg = 0;
+                for (int dy = 0; dy < 2; ++dy)
+                    for (int dx = 0; dx < 2; ++dx) avg += full.at<std::uint8_t>(0, c, 2 * y + dy, 2 * x + dx) / 4.0;
+                err += std::fabs(avg - half.at<std::uint8_t>(0, c, y, x));
+            }
+    EXPECT_LT(err / (3 * 48 * 64), 3.0);
+}
+
+// The draft rule sees the image as the EXIF orientation turns it (exif6.jpg: stored 22 wide
+// and 13 tall, turned to 13 wide and 22 tall).
+TEST(Jpeg, DraftSeesTheOrientedSize) {
+    const std::string bytes = read_file(std::string(TOROID_TEST_DATA) + "/decode/exif6.jpg");
+    std::array<std::int64_t, 2> seen{0, 0};
+    DecodeOptions o;
+    o.draft = [&](std::int64_t h, std::int64_t w) {
+        seen = {h, w};
+        return std::array<std::int64_t, 2>{0, 0};
+    };
+    const Tensor t = decode_image(bytes, "exif6.jpg", ImageFormat::Jpeg, o);
+    EXPECT_EQ(seen, (std::array<std::int64_t, 2>{22, 13}));
+    EXPECT_EQ(t.shape(), (Dims{1, 3, 22, 13}));
 }
 
 TEST(Jpeg, NotAJpeg) {
