@@ -287,6 +287,22 @@ def perspective_coefficients(startpoints, endpoints):
     return torch.linalg.lstsq(a, b, driver="gels").solution.to(torch.float32).tolist()
 
 
+def random_perspective(rng, h, w, mode, fill, grid_fma, sample_fma):
+    """A perspective op moving an h x w image's corners inwards by up to a quarter of its
+    size, as RandomPerspective(distortion_scale=0.5) moves them."""
+    dh, dw = max(1, h // 4), max(1, w // 4)
+    end = [[int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+           [w - 1 - int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
+           [w - 1 - int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))],
+           [int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))]]
+    start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+    op = {"op": "perspective", "coefficients": perspective_coefficients(start, end), "mode": mode,
+          "grid_fma": grid_fma, "sample_fma": sample_fma}
+    if fill is not None:
+        op["fill"] = fill
+    return op
+
+
 def table_warp_ops(rng):
     """torchvision's perspective: corners moved as RandomPerspective moves them, nearest and
     bilinear, without and with fills, on uint8 and float32 images of both layouts, grids
@@ -299,16 +315,7 @@ def table_warp_ops(rng):
                 for fill in (None, [0.0], [10.0, 200.0, 77.5]):
                     h, w = (int(rng.integers(4, 7)), int(rng.integers(4, 9))) if fill == [0.0] else \
                         (int(rng.integers(20, 60)), int(rng.integers(20, 60)))
-                    dh, dw = max(1, h // 4), max(1, w // 4)
-                    end = [[int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
-                           [w - 1 - int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
-                           [w - 1 - int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))],
-                           [int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))]]
-                    start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
-                    op = {"op": "perspective", "coefficients": perspective_coefficients(start, end), "mode": mode,
-                          "grid_fma": grid_fma, "sample_fma": sample_fma}
-                    if fill is not None:
-                        op["fill"] = fill
+                    op = random_perspective(rng, h, w, mode, fill, grid_fma, sample_fma)
                     out.append(([op], dtype, [int(rng.integers(1, 3)), 3, h, w], layout))
     return out
 
@@ -540,16 +547,7 @@ def table_narrow_warps(rng):
         for mode in ("nearest", "bilinear"):
             for fill in (None, [1000.0, 65535.0, 300.5]):
                 h, w = int(rng.integers(20, 50)), int(rng.integers(20, 50))
-                dh, dw = max(1, h // 4), max(1, w // 4)
-                end = [[int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
-                       [w - 1 - int(rng.integers(0, dw + 1)), int(rng.integers(0, dh + 1))],
-                       [w - 1 - int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))],
-                       [int(rng.integers(0, dw + 1)), h - 1 - int(rng.integers(0, dh + 1))]]
-                start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
-                op = {"op": "perspective", "coefficients": perspective_coefficients(start, end), "mode": mode,
-                      "grid_fma": grid_fma, "sample_fma": sample_fma}
-                if fill is not None:
-                    op["fill"] = fill
+                op = random_perspective(rng, h, w, mode, fill, grid_fma, sample_fma)
                 out.append(([op], "uint16", [int(rng.integers(1, 3)), 3, h, w], layout))
         for ks, sigma in (([5, 5], [1.1, 1.1]), ([3, 7], [0.6, 2.0]), ([9, 9], None)):
             op = {"op": "gaussian_blur", "kernel_size": ks}

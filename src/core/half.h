@@ -50,31 +50,22 @@ constexpr std::uint16_t float_to_bfloat16_bits(float f) {
     return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-// Element types of float16 and bfloat16 tensors: the bits, converted explicitly.
-struct Half {
+// Element types of float16 and bfloat16 tensors: the bits, converted explicitly through the
+// format's two conversions.
+template <float (*Widen)(std::uint16_t), std::uint16_t (*Narrow)(float)>
+struct NarrowFloat {
     std::uint16_t bits = 0;
-    constexpr Half() = default;
-    constexpr explicit Half(float f) : bits(float_to_half_bits(f)) {}
-    constexpr explicit operator float() const { return half_bits_to_float(bits); }
-    static constexpr Half from_bits(std::uint16_t b) {
-        Half h;
+    constexpr NarrowFloat() = default;
+    constexpr explicit NarrowFloat(float f) : bits(Narrow(f)) {}
+    constexpr explicit operator float() const { return Widen(bits); }
+    static constexpr NarrowFloat from_bits(std::uint16_t b) {
+        NarrowFloat h;
         h.bits = b;
         return h;
     }
-    friend constexpr bool operator==(Half a, Half b) { return a.bits == b.bits; }
+    friend constexpr bool operator==(NarrowFloat a, NarrowFloat b) { return a.bits == b.bits; }
 };
-
-struct BFloat16 {
-    std::uint16_t bits = 0;
-    constexpr BFloat16() = default;
-    constexpr explicit BFloat16(float f) : bits(float_to_bfloat16_bits(f)) {}
-    constexpr explicit operator float() const { return bfloat16_bits_to_float(bits); }
-    static constexpr BFloat16 from_bits(std::uint16_t b) {
-        BFloat16 h;
-        h.bits = b;
-        return h;
-    }
-    friend constexpr bool operator==(BFloat16 a, BFloat16 b) { return a.bits == b.bits; }
-};
+using Half = NarrowFloat<half_bits_to_float, float_to_half_bits>;
+using BFloat16 = NarrowFloat<bfloat16_bits_to_float, float_to_bfloat16_bits>;
 
 }  // namespace toroid
