@@ -115,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         if (pipeline_to_json(q) != canonical)
             fuzz::bug("canonical JSON is not stable", canonical + " vs " + pipeline_to_json(q));
-        for (DType t : {DType::UInt8, DType::Float32}) {
+        for (DType t : kAllDTypes) {
             fuzz::expect_ok_or_error([&] {
                 ShapeInfo out = infer_shape(p, ShapeInfo{t, {1, 3, 8, 10}});
                 for (auto d : out.shape) fuzz::check(d > 0 && d <= kMaxElements, "inferred dims are in range");
