@@ -566,6 +566,22 @@ def _fast_runner(fn, arg):
     empty_strided = t.empty_strided
     shape, strides = plan.shape, plan.strides
     torch_dtype = getattr(t, plan.dtype_name)
+    if _like_input(t, arg.obj, plan, torch_dtype):
+        # The result has the input's dtype, shape and strides: empty_like allocates it in
+        # half the time of empty_strided, which parses the shape and strides each call.
+        empty_like = t.empty_like
+
+        def run_torch(x):
+            try:
+                out = empty_like(x)
+            except Exception:  # noqa: BLE001 - out of memory: said as toroid.OutOfMemoryError
+                return fn.run(adapt(x))
+            status = run(handle, x.data_ptr(), out.data_ptr())
+            if status:
+                check(status)
+            return out
+        run_torch.function = fn
+        return run_torch
 
     def run_torch(x):
         try:
@@ -578,6 +594,15 @@ def _fast_runner(fn, arg):
         return out
     run_torch.function = fn
     return run_torch
+
+
+def _like_input(t, x, plan, torch_dtype):
+    """Whether torch.empty_like(x) gives exactly the result `plan` describes (dtype, shape and
+    strides; a fast runner serves inputs of x's exact dtype, shape and strides only)."""
+    if x.dtype != torch_dtype or tuple(x.shape) != tuple(plan.shape) or tuple(x.stride()) != tuple(plan.strides):
+        return False
+    probe = t.empty_like(x)
+    return tuple(probe.stride()) == tuple(plan.strides) and probe.dtype == torch_dtype
 
 
 def _fast_runner_cuda(fn, arg):
