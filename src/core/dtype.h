@@ -94,4 +94,12 @@ template <typename F> decltype(auto) dispatch_dtype(DType t, F&& f) {
 template <typename T> constexpr float to_float(T v) { return static_cast<float>(v); }
 template <typename T> constexpr T from_float(float v) { return static_cast<T>(v); }
 
+// v rounded to a float dtype's precision (to nearest even for float16 and bfloat16; float32
+// values and the integer dtypes' are returned as they are).
+constexpr float round_to_dtype(DType t, float v) {
+    if (t == DType::Float16) return static_cast<float>(Half(v));
+    if (t == DType::BFloat16) return static_cast<float>(BFloat16(v));
+    return v;
+}
+
 }  // namespace toroid

@@ -152,12 +152,7 @@ Value decompose_normalize(OpContext& ctx, const NormalizeOp& op, const Value& in
     // (x - mean) / std, each step rounded to that dtype (float16 and bfloat16 compute each in
     // float32 and round, as PyTorch's kernels do).
     const Type t = ir_type(in.spec.dtype);
-    auto in_dtype = [&](double v) {
-        const float f = static_cast<float>(v);
-        if (t == Type::F16) return static_cast<float>(Half(f));
-        if (t == Type::BF16) return static_cast<float>(BFloat16(f));
-        return f;
-    };
+    auto in_dtype = [&](double v) { return round_to_dtype(in.spec.dtype, static_cast<float>(v)); };
     for (std::size_t c = 0; c < channels; ++c) {
         mean[c] = in_dtype(op.mean.size() == 1 ? op.mean[0] : op.mean[c]);
         stdev[c] = in_dtype(op.std.size() == 1 ? op.std[0] : op.std[c]);

@@ -55,12 +55,12 @@ std::vector<double> pad_fill_values(const PadOp& op, DType dtype, std::int64_t c
                 break;
             case DType::Float16:
                 if (std::fabs(f) > 65504.0) fail("pad: fill {} cannot be converted to float16 without overflow", f);
-                v = static_cast<double>(static_cast<float>(Half(static_cast<float>(f))));
+                v = round_to_dtype(dtype, static_cast<float>(f));
                 break;
             case DType::BFloat16:
                 if (std::fabs(f) > static_cast<double>(FLT_MAX))
                     fail("pad: fill {} cannot be converted to bfloat16 without overflow", f);
-                v = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(f))));
+                v = round_to_dtype(dtype, static_cast<float>(f));
                 break;
         }
         std::fill(out.begin(), out.end(), v);
@@ -83,8 +83,8 @@ std::vector<double> pad_fill_values(const PadOp& op, DType dtype, std::int64_t c
                 if (!(std::fabs(f) < 9.2e18)) fail("pad: fill {} is out of range for uint16", op.fill[k]);
                 out[k] = static_cast<double>(static_cast<std::uint16_t>(static_cast<std::int64_t>(std::trunc(f)) & 0xffff));
                 break;
-            case DType::Float16: out[k] = static_cast<double>(static_cast<float>(Half(static_cast<float>(f)))); break;
-            case DType::BFloat16: out[k] = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(f)))); break;
+            case DType::Float16:
+            case DType::BFloat16: out[k] = round_to_dtype(dtype, static_cast<float>(f)); break;
         }
     }
     return out;
@@ -124,8 +124,8 @@ std::vector<double> erase_values(const EraseOp& op, DType dtype, std::int64_t ch
                          op.value.size() == 1 ? op.value[0] : op.value[k]);
                 out[k] = std::trunc(v) == 0 ? 0.0 : std::trunc(v);
                 break;
-            case DType::Float16: out[k] = static_cast<double>(static_cast<float>(Half(static_cast<float>(v)))); break;
-            case DType::BFloat16: out[k] = static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(v)))); break;
+            case DType::Float16:
+            case DType::BFloat16: out[k] = round_to_dtype(dtype, static_cast<float>(v)); break;
         }
     }
     return out;

@@ -72,12 +72,6 @@ float element(const Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, s
     return dispatch_dtype(t.dtype(), [&](auto tag) { return to_float(t.at<decltype(tag)>(n, c, h, w)); });
 }
 
-// v rounded to a float dtype's precision (float32 values stay).
-float round_to(DType t, float v) {
-    if (t == DType::Float16) return static_cast<float>(Half(v));
-    if (t == DType::BFloat16) return static_cast<float>(BFloat16(v));
-    return v;
-}
 
 // Stores v, already a value of `t` (rounded, or an integer in range), at (n, c, h, w).
 void store(Tensor& t, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, double v) {
@@ -122,9 +116,9 @@ Tensor convert(const ConvertOp& op, const Tensor& in, int threads) {
             const float x = element(in, n, c, h, w);
             double v;
             if (fsrc && fdst) {
-                v = round_to(dst, x);
+                v = round_to_dtype(dst, x);
             } else if (fsrc) {
-                const float f = op.scale ? round_to(src, x * static_cast<float>(dtype_max_value(dst) + 1.0 - 1e-3)) : x;
+                const float f = op.scale ? round_to_dtype(src, x * static_cast<float>(dtype_max_value(dst) + 1.0 - 1e-3)) : x;
                 v = saturate(dst, f);
             } else if (!fdst) {
                 const auto i = static_cast<std::uint32_t>(x);
@@ -133,9 +127,9 @@ Tensor convert(const ConvertOp& op, const Tensor& in, int threads) {
                 else v = i << (dtype_value_bits(dst) - dtype_value_bits(src));
             } else {
                 const float k = static_cast<float>(1.0 / dtype_max_value(src));
-                if (!op.scale) v = round_to(dst, x);
-                else if (src == DType::UInt16 && dst == DType::Float16) v = round_to(dst, x * k);
-                else v = round_to(dst, round_to(dst, x) * k);
+                if (!op.scale) v = round_to_dtype(dst, x);
+                else if (src == DType::UInt16 && dst == DType::Float16) v = round_to_dtype(dst, x * k);
+                else v = round_to_dtype(dst, round_to_dtype(dst, x) * k);
             }
             store(out, n, c, h, w, v);
         }
@@ -154,7 +148,7 @@ Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads) {
         if (v.size() != 1 && v.size() != static_cast<std::size_t>(s[1]))
             fail("normalize: {} has {} values but the input has {} channels", what, v.size(), s[1]);
         std::vector<float> r(static_cast<std::size_t>(s[1]));
-        for (std::size_t c = 0; c < r.size(); ++c) r[c] = round_to(t, static_cast<float>(v.size() == 1 ? v[0] : v[c]));
+        for (std::size_t c = 0; c < r.size(); ++c) r[c] = round_to_dtype(t, static_cast<float>(v.size() == 1 ? v[0] : v[c]));
         return r;
     };
     const std::vector<float> mean = per_channel(op.mean, "mean");
@@ -163,7 +157,7 @@ Tensor normalize(const NormalizeOp& op, const Tensor& in, int threads) {
     for_each_row(s, threads, [&](std::int64_t n, std::int64_t c, std::int64_t h) {
         const float m = mean[static_cast<std::size_t>(c)], d = stdev[static_cast<std::size_t>(c)];
         for (std::int64_t w = 0; w < s[3]; ++w)
-            store(out, n, c, h, w, round_to(t, round_to(t, element(in, n, c, h, w) - m) / d));
+            store(out, n, c, h, w, round_to_dtype(t, round_to_dtype(t, element(in, n, c, h, w) - m) / d));
     });
     return out;
 }
