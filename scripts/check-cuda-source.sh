@@ -15,9 +15,9 @@ command -v "$clang" >/dev/null || { echo "check-cuda-source: skipped: $clang not
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
 # --cuda-path names no folder so that an SDK installed here is not used by accident: the
-# check must pass where none is (CI).
+# check must pass where none is (CI). PTX 7.0 features: the warp shuffles (__shfl_down_sync).
 flags=(-x cuda --cuda-device-only -nocudainc -nocudalib --cuda-path="$work/no-cuda" --cuda-gpu-arch="$arch"
-       -std=c++17 -O2 -include "$here/cuda-clang-prelude.h" -S)
+       -Xclang -target-feature -Xclang +ptx70 -std=c++17 -O2 -include "$here/cuda-clang-prelude.h" -S)
 
 echo 'extern "C" __global__ void probe(float* p) { p[threadIdx.x] = 1.0f; }' > "$work/probe.cu"
 if ! probe_out=$("$clang" "${flags[@]}" -o "$work/probe.ptx" "$work/probe.cu" 2>&1); then

@@ -20,3 +20,22 @@
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
+// The integer atomic add and the warp shuffles NVRTC declares (clang's own header for them
+// needs the SDK's sm_70 file).
+__device__ __forceinline__ int atomicAdd(int* p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+__device__ __forceinline__ int __shfl_down_sync(unsigned m, int v, unsigned d) {
+    return __nvvm_shfl_sync_down_i32(m, v, d, 0x1f);
+}
+__device__ __forceinline__ unsigned __shfl_down_sync(unsigned m, unsigned v, unsigned d) {
+    return static_cast<unsigned>(__nvvm_shfl_sync_down_i32(m, static_cast<int>(v), d, 0x1f));
+}
+__device__ __forceinline__ float __shfl_down_sync(unsigned m, float v, unsigned d) {
+    return __nvvm_shfl_sync_down_f32(m, v, d, 0x1f);
+}
+__device__ __forceinline__ long long __shfl_down_sync(unsigned m, long long v, unsigned d) {
+    const int lo = __shfl_down_sync(m, static_cast<int>(v), d), hi = __shfl_down_sync(m, static_cast<int>(v >> 32), d);
+    return static_cast<long long>((static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) | static_cast<unsigned>(lo));
+}
+__device__ __forceinline__ double __shfl_down_sync(unsigned m, double v, unsigned d) {
+    return __longlong_as_double(__shfl_down_sync(m, __double_as_longlong(v), d));
+}

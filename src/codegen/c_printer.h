@@ -731,7 +731,7 @@ protected:
 
     // Small sums are unrolled (each term simplified with its tap index); larger ones
     // become a loop. Both accumulate from zero in term order.
-    std::string emit_sum(const Expr& e, const std::string& ty) {
+    virtual std::string emit_sum(const Expr& e, const std::string& ty) {
         const int r = e->var;
         const auto fixed = const_extent(e);
         const std::string acc = fmt::format("t{}", next_temp_++);

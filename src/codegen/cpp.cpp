@@ -13,6 +13,7 @@
 #include "core/interrupt.h"
 #include "ir/graph.h"
 #include "ir/simplify.h"
+#include "schedule/histogram.h"
 #include "schedule/partition.h"
 #include "schedule/tabulate.h"
 #include "schedule/tap_pairs.h"
@@ -77,6 +78,14 @@ public:
         // (params_used): a long pipeline's kernels do not each read every parameter.
         const std::size_t params_at = static_cast<std::size_t>(text_.tellp());
         const std::string params_indent(static_cast<std::size_t>(indent_) * 4, ' ');
+        if (k_.histogram) {
+            emit_histogram(out, decls);
+            --indent_;
+            line("}");
+            std::string text = text_.str();
+            text.insert(params_at, param_decls(std::string_view(text).substr(params_at), params_indent));
+            return text;
+        }
         // Parallel loops are the outermost ones, collapsed into one OpenMP loop.
         int parallel = 0;
         while (parallel < static_cast<int>(k_.loops.size()) &&
@@ -351,6 +360,107 @@ public:
     }
 
 private:
+    // A histogram kernel (schedule/histogram.h): per plane (the loops other than the bins'),
+    // counts in local bins over the reduction domain, then the region's bins stored. The
+    // innermost reduction variable steps four terms at a time into four sets of bins (a run of
+    // equal keys would otherwise wait on its own increments), summed at the end. The planes
+    // are split over the threads.
+    void emit_histogram(const Buffer& out, const std::vector<std::string>& decls) {
+        const auto f = schedule::histogram_form(prog_, k_);
+        if (!f) fail("internal: kernel {} is marked a histogram but is not one", k_.name);
+        const Loop* bins_loop = nullptr;
+        std::vector<const Loop*> planes;
+        for (const Loop& l : k_.loops) {
+            if (l.var == f->dim) bins_loop = &l;
+            else planes.push_back(&l);
+        }
+        if (bins_loop == nullptr) fail("internal: histogram kernel {} has no loop over its bins", k_.name);
+        const int ways = f->bins <= 1024 ? 4 : 1;
+        std::string total = "1";
+        for (const Loop* l : planes) {
+            line(fmt::format("const std::int64_t n{} = {};", l->var, emit(l->extent)));
+            total += fmt::format(" * n{}", l->var);
+        }
+        line(fmt::format("const std::int64_t total = {};", total));
+        line("const auto planes = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {");
+        ++indent_;
+        for (const std::string& d : decls) line(d);
+        line("for (std::int64_t it = lo; it < hi; ++it) {");
+        ++indent_;
+        scopes_.emplace_back();
+        line("std::int64_t rest = it;");
+        for (std::size_t i = planes.size(); i-- > 0;) {
+            const Loop& l = *planes[i];
+            line(fmt::format("const std::int64_t v{} = {} + rest % n{};", l.var, emit(l.begin), l.var));
+            line(fmt::format("rest /= n{};", l.var));
+        }
+        line(fmt::format("std::int32_t bins[{}][{}] = {{}};", ways, f->bins));
+        const std::string B = std::to_string(f->bins);
+        const auto count = [&](const Expr& key, int way) {
+            const std::string k = emit(key);
+            line(fmt::format("if (static_cast<std::uint64_t>({0}) < {1}u) ++bins[{2}][{0}];", k, B, way));
+        };
+        for (std::size_t i = 0; i + 1 < f->sums.size(); ++i) {
+            const Expr& sum = f->sums[i];
+            line(fmt::format("for (std::int64_t r{0} = 0; r{0} < {1}; ++r{0}) {{", sum->var, emit(sum_extent(sum))));
+            ++indent_;
+            scopes_.emplace_back();
+        }
+        const Expr& inner = f->sums.back();
+        const int r = inner->var;
+        const std::string n = emit(sum_extent(inner));
+        line(fmt::format("std::int64_t r{} = 0;", r));
+        if (ways > 1) {
+            line(fmt::format("for (; r{0} + {1} <= {2}; r{0} += {1}) {{", r, ways, n));
+            ++indent_;
+            scopes_.emplace_back();
+            for (int w = 0; w < ways; ++w)
+                count(simplify(substitute(f->key, {{r, add(var(r), iconst(w))}}), ranges_, lb_), w);
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        }
+        line(fmt::format("for (; r{0} < {1}; ++r{0}) {{", r, n));
+        ++indent_;
+        scopes_.emplace_back();
+        count(f->key, 0);
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        for (std::size_t i = 0; i + 1 < f->sums.size(); ++i) {
+            scopes_.pop_back();
+            --indent_;
+            line("}");
+        }
+        // The region the buffer holds (its consumers' reads), from the bins.
+        const Loop& b = *bins_loop;
+        line(fmt::format("for (std::int64_t v{0} = {1}; v{0} < {1} + {2}; ++v{0}) {{", b.var, emit(b.begin), emit(b.extent)));
+        ++indent_;
+        scopes_.emplace_back();
+        std::string sum_of = fmt::format("bins[0][v{}]", b.var);
+        for (int w = 1; w < ways; ++w) sum_of += fmt::format(" + bins[{}][v{}]", w, b.var);
+        line(fmt::format("const std::int64_t at = v{};", b.var));
+        line(fmt::format("b{}[{}] = static_cast<{}>(at >= 0 && at < {} ? {} : 0);", out.id,
+                         emit(offset_expr(out, store_index(out, nullptr))), ctype(out.type), B, sum_of));
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+        --indent_;
+        line("};");
+        line("if (threads > 1 && total > 1) {");
+        line("    #pragma omp parallel num_threads(threads)");
+        line("    {");
+        line("        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();");
+        line("        planes(total * t / nt, total * (t + 1) / nt);");
+        line("    }");
+        line("} else {");
+        line("    planes(0, total);");
+        line("}");
+    }
+
     // Declarations of the run-time parameters `body` names (identifiers p<i>), each read
     // once (int32 where its declared range allows). A name matched in a comment only adds a
     // declaration that is not used.

@@ -6,6 +6,7 @@
 #include "codegen/c_printer.h"
 #include "ir/eval.h"
 #include "schedule/gpu_fuse.h"
+#include "schedule/histogram.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -96,6 +97,28 @@ __device__ __forceinline__ uint16_t t_f32_to_bf16(float f) {
     const uint32_t u = __float_as_uint(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
     return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+// Block-wide reductions (schedule/block_reduce.h): every thread of the block calls with its
+// share; each gets the combined value. Warp shuffles, then one value per warp through shared
+// memory. The operations are those of ir::Reduce (t_rmin / t_rmax keep a NaN).
+struct t_op_add { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
+struct t_op_min { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return t_rmin(a, b); } };
+struct t_op_max { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return t_rmax(a, b); } };
+template <typename T, typename Op> __device__ __forceinline__ T t_block_reduce(T v, T identity, Op op) {
+    __shared__ T t_partials[33];
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0) t_partials[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (blockDim.x + 31u) / 32u ? t_partials[lane] : identity;
+        for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+        if (lane == 0) t_partials[32] = v;
+    }
+    __syncthreads();
+    v = t_partials[32];
+    __syncthreads();  // the next reduction of this block may write t_partials again
+    return v;
 }
 // N elements of T read or written as one aligned access of 4, 8 or 16 bytes (Kernel::gpu_x_outputs).
 struct alignas(16) t_bytes16 { unsigned long long lo, hi; };
@@ -252,6 +275,7 @@ public:
         const Buffer& out = prog_.buffer(k_.output);
         line(fmt::format("// {}", k_.name));
         for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
+        if (k_.histogram) return write_histogram(out);
         if (batched_)
             line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
                              "const int32_t z_blocks) {{",
@@ -271,8 +295,11 @@ public:
         const Loop* x = g.x;
         const std::string x_extent = emit(x->extent), x_begin = emit(x->begin);
         const int per_thread = k_.gpu_x_outputs;
-        line(fmt::format("const int64_t gx = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x){};",
-                         per_thread > 1 ? fmt::format(" * {}", per_thread) : ""));
+        if (k_.gpu_block_sum != nullptr)  // a block per output (schedule/block_reduce.h)
+            line("const int64_t gx = static_cast<int64_t>(blockIdx.x);");
+        else
+            line(fmt::format("const int64_t gx = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x){};",
+                             per_thread > 1 ? fmt::format(" * {}", per_thread) : ""));
         line(fmt::format("if (gx >= {}) return;", x_extent));
         if (per_thread == 1)
             line(fmt::format("const {0} v{1} = static_cast<{0}>({2} + gx);", var_type(x->var), x->var, x_begin));
@@ -296,6 +323,120 @@ public:
     }
 
 private:
+    // The block's threads over the domain of one or two reduction variables (`sums`, outer
+    // first): consecutive threads on consecutive terms of the innermost variable, stepping by
+    // the block's width (one division per crossing of its extent, not per term); `body`
+    // prints one term's work with the variables r<id> set.
+    void block_strided(const std::vector<Expr>& sums, const std::function<void()>& body) {
+        open("");
+        const std::string ro = fmt::format("r{}", sums.front()->var);
+        line(fmt::format("const int64_t n_outer = {};", emit(sum_extent(sums.front()))));
+        if (sums.size() == 2) {
+            const std::string ri = fmt::format("r{}", sums.back()->var);
+            line(fmt::format("const int64_t n_inner = {};", emit(sum_extent(sums.back()))));
+            line("if (n_inner > 0) {");
+            ++indent_;
+            line(fmt::format("int64_t {} = static_cast<int64_t>(threadIdx.x) / n_inner;", ro));
+            line(fmt::format("int64_t {} = static_cast<int64_t>(threadIdx.x) % n_inner;", ri));
+            open(fmt::format("while ({} < n_outer)", ro));
+            body();
+            line(fmt::format("{} += blockDim.x;", ri));
+            line(fmt::format("if ({0} >= n_inner) {{ {1} += {0} / n_inner; {0} %= n_inner; }}", ri, ro));
+            close();
+            --indent_;
+            line("}");
+        } else {
+            open(fmt::format("for (int64_t {0} = threadIdx.x; {0} < n_outer; {0} += blockDim.x)", ro));
+            body();
+            close();
+        }
+        close();
+    }
+
+    // A histogram kernel (schedule/histogram.h): a block per plane (the loops other than the
+    // bins', along grid z), its bins in shared memory: zeroed, counted by the block's threads
+    // taking the reduction's terms in turn (shared-memory atomic adds), then the region's
+    // bins stored.
+    std::string write_histogram(const Buffer& out) {
+        const auto f = schedule::histogram_form(prog_, k_);
+        if (!f) fail("internal: kernel {} is marked a histogram but is not one", k_.name);
+        const Loop* bins_loop = nullptr;
+        std::vector<const Loop*> planes;
+        for (const Loop& l : k_.loops) {
+            if (l.var == f->dim) bins_loop = &l;
+            else planes.push_back(&l);
+        }
+        if (bins_loop == nullptr || planes.empty()) fail("internal: histogram kernel {} has no planes", k_.name);
+        if (batched_)
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
+                             "const int32_t z_blocks) {{",
+                             launch_bounds(block_threads_), name_));
+        else
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args) {{", launch_bounds(block_threads_),
+                             name_));
+        ++indent_;
+        scopes_.emplace_back();
+        if (batched_) open_batch_image(false, true);
+        std::vector<bool> used(prog_.buffers.size(), false);
+        used[static_cast<std::size_t>(k_.output)] = true;
+        mark_loads(k_.value, used);
+        declare_arguments(used, k_.output);
+        line(fmt::format("__shared__ int32_t t_bins[{}];", f->bins));
+        open_grid_z(planes);
+        line(fmt::format("for (int32_t i = threadIdx.x; i < {}; i += blockDim.x) t_bins[i] = 0;", f->bins));
+        line("__syncthreads();");
+        const auto count = [&] {
+            open("");
+            const std::string key = emit(f->key);
+            line(fmt::format("if (static_cast<unsigned long long>({0}) < {1}ull) atomicAdd(&t_bins[{0}], 1);", key, f->bins));
+            close();
+        };
+        block_strided(f->sums, count);
+        line("__syncthreads();");
+        const Loop& b = *bins_loop;
+        open(fmt::format("for (int64_t v{0} = {1} + threadIdx.x; v{0} < {1} + {2}; v{0} += blockDim.x)", b.var, emit(b.begin),
+                         emit(b.extent)));
+        line(fmt::format("b{}[{}] = static_cast<{}>(v{} >= 0 && v{} < {} ? t_bins[v{}] : 0);", out.id,
+                         emit(offset_expr(out, store_index(out, nullptr))), ctype(out.type), b.var, b.var, f->bins, b.var));
+        close();
+        line("__syncthreads();  // the next plane zeroes the bins again");
+        close();  // the planes
+        --indent_;
+        line("}");
+        return text_.str();
+    }
+
+    // A block-wide reduction (Kernel::gpu_block_sum): the block's threads take the terms in
+    // turn over the reduction variable (and the one of a nested reduction of the same kind,
+    // innermost), each accumulating its share in term order; t_block_reduce combines the
+    // shares and gives every thread the result.
+    std::string emit_sum(const Expr& e, const std::string& ty) override {
+        if (e.get() != k_.gpu_block_sum) return CudaPrinter::emit_sum(e, ty);
+        const Expr& body = e->args[0];
+        const bool nested = body->op == Op::Sum && reduce_kind(body) == reduce_kind(e) && body->type == e->type;
+        const Expr& term = nested ? body->args[0] : body;
+        const std::string acc = fmt::format("t{}", next_temp_++);
+        line(fmt::format("{} {} = {};", ty, acc, scalar_identity(e)));
+        std::vector<Expr> sums{e};
+        if (nested) sums.push_back(body);
+        block_strided(sums, [&] {
+            open("");
+            line(reduce_step(e, acc, term));
+            close();
+        });
+        const char* op = reduce_kind(e) == Reduce::Min ? "t_op_min" : reduce_kind(e) == Reduce::Max ? "t_op_max" : "t_op_add";
+        line(fmt::format("{0} = t_block_reduce<{1}>({0}, static_cast<{1}>({2}), {3}());", acc, ty, scalar_identity(e), op));
+        return acc;
+    }
+    // Only thread 0 stores a block-wide reduction's output (every thread holds its value).
+    void emit_store(const Expr& value, const Buffer& out,
+                    const std::vector<std::pair<int, std::int64_t>>* fixed = nullptr) override {
+        if (k_.gpu_block_sum == nullptr) return CudaPrinter::emit_store(value, out, fixed);
+        const std::string val = emit(value);
+        const std::string off = emit(offset_expr(out, store_index(out, fixed)));
+        line(fmt::format("if (threadIdx.x == 0) b{}[{}] = {};", out.id, off, val));
+    }
+
     // The thread's `n` consecutive outputs along grid x from gx (Kernel::gpu_x_outputs): where
     // all n lie inside the loop and the store and each vector load are aligned, the loads
     // are one access each and the outputs one store; elsewhere each output alone. Each
@@ -706,10 +847,15 @@ std::string generate_cuda_batch(const Program& program, int block_threads) {
 
 std::array<unsigned, 3> cuda_launch_dims(const Program& program, const Kernel& k, const std::vector<std::int64_t>& params,
                                          int block_threads) {
-    (void)program;
     VarValues vars;
     for (std::size_t i = 0; i < params.size(); ++i) vars[kFirstParamVar + static_cast<int>(i)] = params[i];
     std::int64_t x = 1, y = 1, z = 1;
+    if (k.histogram) {  // a block per plane, along z (the kernel loops over the rest)
+        const auto f = schedule::histogram_form(program, k);
+        for (const Loop& l : k.loops)
+            if (!f || l.var != f->dim) z *= std::max<std::int64_t>(eval_int(l.extent, vars), 0);
+        return {1u, 1u, static_cast<unsigned>(std::min<std::int64_t>(z, 65535))};
+    }
     for (const Loop& l : k.loops) {
         const std::int64_t e = std::max<std::int64_t>(eval_int(l.extent, vars), 0);
         if (l.kind == LoopKind::GridX) x = e;
@@ -718,7 +864,7 @@ std::array<unsigned, 3> cuda_launch_dims(const Program& program, const Kernel& k
     }
     constexpr std::int64_t cap = 65535;
     x = (x + k.gpu_x_outputs - 1) / k.gpu_x_outputs;  // threads along x
-    const std::int64_t bx = (x + block_threads - 1) / block_threads;
+    const std::int64_t bx = k.gpu_block_sum != nullptr ? x : (x + block_threads - 1) / block_threads;
     if (bx > 0x7fffffff) fail("the image is too large for one CUDA launch ({} blocks along x)", bx);
     return {static_cast<unsigned>(bx), static_cast<unsigned>(std::min(y, cap)), static_cast<unsigned>(std::min(z, cap))};
 }

@@ -226,19 +226,26 @@ Value decompose_color(OpContext& ctx, const ColorOp& op, const Value& in) {
             };
             const Shape per_channel{in.shape[0], in.shape[1], iconst(1), iconst(1)};
             const Expr one = iconst(1, Type::I32), zero = iconst(0, Type::I32);
-            // The greatest value, how many pixels hold it, and cum[k]: the pixels <= k.
+            // The histogram (the pixels of each value: a count per bin, which the scheduler
+            // turns into one pass, schedule/histogram.h), the greatest value, how many pixels
+            // hold it, and cum[k]: the pixels <= k.
+            const Shape bins{in.shape[0], in.shape[1], iconst(256), iconst(1)};
+            const int hist = realized("hist", bins, over_image(Reduce::Add, [&](const Expr& p) {
+                                          return select(eq(p, cast(Type::I32, var(2))), one, zero);
+                                      }));
             const int top = realized("top", per_channel, over_image(Reduce::Max, [](const Expr& p) { return p; }));
-            const Expr top_at = load4(g, top, {var(0), var(1), iconst(0), iconst(0)});
-            const int count = realized("top_count", per_channel, over_image(Reduce::Add, [&](const Expr& p) {
-                                           return select(eq(p, top_at), one, zero);
-                                       }));
-            const int cum = realized("cum", Shape{in.shape[0], in.shape[1], iconst(256), iconst(1)},
-                                     over_image(Reduce::Add, [&](const Expr& p) {
-                                         return select(le(p, cast(Type::I32, var(2))), one, zero);
-                                     }));
+            const Expr top_at = load4(g, top, {i[0], i[1], iconst(0), iconst(0)});
+            const int rb = g.new_reduction_var();
+            const int cum = realized("cum", bins,
+                                     sum(rb, iconst(256),
+                                         select(le(var(rb), var(2)), load4(g, hist, {var(0), var(1), var(rb), iconst(0)}), zero),
+                                         Type::I32));
+            // (top lies in 0..255 wherever a pixel exists; clamped for the reads' bounds)
+            const Expr count =
+                load4(g, hist, {i[0], i[1], cast(Type::I64, clamp(top_at, zero, iconst(255, Type::I32))), iconst(0)});
             const Expr xb = byte_of(x);
             const Expr pixels = cast(Type::I32, mul(H, W));
-            const Expr step = floordiv(sub(pixels, load4(g, count, {i[0], i[1], iconst(0), iconst(0)})), iconst(255, Type::I32));
+            const Expr step = floordiv(sub(pixels, count), iconst(255, Type::I32));
             const Expr below = load4(g, cum, {i[0], i[1], cast(Type::I64, max(sub(xb, one), zero)), iconst(0)});
             const Expr lut = select(eq(xb, zero), zero,
                                     clamp(floordiv(add(below, floordiv(step, iconst(2, Type::I32))), max(step, one)), zero,

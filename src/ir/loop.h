@@ -125,6 +125,12 @@ struct Kernel {
     // where the run's addresses are aligned (checked at run time; else one at a time).
     int gpu_x_outputs = 1;
     std::vector<const Node*> gpu_vector_loads;  // nodes of `value`
+    // A count of keys per bin (schedule/histogram.h): printed as one pass adding one to
+    // each term's bin; its loops are the printers' (the bins' dim is not a loop).
+    bool histogram = false;
+    // GPU: the reduction (a Sum node of `value`) a block of threads computes together, one
+    // output per block (schedule/block_reduce.h); null: one thread per output.
+    const Node* gpu_block_sum = nullptr;
     // CPU: where set, the vector loop runs in three parts at the edges of the interval
     // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
     Expr partition_lo, partition_hi;

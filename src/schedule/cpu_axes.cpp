@@ -202,6 +202,7 @@ constexpr int kVectorUnroll = 4;
 void choose_cpu_axes(Program& prog, const Target& target) {
     for (Kernel& k : prog.kernels) {
         check_interrupt();
+        if (k.histogram) continue;  // its loops are the printer's (schedule/histogram.h)
         std::size_t inner = k.loops.size() - 1;
         // A tiny innermost loop (the channels of a channels-last pixel) is unrolled and the
         // loop around it is the vector loop.

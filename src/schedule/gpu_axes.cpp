@@ -66,9 +66,10 @@ void choose_x_outputs(const Program& prog, Kernel& k, const Loop& x) {
 void choose_gpu_axes(Program& prog, const Target& target) {
     for (Kernel& k : prog.kernels) {
         k.vector_width = 1;
+        if (k.histogram) continue;  // a block per plane: the printer's (schedule/histogram.h)
         std::size_t inner = k.loops.size();
         const Loop& last = k.loops.back();
-        if (k.loops.size() >= 2 && is_const(last.extent) && last.extent->ival > 1 && last.extent->ival <= 4) {
+        if (k.gpu_block_sum == nullptr && k.loops.size() >= 2 && is_const(last.extent) && last.extent->ival > 1 && last.extent->ival <= 4) {
             k.loops.back().kind = LoopKind::Unrolled;
             k.decisions.push_back(fmt::format("unroll v{}: {} iterations per thread, innermost in memory", last.var,
                                               last.extent->ival));
@@ -84,9 +85,14 @@ void choose_gpu_axes(Program& prog, const Target& target) {
                 z.push_back(fmt::format("v{}", l.var));
             }
         }
-        k.decisions.push_back(fmt::format("grid x: v{} ({} threads a block, coalesced along the dense dim)",
-                                          k.loops[inner - 1].var, target.block_threads));
-        choose_x_outputs(prog, k, k.loops[inner - 1]);
+        if (k.gpu_block_sum != nullptr) {
+            k.decisions.push_back(fmt::format("grid x: v{} (a block of {} threads per output)", k.loops[inner - 1].var,
+                                              target.block_threads));
+        } else {
+            k.decisions.push_back(fmt::format("grid x: v{} ({} threads a block, coalesced along the dense dim)",
+                                              k.loops[inner - 1].var, target.block_threads));
+            choose_x_outputs(prog, k, k.loops[inner - 1]);
+        }
         if (inner >= 2) k.decisions.push_back(fmt::format("grid y: v{}", k.loops[inner - 2].var));
         if (!z.empty()) k.decisions.push_back(fmt::format("grid z: {} (collapsed)", fmt::join(z, " x ")));
     }

@@ -114,6 +114,10 @@ std::optional<GpuFusion> try_fuse(const Program& prog, std::size_t ci, int temp,
         return std::nullopt;
     }
     const Kernel& p = prog.kernels[static_cast<std::size_t>(producer)];
+    if (p.gpu_block_sum != nullptr || k.gpu_block_sum != nullptr || p.histogram || k.histogram) {
+        why = "a block of threads computes each output or plane of one of them (a block-wide reduction or a histogram)";
+        return std::nullopt;
+    }
     if (!p.store_index.empty()) {
         why = "the producer stores away from its loop variables";
         return std::nullopt;

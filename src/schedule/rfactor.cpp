@@ -15,38 +15,6 @@ using namespace ir;
 
 namespace {
 
-// A reduction whose terms may be regrouped without changing its value: the least or
-// greatest term, or a sum of integers (exact in any order).
-bool regroupable(const Expr& sum) {
-    const Reduce kind = reduce_kind(sum);
-    if (kind == Reduce::Min || kind == Reduce::Max) return true;
-    return kind == Reduce::Add && !is_float(sum->type);
-}
-
-struct Chain {
-    std::vector<Expr> sums;  // outermost first; the last is the innermost
-    Expr term;               // the innermost sum's body (no reduction inside)
-};
-
-// The nest of reductions `value` is: one kind and type throughout, each the body of the one
-// before, and a term with no reduction left.
-std::optional<Chain> reduction_chain(const Expr& value) {
-    Chain c;
-    Expr e = value;
-    while (e->op == Op::Sum) {
-        if (!regroupable(e) || (!c.sums.empty() && (reduce_kind(e) != reduce_kind(c.sums[0]) || e->type != c.sums[0]->type)))
-            return std::nullopt;
-        c.sums.push_back(e);
-        e = e->args[0];
-    }
-    if (c.sums.empty()) return std::nullopt;
-    bool inner = false;
-    visit(e, [&](const Expr& x) { inner = inner || x->op == Op::Sum; });
-    if (inner) return std::nullopt;
-    c.term = e;
-    return c;
-}
-
 // Every read of the term that depends on r moves along a row with it: r only in its last
 // index, with coefficient 1 (the buffers are dense along W: a contiguous pipeline).
 bool reads_rows(const Expr& term, int r) {
@@ -63,7 +31,7 @@ bool reads_rows(const Expr& term, int r) {
 
 // The nest of `chain` with the innermost reduction replaced: variable r becomes `at`, over
 // `extent` values of the new variable `k`.
-Expr rebuild(const Chain& chain, int k, const Expr& extent, const Expr& at) {
+Expr rebuild(const ReductionChain& chain, int k, const Expr& extent, const Expr& at) {
     const int r = chain.sums.back()->var;
     Expr body = substitute(chain.term, {{r, at}});
     body = reduce(reduce_kind(chain.sums.back()), k, extent, body, chain.sums.back()->type);
@@ -85,6 +53,29 @@ int max_reduction_var(const Expr& e) {
 
 }  // namespace
 
+bool regroupable(const Expr& sum) {
+    const Reduce kind = reduce_kind(sum);
+    if (kind == Reduce::Min || kind == Reduce::Max) return true;
+    return kind == Reduce::Add && !is_float(sum->type);
+}
+
+std::optional<ReductionChain> reduction_chain(const Expr& value, const std::function<bool(const Expr&)>& exact) {
+    ReductionChain c;
+    Expr e = value;
+    while (e->op == Op::Sum) {
+        if (!exact(e) || (!c.sums.empty() && (reduce_kind(e) != reduce_kind(c.sums[0]) || e->type != c.sums[0]->type)))
+            return std::nullopt;
+        c.sums.push_back(e);
+        e = e->args[0];
+    }
+    if (c.sums.empty()) return std::nullopt;
+    bool inner = false;
+    visit(e, [&](const Expr& x) { inner = inner || x->op == Op::Sum; });
+    if (inner) return std::nullopt;
+    c.term = e;
+    return c;
+}
+
 void rfactor_row_reductions(Program& prog, const Target& target) {
     const Buffer& input = prog.buffer(prog.input);
     if (input.strides.size() != 4 || !is_const(input.strides[3], 1)) return;
@@ -93,11 +84,15 @@ void rfactor_row_reductions(Program& prog, const Target& target) {
     std::vector<Kernel> kernels;
     kernels.reserve(prog.kernels.size());
     for (Kernel& k : prog.kernels) {
+        if (k.histogram) {
+            kernels.push_back(std::move(k));
+            continue;
+        }
         const Buffer& out = prog.buffer(k.output);
         // The output's last dim holds one element: the lanes take its place in P.
         const bool one_column = out.shape.size() == 4 && is_const(out.shape[3], 1);
         const Expr value = one_column ? substitute(k.value, {{3, iconst(0)}}) : k.value;
-        const auto chain = one_column ? reduction_chain(value) : std::nullopt;
+        const auto chain = one_column ? reduction_chain(value, regroupable) : std::nullopt;
         const int r = chain ? chain->sums.back()->var : -1;
         if (!chain || !reads_rows(chain->term, r)) {
             kernels.push_back(std::move(k));

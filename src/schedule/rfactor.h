@@ -17,8 +17,25 @@
 #include "ir/loop.h"
 #include "schedule/target.h"
 
+#include <functional>
+#include <optional>
+#include <vector>
+
 namespace toroid::schedule {
 
 void rfactor_row_reductions(ir::Program& prog, const Target& target);
+
+// A reduction whose terms may be regrouped without changing its value: the least or
+// greatest term (NaN-propagating in any grouping), or a sum of integers (exact in any order).
+bool regroupable(const ir::Expr& sum);
+
+// A nest of reductions: one kind and type throughout, each the body of the one before
+// (outermost first), down to a term with no reduction left.
+struct ReductionChain {
+    std::vector<ir::Expr> sums;
+    ir::Expr term;
+};
+// `value` as such a nest whose every reduction `exact` accepts, or nullopt.
+std::optional<ReductionChain> reduction_chain(const ir::Expr& value, const std::function<bool(const ir::Expr&)>& exact);
 
 }  // namespace toroid::schedule

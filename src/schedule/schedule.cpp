@@ -6,7 +6,9 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "ir/simplify.h"
+#include "schedule/block_reduce.h"
 #include "schedule/gpu_fuse.h"
+#include "schedule/histogram.h"
 #include "schedule/rfactor.h"
 #include "schedule/tabulate.h"
 
@@ -104,6 +106,10 @@ struct Scheduler {
         simplify_kernels(prog);
         drop_unread(prog);
         dump("simplify", prog);
+        split_image_reductions(prog, options.target);  // CUDA only
+        dump("split_reductions", prog);
+        choose_histograms(prog, options.target);
+        dump("histogram", prog);
         if (options.target.kind == TargetKind::Cpu) {
             tabulate_byte_functions(prog, options.target);
             dump("tabulate", prog);
@@ -118,7 +124,10 @@ struct Scheduler {
         order_loops(prog);
         dump("order_loops", prog);
         if (options.target.kind == TargetKind::Cpu) choose_cpu_axes(prog, options.target);
-        else choose_gpu_axes(prog, options.target);
+        else {
+            choose_block_reductions(prog, options.target);
+            choose_gpu_axes(prog, options.target);
+        }
         dump("choose_axes", prog);
         if (options.target.kind == TargetKind::Cuda) {
             fuse_gpu_pairs(prog, options.target);

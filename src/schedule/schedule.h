@@ -5,6 +5,9 @@
 //   3. lower              one kernel per realized tensor, buffers for input, tables, results
 //   4. simplify           fold index arithmetic with the parameters' and loops' ranges;
 //                         kernels whose results are no longer read are dropped
+//      split_reductions   GPU only: reductions over rows of columns to a few outputs are
+//                         split, rows first (schedule/block_reduce.h)
+//      histogram          counts of keys per bin become one scatter pass (schedule/histogram.h)
 //      tabulate           CPU only: an expensive function of one byte read becomes a
 //                         256-entry table and a read of it (schedule/tabulate.h)
 //      rfactor            CPU only: whole-row reductions in vector lanes (schedule/rfactor.h)
@@ -14,7 +17,9 @@
 //                         channels-last pipeline keeps channels-last intermediates)
 //   7. order_loops        loop order follows the stored buffer's memory order
 //   8. choose_axes        target-specific: CPU vector, unrolled and parallel loops
-//                         (schedule/cpu_axes.cpp); GPU grid mapping (schedule/gpu_axes.cpp)
+//                         (schedule/cpu_axes.cpp); GPU: whole-image reductions get a block
+//                         of threads per output (schedule/block_reduce.h), then the grid
+//                         mapping (schedule/gpu_axes.cpp)
 //   9. fuse_gpu_pairs     GPU only: a producer and its one consumer also as one kernel
 //                         through shared memory (schedule/gpu_fuse.h)
 // Each pass records what it decided in Kernel::decisions and in the log. The program is

@@ -21,10 +21,17 @@ constexpr int kArgumentVar = kFirstReductionVar - 1;
 }  // namespace
 
 std::optional<ByteFunction> byte_function(const Expr& value) {
-    // Loads whose indices name a loop variable past n and c read pixels: one of them only.
+    // Loads whose indices name a loop variable past n and c read pixels: one of them only
+    // (a load whose indices hold another load, such as a per-plane table read at the pixel's
+    // value, is not a pixel read: it must depend on the pixels through the argument only).
     auto past_plane = [](const Expr& e) {
         bool found = false;
         visit(e, [&](const Expr& x) { found = found || (is_loop_var(x) && x->var >= 2); });
+        return found;
+    };
+    auto holds_load = [](const Expr& e) {
+        bool found = false;
+        visit(e, [&](const Expr& x) { found = found || x->op == Op::Load; });
         return found;
     };
     std::optional<Expr> argument;
@@ -33,14 +40,18 @@ std::optional<ByteFunction> byte_function(const Expr& value) {
         if (other) return;
         if (e->op == Op::Sum) other = true;  // a reduction: not pointwise
         if (e->op != Op::Load) return;
-        bool indexed = false;
-        for (const Expr& a : e->args) indexed = indexed || past_plane(a);
-        if (!indexed) return;
+        bool indexed = false, nested = false;
+        for (const Expr& a : e->args) {
+            indexed = indexed || past_plane(a);
+            nested = nested || holds_load(a);
+        }
+        if (!indexed || nested) return;
         if (e->type != Type::U8 || (argument && !structurally_equal(*argument, e))) other = true;
         else argument = e;
     });
     if (other || !argument) return std::nullopt;
-    // With the argument replaced, no loop variable is left but n and c.
+    // With the argument replaced, no loop variable is left but n and c (in any load's
+    // indices too).
     const Expr rest = rewrite(value, [&](const Expr& e) { return structurally_equal(e, *argument) ? cast(Type::U8, var(kArgumentVar)) : e; });
     ByteFunction f{*argument, substitute(rest, {{kArgumentVar, var(3)}}), false, false};
     bool loops = false;
@@ -69,6 +80,8 @@ int pointwise_cost(const Expr& value) {
             case Op::Load: break;
             case Op::Pow: cost += 40; break;
             case Op::Div: cost += 4; break;
+            case Op::FloorDiv:
+            case Op::Mod: cost += is_const(e->args[1]) ? 1 : 8; break;  // an integer division
             default: cost += 1;
         }
     });

@@ -18,8 +18,9 @@ namespace toroid::schedule {
 
 // `value` as a function of one uint8 element it reads (the argument), per image (it names
 // loop variable 0 elsewhere: an image's mean) and per channel (1: a channel's least and
-// greatest values): every other load's indices name no loop variable past those two, and no
-// reduction runs over it.
+// greatest values): every other load's indices name no loop variable past those two except
+// through the argument (equalize reads its per-channel running counts at the pixel's value),
+// and no reduction runs over it.
 struct ByteFunction {
     ir::Expr argument;
     ir::Expr entry;  // the value where the argument reads the byte v3 (a table's entry)
@@ -28,8 +29,8 @@ struct ByteFunction {
 std::optional<ByteFunction> byte_function(const ir::Expr& value);
 std::optional<ir::Expr> byte_function_argument(const ir::Expr& value);  // byte_function's argument
 
-// The cost the value must reach to be tabulated (a pow counts 40, a float division 4,
-// other operations 1): the table's 256 evaluations then cost less than a small image's. On
+// The cost the value must reach to be tabulated (a pow counts 40, an integer division by a
+// run-time value 8, a float division 4, other operations 1): the table's 256 evaluations then cost less than a small image's. On
 // targets that permute bytes, a uint8 table's entries are looked up in registers (four
 // permutes per 64 bytes, codegen's lut256_v), cheaper than any arithmetic in wider lanes: any
 // uint8 function of a byte that computes anything is tabulated there.

@@ -180,6 +180,33 @@ TEST(CudaBatch, ResizesOfRandomSizesMatchEachImage) {
     }
 }
 
+// Whole-image reductions (a block of threads per output, schedule/block_reduce.h; equalize's
+// histogram, a block per plane, schedule/histogram.h) over a batch of images of random sizes:
+// each image's own extents bound its block's loops.
+TEST(CudaBatch, WholeImageReductionsOfRandomSizesMatchEachImage) {
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    std::mt19937 rng(91);
+    const char* jsons[] = {
+        R"([{"op": "adjust_contrast", "factor": 1.6}])",
+        R"([{"op": "autocontrast"}])",
+        R"([{"op": "equalize"}])",
+        R"([{"op": "posterize", "bits": 3}, {"op": "equalize"}, {"op": "adjust_contrast", "factor": 0.4}])",
+    };
+    std::uint32_t seed = 1500;
+    for (const char* json : jsons) {
+        for (DType dt : {DType::UInt8, DType::Float32}) {
+            std::vector<Image> images;
+            for (int i = 0; i < 10; ++i) {
+                Dims s = random_shape(rng, 700, i % 5 == 4 ? 1 : 3);
+                if (i == 3) s = Dims{1, 3, 1, 1};
+                images.push_back({s, dt, i % 2 ? Layout::ChannelsLast : Layout::Contiguous});
+            }
+            check_batch(json, images, seed);
+            seed += 100;
+        }
+    }
+}
+
 // A center crop larger than some images (those read zero padding: another structure), and
 // crops that read none.
 TEST(CudaBatch, CropsThatReadPaddingFormTheirOwnGroup) {
