@@ -48,6 +48,10 @@ namespace {
 
 // One kernel as C++: the printer base's scalar code, plus explicit vectors (GCC/Clang
 // vector extensions) for the vector loop and OpenMP for the parallel loops.
+// Elements of a kernel without tap sums below which one more thread does not pay for itself
+// (PyTorch's parallel_for grain is the same).
+constexpr std::int64_t kParallelGrain = 32768;
+
 class CppKernelWriter final : public CPrinter {
 public:
     CppKernelWriter(const Program& p, const Kernel& k, LoadBounds lb) : CPrinter(p, k, std::move(lb)) {}
@@ -342,8 +346,22 @@ public:
             scopes_.pop_back();
             --indent_;
             line("};");
-            line("if (threads > 1) {");
-            line("    #pragma omp parallel num_threads(threads)");
+            // Threads for enough work only: a kernel without tap sums does about the same
+            // work per element, and below kParallelGrain elements a thread its team costs
+            // more than it saves (a small image's copy on many cores).
+            bool sums = false;
+            visit(k_.value, [&](const Expr& e) { sums = sums || e->op == Op::Sum; });
+            if (sums) {
+                line("const int team = threads;");
+            } else {
+                std::string work = "total";
+                for (std::size_t i = static_cast<std::size_t>(parallel); i < k_.loops.size(); ++i)
+                    work += fmt::format(" * std::int64_t({})", emit(k_.loops[i].extent));
+                line(fmt::format("const std::int64_t grains = ({}) / {};", work, kParallelGrain));
+                line("const int team = grains < 1 ? 1 : (grains < threads ? static_cast<int>(grains) : threads);");
+            }
+            line("if (team > 1) {");
+            line("    #pragma omp parallel num_threads(team)");
             line("    {");
             line("        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();");
             line("        rows(total * t / nt, total * (t + 1) / nt);");

@@ -264,3 +264,37 @@ class RandomDraws(ColorCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RepeatedCalls(unittest.TestCase):
+    """A repeated functional call runs its compiled function directly (transforms/_base.py,
+    _one): the runner is found by the op, its arguments and the input's dtype, shape and
+    strides, so calls with other arguments or other inputs never get another call's result."""
+
+    def test_each_call_follows_its_arguments_and_input(self):
+        rng = np.random.default_rng(7)
+        a = rng.integers(0, 256, (3, 5, 7), dtype=np.uint8)
+        b = rng.integers(0, 256, (3, 6, 7), dtype=np.uint8)
+        c = np.ascontiguousarray(rng.integers(0, 256, (5, 7, 3), dtype=np.uint8)).transpose(2, 0, 1)
+        for _ in range(3):
+            for x in (a, b, c):
+                for bits in (3, 4):
+                    mask = np.uint8((0xFF << (8 - bits)) & 0xFF)
+                    np.testing.assert_array_equal(F.posterize(x, bits), x & mask)
+                np.testing.assert_array_equal(F.invert(x), 255 - x)
+                np.testing.assert_array_equal(F.horizontal_flip(x), x[:, :, ::-1])
+                np.testing.assert_array_equal(F.vertical_flip(x), x[:, ::-1, :])
+                # 0 and -0.0 are other arguments than 1: the identity and black.
+                np.testing.assert_array_equal(F.adjust_brightness(x, 1.0), x)
+                np.testing.assert_array_equal(F.adjust_brightness(x, 0.0), np.zeros_like(x))
+                np.testing.assert_array_equal(F.adjust_brightness(x, -0.0), np.zeros_like(x))
+        xf = a.astype(np.float32) / 255
+        for _ in range(2):
+            np.testing.assert_array_equal(F.invert(xf), f32(1.0) - xf)
+
+    def test_argument_keys_tell_values_and_types_apart(self):
+        from toroid.transforms._base import _arg_key
+        self.assertNotEqual(_arg_key(0.0), _arg_key(-0.0))
+        self.assertNotEqual(_arg_key(True), _arg_key(1))
+        self.assertNotEqual(_arg_key(1), _arg_key(1.0))
+        self.assertEqual(_arg_key([1.5, (2, 3)]), _arg_key((1.5, [2, 3])))

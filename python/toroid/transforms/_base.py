@@ -845,10 +845,47 @@ class Normalize(Transform):
 
 # ---- functional forms (torchvision.transforms.v2.functional's names) --------------------------
 
-def _one(x, emit):
+# A functional call's runner by (the op and its checked arguments, the input's fast key:
+# dtype, shape, strides, device): its ops depend on nothing else, so a repeated call skips
+# building them, their cache key and the state, and runs the compiled function directly.
+_FUNCTIONAL_RUNNERS = {}
+_MAX_FUNCTIONAL_RUNNERS = 1024
+
+
+def _arg_key(v):
+    """A hashable form of a checked argument, equal only for the same value and type (0.0
+    and -0.0 differ, True and 1 differ)."""
+    t = type(v)
+    if t is float:
+        return v.hex()
+    if t is tuple or t is list:
+        return tuple(_arg_key(e) for e in v)
+    if t is bool:
+        return ("bool", v)
+    return v
+
+
+def _one(x, emit, key=None):
+    """Runs the ops `emit` adds for x. With `key` (the op's name and checked arguments, on
+    which alone its ops depend), a repeated call on an input of the same dtype, shape,
+    strides and device runs its compiled function directly."""
+    xk = _core.fast_key(x, None, None) if key is not None else None
+    if xk is not None:
+        run = _FUNCTIONAL_RUNNERS.get((key, xk))
+        if run is not None:
+            return run(x)
     state = _State(x)
     emit(state)
-    return state.flush()
+    if xk is None or state.branches or not state.ops:
+        return state.flush()
+    handle = _core.cached_pipeline(state.ops)
+    out = handle(x)
+    run = handle.fast.get(xk)
+    if run is not None:
+        if len(_FUNCTIONAL_RUNNERS) >= _MAX_FUNCTIONAL_RUNNERS:
+            _FUNCTIONAL_RUNNERS.clear()
+        _FUNCTIONAL_RUNNERS[(key, xk)] = run
+    return out
 
 
 def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
@@ -864,11 +901,11 @@ def crop(inpt, top, left, height, width):
 
 
 def horizontal_flip(inpt):
-    return HorizontalFlip()(inpt)
+    return _one(inpt, HorizontalFlip()._emit, ("horizontal_flip",))
 
 
 def vertical_flip(inpt):
-    return VerticalFlip()(inpt)
+    return _one(inpt, VerticalFlip()._emit, ("vertical_flip",))
 
 
 hflip = horizontal_flip

@@ -8,7 +8,7 @@ import numbers
 from collections.abc import Sequence
 
 from .._capi import Error, InvalidTypeError, public
-from ._base import Transform, _one, _RandomApply, _torch
+from ._base import Transform, _arg_key, _one, _RandomApply, _torch
 
 TRANSFORMS = ["GaussianBlur", "RandomAdjustSharpness"]
 FUNCTIONAL = ["gaussian_blur", "adjust_sharpness"]
@@ -161,10 +161,10 @@ class RandomAdjustSharpness(_RandomApply):
 def gaussian_blur(inpt, kernel_size, sigma=None):
     ks = _kernel_size(kernel_size)
     s = _sigma(sigma, ks)
-    return _one(inpt, lambda st: _emit_blur(st, ks, s))
+    return _one(inpt, lambda st: _emit_blur(st, ks, s), ("gaussian_blur", _arg_key(ks), _arg_key(s)))
 
 
 @public("adjust_sharpness")
 def adjust_sharpness(inpt, sharpness_factor):
     f = _sharpness_factor(sharpness_factor)
-    return _one(inpt, lambda st: _emit_sharpness(st, f))
+    return _one(inpt, lambda st: _emit_sharpness(st, f), ("sharpness", _arg_key(f)))

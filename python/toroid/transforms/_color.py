@@ -9,7 +9,7 @@ torchvision's on CPU tensors (uint8 bit for bit): see toroid's src/ops/color_op.
 import numbers
 
 from .._capi import Error, InvalidTypeError, public, show
-from ._base import Transform, _one, _RandomApply, _torch
+from ._base import Transform, _arg_key, _one, _RandomApply, _torch
 
 TRANSFORMS = ["Grayscale", "RandomGrayscale", "RandomInvert", "RandomPosterize", "RandomSolarize",
               "RandomAutocontrast", "RandomEqualize", "ColorJitter"]
@@ -260,65 +260,65 @@ class ColorJitter(Transform):
 
 @public("invert")
 def invert(inpt):
-    return _one(inpt, _emit_invert)
+    return _one(inpt, _emit_invert, ("invert",))
 
 
 @public("posterize")
 def posterize(inpt, bits):
     bits = _check_bits(bits)
-    return _one(inpt, lambda s: _emit_posterize(s, bits))
+    return _one(inpt, lambda s: _emit_posterize(s, bits), ("posterize", bits))
 
 
 @public("solarize")
 def solarize(inpt, threshold):
     _real(threshold, "threshold")
-    return _one(inpt, lambda s: _emit_solarize(s, threshold))
+    return _one(inpt, lambda s: _emit_solarize(s, threshold), ("solarize", _arg_key(threshold)))
 
 
 @public("adjust_brightness")
 def adjust_brightness(inpt, brightness_factor):
     f = _check_factor(brightness_factor, "brightness_factor")
-    return _one(inpt, lambda s: _emit_adjust(s, "brightness", f))
+    return _one(inpt, lambda s: _emit_adjust(s, "brightness", f), ("brightness", _arg_key(f)))
 
 
 @public("adjust_saturation")
 def adjust_saturation(inpt, saturation_factor):
     f = _check_factor(saturation_factor, "saturation_factor")
-    return _one(inpt, lambda s: _emit_adjust(s, "saturation", f))
+    return _one(inpt, lambda s: _emit_adjust(s, "saturation", f), ("saturation", _arg_key(f)))
 
 
 @public("adjust_contrast")
 def adjust_contrast(inpt, contrast_factor):
     f = _check_factor(contrast_factor, "contrast_factor")
-    return _one(inpt, lambda s: _emit_adjust(s, "contrast", f))
+    return _one(inpt, lambda s: _emit_adjust(s, "contrast", f), ("contrast", _arg_key(f)))
 
 
 @public("adjust_gamma")
 def adjust_gamma(inpt, gamma, gain=1):
     g, k = _check_gamma(gamma, gain)
-    return _one(inpt, lambda s: _emit_gamma(s, g, k))
+    return _one(inpt, lambda s: _emit_gamma(s, g, k), ("gamma", _arg_key(g), _arg_key(k)))
 
 
 @public("adjust_hue")
 def adjust_hue(inpt, hue_factor):
     h = _check_hue(hue_factor)
-    return _one(inpt, lambda s: _emit_hue(s, h))
+    return _one(inpt, lambda s: _emit_hue(s, h), ("hue", _arg_key(h)))
 
 
 @public("autocontrast")
 def autocontrast(inpt):
-    return _one(inpt, _emit_autocontrast)
+    return _one(inpt, _emit_autocontrast, ("autocontrast",))
 
 
 @public("equalize")
 def equalize(inpt):
-    return _one(inpt, _emit_equalize)
+    return _one(inpt, _emit_equalize, ("equalize",))
 
 
 @public("rgb_to_grayscale")
 def rgb_to_grayscale(inpt, num_output_channels=1):
     n = _check_gray_channels(num_output_channels)
-    return _one(inpt, lambda s: _emit_gray(s, n))
+    return _one(inpt, lambda s: _emit_gray(s, n), ("rgb_to_grayscale", n))
 
 
 to_grayscale = rgb_to_grayscale
