@@ -116,6 +116,34 @@ def run_state_ops(t, x):
 
 
 @needs_torch
+class AugMixAlone(unittest.TestCase):
+    """AugMix without torchvision: the mix's weights and where each chain starts."""
+
+    def test_all_weight_on_the_input_gives_the_input(self):
+        x = next(iter(images(1, seed=2)))
+        real = torch._sample_dirichlet
+        try:
+            # The first draw (input vs chains) puts everything on the input.
+            torch._sample_dirichlet = lambda p: torch.cat([torch.ones_like(p[:, :1]), torch.zeros_like(p[:, 1:])], 1)
+            torch.manual_seed(0)
+            self.assertTrue(torch.equal(T.AugMix()(x), x))
+        finally:
+            torch._sample_dirichlet = real
+
+    def test_shapes_dtypes_and_errors(self):
+        x = next(iter(images(1, seed=4)))
+        torch.manual_seed(1)
+        self.assertEqual(T.AugMix()(x).dtype, torch.uint8)
+        xf = torch.stack([x, x]).float() / 255
+        out = T.AugMix(all_ops=False)(xf)
+        self.assertEqual((out.shape, out.dtype), (xf.shape, torch.float32))
+        self.assertLessEqual(out.max().item(), 1.0 + 1e-6)
+        self.assertEqual(T.Compose([T.AugMix(), T.RandomHorizontalFlip()])(x).shape, x.shape)
+        with self.assertRaisesRegex(toroid.Error, r"The severity must be between \[1, 10\]. Got 11 instead."):
+            T.AugMix(severity=11)
+
+
+@needs_torch
 @needs_v2
 class AgainstTorchvision(unittest.TestCase):
     """Under the same seed: torchvision v2's tensor and generator state."""
@@ -148,6 +176,30 @@ class AgainstTorchvision(unittest.TestCase):
     def test_trivialaugment(self):
         self.check(T.TrivialAugmentWide(), TV2.TrivialAugmentWide())
         self.check(T.TrivialAugmentWide(fill=7), TV2.TrivialAugmentWide(fill=7))
+
+    def test_augmix(self):
+        self.check(T.AugMix(), TV2.AugMix(), seeds=range(24))
+        self.check(T.AugMix(severity=7, mixture_width=2, chain_depth=2, alpha=0.5, all_ops=False),
+                   TV2.AugMix(severity=7, mixture_width=2, chain_depth=2, alpha=0.5, all_ops=False), seeds=range(16))
+        self.check(T.AugMix(interpolation=T.InterpolationMode.NEAREST, fill=9),
+                   TV2.AugMix(interpolation=TVMode.NEAREST, fill=9), seeds=range(16), channels=1)
+        # A batch: one chain of operations for every image, weights drawn per image; float32
+        # images within float32 rounding (the operations' own float results are).
+        x = torch.stack(list(images(4, seed=3))).float() / 255
+        for seed in range(8):
+            torch.manual_seed(seed)
+            want = TV2.AugMix()(x)
+            torch.manual_seed(seed)
+            got = T.AugMix()(x)
+            self.assertLessEqual((got - want).abs().max().item(), 1e-5, "seed %d" % seed)
+        if torch.cuda.is_available():
+            xc = torch.stack(list(images(3, seed=5))).cuda()
+            for seed in range(8):
+                torch.manual_seed(seed)
+                want = TV2.AugMix()(xc)
+                torch.manual_seed(seed)
+                got = T.AugMix()(xc)
+                self.assertTrue(torch.equal(got, want), "CUDA seed %d" % seed)
 
     def test_in_a_recipe(self):
         ours = T.Compose([T.RandomResizedCrop(48, interpolation=T.InterpolationMode.BICUBIC),

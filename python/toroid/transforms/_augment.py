@@ -1,5 +1,5 @@
 """Automatic augmentation policies: torchvision.transforms.v2's AutoAugment (ImageNet, CIFAR10
-and SVHN policies), RandAugment and TrivialAugmentWide, drawing with torch's default generator
+and SVHN policies), RandAugment, TrivialAugmentWide and AugMix, drawing with torch's default generator
 exactly as torchvision 0.26 draws (torchvision/transforms/v2/_auto_augment.py): the same
 calls in the same order, the magnitudes from the same float32 torch.linspace / arange tables.
 
@@ -13,10 +13,10 @@ import math
 import numbers
 
 from .._capi import Error, InvalidTypeError, public, show
-from . import _base, _color, _warp
+from . import _base, _color, _mix, _warp
 from ._base import InterpolationMode, Transform, _torch
 
-TRANSFORMS = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide"]
+TRANSFORMS = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide", "AugMix"]
 FUNCTIONAL = []
 __all__ = TRANSFORMS + FUNCTIONAL
 
@@ -79,6 +79,20 @@ _TRIVIAL_SPACE = {
     "AutoContrast": (_none, False),
     "Equalize": (_none, False),
 }
+
+_AUGMIX_PARTIAL_SPACE = {
+    "ShearX": (_linspace(0.3), True),
+    "ShearY": (_linspace(0.3), True),
+    "TranslateX": (lambda bins, h, w: _torch().linspace(0.0, w / 3.0, bins), True),
+    "TranslateY": (lambda bins, h, w: _torch().linspace(0.0, h / 3.0, bins), True),
+    "Rotate": (_linspace(30.0), True),
+    "Posterize": (_posterize_bits(4, 4), False),
+    "Solarize": (lambda bins, h, w: _torch().linspace(1.0, 0.0, bins), False),
+    "AutoContrast": (_none, False),
+    "Equalize": (_none, False),
+}
+_AUGMIX_SPACE = dict(_AUGMIX_PARTIAL_SPACE, Brightness=(_linspace(0.9), True), Color=(_linspace(0.9), True),
+                     Contrast=(_linspace(0.9), True), Sharpness=(_linspace(0.9), True))
 
 _POLICIES = {
     AutoAugmentPolicy.IMAGENET: [
@@ -276,3 +290,60 @@ class TrivialAugmentWide(_AutoAugmentBase):
         if magnitudes is not None:
             magnitude = _signed(float(magnitudes[int(torch.randint(self.num_magnitude_bins, ()))]), signed)
         _emit_operation(state, name, magnitude, self._mode, self._fill)
+
+
+class AugMix(_AutoAugmentBase):
+    """torchvision.transforms.v2.AugMix(severity, mixture_width, chain_depth, alpha, all_ops,
+    interpolation, fill): mixture_width chains of 1-3 (or chain_depth) drawn operations, each
+    chain run from the input through toroid's programs, mixed with the input by weights drawn
+    per image from Dirichlet distributions (torch._sample_dirichlet on the image's device, as
+    torchvision draws them); the mix is PyTorch's float32 arithmetic in torchvision's order,
+    then converted back to the image's dtype. Torch tensors (a NumPy array is viewed as one)."""
+
+    @public("AugMix")
+    def __init__(self, severity=3, mixture_width=3, chain_depth=-1, alpha=1.0, all_ops=True,
+                 interpolation=InterpolationMode.BILINEAR, fill=None):
+        super().__init__(interpolation, fill)
+        if not 1 <= severity <= 10:
+            raise Error("The severity must be between [1, 10]. Got %s instead." % (severity,))
+        self.severity = severity
+        self.mixture_width = mixture_width
+        self.chain_depth = chain_depth
+        self.alpha = alpha
+        self.all_ops = all_ops
+
+    def _emit(self, state):
+        state.call_host(self._mix)
+
+    def _mix(self, x):
+        torch = _torch()
+        numpy_in = not isinstance(x, torch.Tensor)
+        image = torch.from_numpy(x) if numpy_in else x
+        space = _AUGMIX_SPACE if self.all_ops else _AUGMIX_PARTIAL_SPACE
+        h, w = image.shape[-2], image.shape[-1]
+        dims = list(image.shape)
+        batch = image.reshape([1] * max(4 - image.ndim, 0) + dims)
+        batch_dims = [batch.size(0)] + [1] * (batch.ndim - 1)
+        m = torch._sample_dirichlet(torch.tensor([self.alpha, self.alpha], device=batch.device).expand(batch_dims[0], -1))
+        weights = torch._sample_dirichlet(
+            torch.tensor([self.alpha] * self.mixture_width, device=batch.device).expand(batch_dims[0], -1)
+        ) * m[:, 1].reshape([batch_dims[0], -1])
+        mix = m[:, 0].reshape(batch_dims) * batch
+        for i in range(self.mixture_width):
+            aug = batch
+            depth = self.chain_depth if self.chain_depth > 0 else int(torch.randint(low=1, high=4, size=(1,)).item())
+            for _ in range(depth):
+                name, (table, signed) = self._random_item(space)
+                magnitudes = table(10, h, w)
+                magnitude = 0.0
+                if magnitudes is not None:
+                    magnitude = _signed(float(magnitudes[int(torch.randint(self.severity, ()))]), signed)
+                step = _base._State(aug)
+                _emit_operation(step, name, magnitude, self._mode, self._fill)
+                aug = step.flush()
+            mix.add_(weights[:, i].reshape(batch_dims) * aug)
+        out = mix.reshape(dims).to(dtype=image.dtype)
+        tv = _mix._tv_tensors()
+        if tv is not None and isinstance(x, (tv.Image, tv.Video)):
+            out = tv.wrap(out, like=x)
+        return out.numpy() if numpy_in else out
