@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Writes the small seed corpus under fuzz/corpus/ (valid .npy, PNG and pipeline files,
+# Writes the small seed corpus under fuzz/corpus/ (valid .npy, PNG, WebP and pipeline files,
 # each a few hundred bytes) from the standard library alone, so the seeds are
 # reproducible. Run it again only to change the seeds; its output is checked in.
 import json
@@ -157,3 +157,23 @@ grid_paths = {
 for name, paths in grid_paths.items():
     put("fuzz_pipeline_json", name,
         json.dumps([{"op": "convert", "dtype": "float32"}] + [{"op": "grid_sample", "grid": g} for g in paths]))
+
+# ---- WebP: small lossy and lossless files, through Pillow's libwebp (the only seeds not
+# made from the standard library; skipped where Pillow has no WebP) ----
+try:
+    import io as _io
+    from PIL import Image, features
+    if features.check("webp"):
+        def webp(mode, size, **save):
+            img = Image.new(mode, size)
+            img.putdata([tuple((x * 37 + y * 11 + k * 70) % 256 for k in range(len(mode)))
+                         for y in range(size[1]) for x in range(size[0])])
+            buf = _io.BytesIO()
+            img.save(buf, "WEBP", **save)
+            return buf.getvalue()
+        put("fuzz_webp", "rgb_lossy.webp", webp("RGB", (12, 9), quality=70))
+        put("fuzz_webp", "rgba_lossy.webp", webp("RGBA", (7, 5), quality=50))
+        put("fuzz_webp", "rgb_lossless.webp", webp("RGB", (6, 6), lossless=True))
+        put("fuzz_webp", "rgba_lossless.webp", webp("RGBA", (9, 4), lossless=True))
+except ImportError:
+    pass

@@ -12,7 +12,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
 fi
 command -v clang++ >/dev/null || { echo "toroid: error: clang++ not found (run scripts/install-deps.sh)" >&2; exit 2; }
 
-targets=(fuzz_npy fuzz_png fuzz_jpeg fuzz_pipeline_json)
+targets=(fuzz_npy fuzz_png fuzz_jpeg fuzz_webp fuzz_pipeline_json)
 build=build-fuzz
 CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOROID_FUZZ=ON >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"

@@ -28,7 +28,7 @@ from concurrent.futures import as_completed as futures_completed
 from . import _capi, _core
 from ._capi import Error
 
-IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".npy")
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp", ".npy")
 FORMATS = ("jpg", "png", "npy")
 DEFAULT_CHUNK = 16
 MODES = ("rgb", "gray", "rgb_alpha", "gray_alpha", "unchanged")
@@ -65,7 +65,10 @@ def list_inputs(in_dir, out_dir=None):
 
 def output_relpath(rel, fmt):
     """The output's path relative to OUT_DIR: the input's, with the format's extension when
-    one is given (else the input's own, so that its format is kept)."""
+    one is given (else the input's own, so that its format is kept; WebP, which toroid
+    reads but does not write, gives PNG)."""
+    if not fmt and os.path.splitext(rel)[1].lower() == ".webp":
+        fmt = "png"
     return os.path.splitext(rel)[0] + "." + fmt if fmt else rel
 
 
@@ -364,8 +367,8 @@ def check_format(text, base_dir, allow_paths, pairs, fmt):
     formats = set()
     for src, _ in pairs:
         ext = os.path.splitext(src)[1].lower()
-        if ext in (".jpg", ".jpeg", ".png"):
-            formats.add(fmt or ("png" if ext == ".png" else "jpg"))
+        if ext in (".jpg", ".jpeg", ".png", ".webp"):
+            formats.add(fmt or ("jpg" if ext in (".jpg", ".jpeg") else "png"))
     formats.discard("npy")
     if not formats:
         return
@@ -505,7 +508,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_args(argv):
     ap = _Parser(prog="python3 -m toroid.batch",
-                 description="Run a toroid pipeline on every image (.jpg .jpeg .png .npy) under IN_DIR and "
+                 description="Run a toroid pipeline on every image (.jpg .jpeg .png .webp .npy) under IN_DIR and "
                              "write the results to the same relative paths under OUT_DIR.")
     ap.add_argument("pipeline", metavar="PIPELINE", help="pipeline JSON file, or inline JSON starting with '['")
     ap.add_argument("in_dir", metavar="IN_DIR", help="folder searched recursively for images")

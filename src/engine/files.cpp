@@ -37,6 +37,7 @@ std::string_view format_name(io::ImageFormat f) {
         case io::ImageFormat::Npy: return "npy";
         case io::ImageFormat::Png: return "png";
         case io::ImageFormat::Jpeg: return "jpg";
+        case io::ImageFormat::Webp: return "webp";
     }
     return "npy";
 }
@@ -173,7 +174,10 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
     std::map<std::string, std::size_t> first_writer;
     for (std::size_t i = 0; i < n; ++i) {
         fs::path rel = scan.images[i];
+        const std::optional<io::ImageFormat> read = io::image_format_of(rel);
         if (options.file.format) rel.replace_extension(io::image_format_extension(*options.file.format));
+        else if (read && io::result_format(*read) != *read)
+            rel.replace_extension(io::image_format_extension(io::result_format(*read)));
         outputs[i] = output_dir / rel;
         auto [it, fresh] = first_writer.emplace(outputs[i].generic_string(), i);
         if (!fresh)
@@ -205,7 +209,8 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
         std::set<io::ImageFormat> formats;
         for (const fs::path& rel : scan.images) {
             const std::optional<io::ImageFormat> f = io::image_format_of(rel);
-            if (f && *f != io::ImageFormat::Npy) formats.insert(options.file.format ? *options.file.format : *f);
+            if (f && *f != io::ImageFormat::Npy)
+                formats.insert(options.file.format ? *options.file.format : io::result_format(*f));
         }
         for (io::ImageFormat f : formats)
             check_output_format(pipeline, f,

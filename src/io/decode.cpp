@@ -7,6 +7,7 @@
 #include "io/jpeg.h"
 #include "io/npy.h"
 #include "io/png.h"
+#include "io/webp.h"
 
 #include <array>
 #include <cctype>
@@ -44,6 +45,7 @@ std::string_view image_mode_name(ImageMode m) {
 Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
                     const DecodeOptions& options) {
     if (format == ImageFormat::Npy) return parse_npy_image(bytes, what);
+    if (format == ImageFormat::Webp) return decode_webp(bytes, what, options.mode);  // no EXIF, as torchvision
     const bool png = format == ImageFormat::Png;
     const int orientation = !options.apply_exif_orientation ? 1
                             : png                           ? png_exif_orientation(bytes)
@@ -68,6 +70,7 @@ std::optional<ImageFormat> sniff_image_format(std::string_view bytes) {
     if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0xFF && static_cast<unsigned char>(bytes[1]) == 0xD8)
         return ImageFormat::Jpeg;
     if (bytes.size() >= 6 && bytes.substr(0, 6) == std::string_view("\x93NUMPY", 6)) return ImageFormat::Npy;
+    if (is_webp(bytes)) return ImageFormat::Webp;
     return std::nullopt;
 }
 

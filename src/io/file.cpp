@@ -303,6 +303,7 @@ std::optional<ImageFormat> image_format_of(const std::filesystem::path& path) {
     if (ext == ".npy") return ImageFormat::Npy;
     if (ext == ".png") return ImageFormat::Png;
     if (ext == ".jpg" || ext == ".jpeg") return ImageFormat::Jpeg;
+    if (ext == ".webp") return ImageFormat::Webp;
     return std::nullopt;
 }
 
@@ -310,6 +311,7 @@ ImageFormat parse_image_format(std::string_view name) {
     if (name == "npy") return ImageFormat::Npy;
     if (name == "png") return ImageFormat::Png;
     if (name == "jpg" || name == "jpeg") return ImageFormat::Jpeg;
+    if (name == "webp") fail("toroid reads WebP files but does not write them (use png, jpg or npy)");
     fail("unknown image format '{}' (use jpg, png or npy)", printable(name, 40));
 }
 
@@ -318,15 +320,18 @@ std::string_view image_format_extension(ImageFormat f) {
         case ImageFormat::Npy: return ".npy";
         case ImageFormat::Png: return ".png";
         case ImageFormat::Jpeg: return ".jpg";
+        case ImageFormat::Webp: return ".webp";
     }
     return ".npy";
 }
+
+ImageFormat result_format(ImageFormat f) { return f == ImageFormat::Webp ? ImageFormat::Png : f; }
 
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options) {
     const std::optional<ImageFormat> f = image_format_of(path);
     if (f == ImageFormat::Npy) return read_npy_image(path);
     if (f) return decode_image(read_file(path, max_image_file_bytes()), printable(path.string()), *f, options);
-    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy, .png, .jpg and .jpeg)",
+    fail("cannot read '{}': unsupported extension '{}' (toroid reads .npy, .png, .jpg, .jpeg and .webp)",
          printable(path.string()), printable(lower_extension(path), 20));
 }
 
@@ -335,6 +340,7 @@ std::string encode_image(const Tensor& t, ImageFormat format, int jpeg_quality) 
         case ImageFormat::Npy: return encode_npy(t);
         case ImageFormat::Png: return encode_png(t);
         case ImageFormat::Jpeg: return encode_jpeg(t, jpeg_quality);
+        case ImageFormat::Webp: fail("toroid reads WebP files but does not write them (write .png, .jpg or .npy)");
     }
     fail("internal: unknown image format");
 }

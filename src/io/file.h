@@ -50,16 +50,19 @@ void check_image_pixels(std::int64_t pixels, const std::string& what, const std:
 // no limit with no pixel limit).
 std::uint64_t max_image_file_bytes();
 
-enum class ImageFormat { Npy, Png, Jpeg };
+enum class ImageFormat { Npy, Png, Jpeg, Webp };
 
-// The format a file's extension names (.npy, .png, .jpg / .jpeg; any case), if any.
+// The format a file's extension names (.npy, .png, .jpg / .jpeg, .webp; any case), if any.
 std::optional<ImageFormat> image_format_of(const std::filesystem::path& path);
 // A format by name ("npy", "png", "jpg" or "jpeg"); throws toroid::Error otherwise.
 ImageFormat parse_image_format(std::string_view name);
-// The extension toroid gives files of a format: ".npy", ".png", ".jpg".
+// The extension toroid gives files of a format: ".npy", ".png", ".jpg", ".webp".
 std::string_view image_format_extension(ImageFormat f);
+// The format results of an input of format `f` are written in when none is asked for: its
+// own, except WebP (read only), whose results are PNG files.
+ImageFormat result_format(ImageFormat f);
 
-// The format of image bytes by their signature (PNG, JPEG, .npy), if any.
+// The format of image bytes by their signature (PNG, JPEG, WebP, .npy), if any.
 std::optional<ImageFormat> sniff_image_format(std::string_view bytes);
 // Decodes image bytes of `format` as (1, C, H, W) uint8 (PNG, JPEG: in options.mode, the
 // EXIF orientation applied unless options say not) or as the array stored (.npy: rank 2-4,

@@ -13,6 +13,7 @@
 #include "ops/pipeline_json.h"
 
 #include <gtest/gtest.h>
+#include <webp/encode.h>
 
 #include <sys/wait.h>
 
@@ -205,6 +206,32 @@ TEST_F(Folder, DefaultFormatKeepsTheInputsAndFloatNeedsNpy) {
     EXPECT_EQ(bad_mode.exit_code, 2) << bad_mode.err;
     EXPECT_NE(bad_mode.err.find("unknown image mode 'cmyk'"), std::string::npos) << bad_mode.err;
     EXPECT_FALSE(fs::exists(dir_ / "out5"));
+}
+
+// A WebP input (read, not written) gives a .png result unless --format names another; a
+// float result for it needs --format npy, as for PNG inputs.
+TEST_F(Folder, WebpInputsGivePngResults) {
+    fs::path in = dir_ / "webp_in";
+    fs::create_directories(in / "s");
+    std::vector<std::uint8_t> px(30 * 20 * 3);
+    for (std::size_t i = 0; i < px.size(); ++i) px[i] = static_cast<std::uint8_t>(i * 13 % 256);
+    std::uint8_t* enc = nullptr;
+    const std::size_t n = WebPEncodeLosslessRGB(px.data(), 30, 20, 30 * 3, &enc);
+    write(in / "s" / "p.webp", std::string(reinterpret_cast<const char*>(enc), n));
+    WebPFree(enc);
+    Result ok = run({"apply", kResize, in.string(), (dir_ / "w1").string(), "--engine", "reference"});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_EQ(files_under(dir_ / "w1"), (std::vector<std::string>{"s/p.png"}));
+    EXPECT_EQ(io::read_image(dir_ / "w1" / "s" / "p.png").shape(), (Dims{1, 3, 12, 16}));
+    Result jpg = run({"apply", kResize, in.string(), (dir_ / "w2").string(), "--format", "jpg", "--engine", "reference"});
+    EXPECT_EQ(jpg.exit_code, 0) << jpg.err;
+    EXPECT_EQ(files_under(dir_ / "w2"), (std::vector<std::string>{"s/p.jpg"}));
+    Result flt = run({"apply", kToFloat, in.string(), (dir_ / "w3").string(), "--engine", "reference"});
+    EXPECT_EQ(flt.exit_code, 2) << flt.err;
+    EXPECT_NE(flt.err.find("the .png inputs' own format (png)"), std::string::npos) << flt.err;
+    Result wr = run({"apply", kResize, in.string(), (dir_ / "w4").string(), "--format", "webp"});
+    EXPECT_EQ(wr.exit_code, 2) << wr.err;
+    EXPECT_NE(wr.err.find("does not write them"), std::string::npos) << wr.err;
 }
 
 // --draft: a JPEG the pipeline's first resize shrinks at least 2x decodes at a DCT scale, so

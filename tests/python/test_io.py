@@ -68,6 +68,27 @@ class DecodeImageTest(unittest.TestCase):
             self.assertEqual(turned.shape, (3, 20, 12))
             np.testing.assert_array_equal(turned, np.flip(plain.transpose(0, 2, 1), axis=2))
 
+    def test_webp_lossless_and_lossy(self):
+        from PIL import Image, features
+        if not features.check("webp"):
+            self.skipTest("Pillow without WebP")
+        rng = np.random.default_rng(5)
+        rgba = rng.integers(0, 256, (21, 34, 4), dtype=np.uint8)
+        rgba[..., 3] |= 1  # (alpha 0 lets the lossless encoder change the colour underneath)
+        buf = io.BytesIO()
+        Image.fromarray(rgba, "RGBA").save(buf, "WEBP", lossless=True)
+        raw = buf.getvalue()
+        np.testing.assert_array_equal(toroid.io.decode_image(raw), rgba.transpose(2, 0, 1))
+        np.testing.assert_array_equal(toroid.io.decode_image(raw, mode="rgb"), rgba[..., :3].transpose(2, 0, 1))
+        buf = io.BytesIO()
+        Image.fromarray(rgba[..., :3], "RGB").save(buf, "WEBP", quality=80)
+        lossy = toroid.io.decode_image(buf.getvalue())
+        self.assertEqual(lossy.shape, (3, 21, 34))
+        # Pillow decodes through the same libwebp: the same pixels.
+        np.testing.assert_array_equal(lossy, np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB")).transpose(2, 0, 1))
+        with self.assertRaisesRegex(toroid.Error, "mode 'gray' is not supported for WebP"):
+            toroid.io.decode_image(raw, mode="gray")
+
     def test_errors(self):
         with self.assertRaisesRegex(toroid.Error, "unknown signature"):
             toroid.io.decode_image(b"GIF89a....")
