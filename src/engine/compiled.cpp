@@ -14,6 +14,7 @@
 #include "core/interrupt.h"
 #include "ops/pipeline_json.h"
 #include "runtime/jit.h"
+#include "runtime/prebuilt.h"
 #include "runtime/sha256.h"
 #include "schedule/bind.h"
 #include "schedule/schedule.h"
@@ -57,6 +58,11 @@ struct Instance {
     schedule::Binding binding;
 };
 
+const schedule::Target& host_target() {
+    static const schedule::Target t = schedule::Target::host_cpu();
+    return t;
+}
+
 CompilerConfig jit_config() {
     CompilerConfig c = CompilerConfig::from_environment();
     // The parallel loops are OpenMP loops.
@@ -64,6 +70,13 @@ CompilerConfig jit_config() {
     // Every float operation rounds on its own, as in the reference and PyTorch's
     // scalar formulas: no fused multiply-adds the source does not ask for.
     c.extra_flags.push_back("-ffp-contract=off");
+    // A CPU named by $TOROID_CPU_TARGET: its code is compiled for that CPU's level, as the
+    // catalogue builds it ($TOROID_CXXFLAGS, when set, still decides): with -march=native on
+    // a larger CPU the preamble would take the larger CPU's forms for the named one's lanes.
+    if (const schedule::Target& t = host_target(); t.named && std::getenv("TOROID_CXXFLAGS") == nullptr) {
+        c.optimization_flags = {"-O3"};
+        for (const std::string& f : isa_level(t.isa_level()).flags) c.optimization_flags.push_back(f);
+    }
     return c;
 }
 
@@ -79,10 +92,6 @@ JitCompiler& jit() {
     return compiler;
 }
 
-const schedule::Target& host_target() {
-    static const schedule::Target t = schedule::Target::host_cpu();
-    return t;
-}
 
 using driver::spec_key;
 using driver::write_text;

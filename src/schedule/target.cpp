@@ -77,6 +77,7 @@ Target Target::host_cpu() {
         auto named = named_cpu_target(n);
         if (!named) fail("TOROID_CPU_TARGET='{}' is not one of host, avx2, avx512, avx512vbmi, zen4", printable(n));
         t = *named;
+        t.named = true;
         // The features its code may use; running it elsewhere is an illegal instruction.
         std::vector<const char*> lacking;
 #if defined(__x86_64__) || defined(__i386__)

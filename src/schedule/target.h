@@ -48,6 +48,10 @@ struct Target {
     // CPU named by $TOROID_CPU_TARGET: why this CPU cannot run its code (the features it
     // lacks), else empty. Such code is compiled (`apply --prepare-only`) but not run.
     std::string cannot_run;
+    // CPU: named by $TOROID_CPU_TARGET (not this CPU's own features): its code is compiled
+    // for that CPU's instruction-set level (isa_level()), not -march=native, so the
+    // preamble's feature tests see what the scheduler assumed.
+    bool named = false;
 
     // Elements of type t in one vector loop iteration (CPU); 1 where there are no vector loops.
     int lanes(ir::Type t) const;

@@ -153,6 +153,29 @@ TEST_F(CompiledApply, CodeForAnotherCpuCompilesButDoesNotRunHere) {
     EXPECT_FALSE(fs::exists(dir_ / "a.npy"));
 }
 
+// A smaller CPU named by $TOROID_CPU_TARGET runs here: its code is compiled for its own
+// level, not -march=native (a larger CPU's preamble forms for the smaller one's lanes did not
+// compile, and the quick tier ran instead), and gives the reference's result.
+TEST_F(CompiledApply, CodeForASmallerCpuCompilesForItsLevelAndRuns) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "this CPU does not run avx2 code";
+    const std::string env = "TOROID_CPU_TARGET=avx2 ";
+    for (const char* layout : {"contiguous", "channels_last"}) {
+        const std::string p = quote(kFivePipeline), in = quote(kInput);
+        std::string out, err;
+        ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "c.npy").string()) + " --layout " +
+                          layout,
+                      &out, &err, env),
+                  0)
+            << err;
+        ASSERT_EQ(run("apply " + p + " " + in + " " + quote((dir_ / "r.npy").string()) + " --engine reference", nullptr,
+                      &err),
+                  0)
+            << err;
+        EXPECT_EQ(slurp(dir_ / "c.npy"), slurp(dir_ / "r.npy")) << layout;
+    }
+}
+
 TEST_F(CompiledApply, FiveOpPipelineIsAtMostTwoKernelsAndMatchesReference) {
     for (const char* layout : {"contiguous", "channels_last"}) {
         const std::string p = quote(kFivePipeline), in = quote(kInput);
