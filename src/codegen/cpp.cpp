@@ -86,9 +86,7 @@ public:
             emit_histogram(out, decls);
             --indent_;
             line("}");
-            std::string text = text_.str();
-            text.insert(params_at, param_decls(std::string_view(text).substr(params_at), params_indent));
-            return text;
+            return with_param_decls(params_at, params_indent);
         }
         // Parallel loops are the outermost ones, collapsed into one OpenMP loop.
         int parallel = 0;
@@ -151,6 +149,8 @@ public:
             // through the closure, every byte store could alias them and they would be
             // reloaded in the inner loops (and the pointers would lose __restrict).
             for (const std::string& d : decls) line(d);
+            row_params_at_ = static_cast<std::size_t>(text_.tellp());
+            row_params_indent_ = std::string(static_cast<std::size_t>(indent_) * 4, ' ');
             // The parallel loops' extents too (the odometer reads them every row).
             for (int i = 1; i < parallel; ++i)
                 line(fmt::format("const std::int64_t rn{0} = n{0};", k_.loops[static_cast<std::size_t>(i)].var));
@@ -345,6 +345,7 @@ public:
             line("}");
             scopes_.pop_back();
             --indent_;
+            row_params_end_ = static_cast<std::size_t>(text_.tellp());
             line("};");
             // Threads for enough work only: a kernel without tap sums does about the same
             // work per element, and below kParallelGrain elements a thread its team costs
@@ -372,12 +373,25 @@ public:
         }
         --indent_;
         line("}");
-        std::string text = text_.str();
-        text.insert(params_at, param_decls(std::string_view(text).substr(params_at), params_indent));
-        return text;
+        return with_param_decls(params_at, params_indent);
     }
 
 private:
+    // The text with the run-time parameters declared where they are used: at `params_at`
+    // (the kernel's own scope) and, again, as the row function's own locals (read through
+    // its closure, every byte store could alias them: they would be reloaded, and the
+    // offsets computed from them again, at every step of the inner loops).
+    std::string with_param_decls(std::size_t params_at, const std::string& params_indent) {
+        std::string text = text_.str();
+        if (row_params_end_ > row_params_at_)
+            text.insert(row_params_at_, param_decls(std::string_view(text).substr(row_params_at_, row_params_end_ - row_params_at_),
+                                                    row_params_indent_));
+        text.insert(params_at, param_decls(std::string_view(text).substr(params_at), params_indent));
+        return text;
+    }
+    std::size_t row_params_at_ = 0, row_params_end_ = 0;
+    std::string row_params_indent_;
+
     // A histogram kernel (schedule/histogram.h): per plane (the loops other than the bins'),
     // counts in local bins over the reduction domain, then the region's bins stored. The
     // innermost reduction variable steps four terms at a time into four sets of bins (a run of
@@ -403,6 +417,8 @@ private:
         line("const auto planes = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {");
         ++indent_;
         for (const std::string& d : decls) line(d);
+        row_params_at_ = static_cast<std::size_t>(text_.tellp());
+        row_params_indent_ = std::string(static_cast<std::size_t>(indent_) * 4, ' ');
         line("for (std::int64_t it = lo; it < hi; ++it) {");
         ++indent_;
         scopes_.emplace_back();
@@ -467,6 +483,7 @@ private:
         --indent_;
         line("}");
         --indent_;
+        row_params_end_ = static_cast<std::size_t>(text_.tellp());
         line("};");
         line("if (threads > 1 && total > 1) {");
         line("    #pragma omp parallel num_threads(threads)");

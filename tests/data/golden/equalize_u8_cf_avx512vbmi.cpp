@@ -42,6 +42,18 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
     const auto planes = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {
         const std::uint8_t* __restrict b0 = static_cast<const std::uint8_t*>(buffers[0]);  // input
         std::int32_t* __restrict b1 = static_cast<std::int32_t*>(buffers[1]);  // op0.hist
+        const std::int64_t p1 = static_cast<std::int64_t>(params[1]);  // input.h
+        (void)p1;
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_c
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // input.stride_h
+        (void)p5;
+        const std::int64_t p6 = static_cast<std::int64_t>(params[6]);  // op0.hist.region_origin0
+        (void)p6;
         for (std::int64_t it = lo; it < hi; ++it) {
             std::int64_t rest = it;
             const std::int64_t v3 = 0 + rest % n3;
@@ -153,6 +165,18 @@ static void kernel_1(void* const* buffers, const std::int64_t* params, int threa
     const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {
         const std::uint8_t* __restrict b0 = static_cast<const std::uint8_t*>(buffers[0]);  // input
         std::int32_t* __restrict b6 = static_cast<std::int32_t*>(buffers[6]);  // op0.top.lanes
+        const std::int64_t p1 = static_cast<std::int64_t>(params[1]);  // input.h
+        (void)p1;
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_c
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // input.stride_h
+        (void)p5;
+        const std::int64_t p8 = static_cast<std::int64_t>(params[8]);  // op0.top.lanes.region_origin0
+        (void)p8;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         std::int64_t rest = lo;
@@ -370,6 +394,20 @@ static void kernel_2(void* const* buffers, const std::int64_t* params, int threa
         const std::uint8_t* __restrict b0 = static_cast<const std::uint8_t*>(buffers[0]);  // input
         std::int32_t* __restrict b2 = static_cast<std::int32_t*>(buffers[2]);  // op0.top
         const std::int32_t* __restrict b6 = static_cast<const std::int32_t*>(buffers[6]);  // op0.top.lanes
+        const std::int64_t p1 = static_cast<std::int64_t>(params[1]);  // input.h
+        (void)p1;
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_c
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // input.stride_h
+        (void)p5;
+        const std::int64_t p8 = static_cast<std::int64_t>(params[8]);  // op0.top.lanes.region_origin0
+        (void)p8;
+        const std::int64_t p10 = static_cast<std::int64_t>(params[10]);  // op0.top.region_origin0
+        (void)p10;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         std::int64_t rest = lo;
@@ -570,6 +608,10 @@ static void kernel_3(void* const* buffers, const std::int64_t* params, int threa
     const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {
         const std::int32_t* __restrict b1 = static_cast<const std::int32_t*>(buffers[1]);  // op0.hist
         std::int32_t* __restrict b3 = static_cast<std::int32_t*>(buffers[3]);  // op0.cum
+        const std::int64_t p6 = static_cast<std::int64_t>(params[6]);  // op0.hist.region_origin0
+        (void)p6;
+        const std::int64_t p12 = static_cast<std::int64_t>(params[12]);  // op0.cum.region_origin0
+        (void)p12;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         std::int64_t rest = lo;
@@ -717,6 +759,18 @@ static void kernel_4(void* const* buffers, const std::int64_t* params, int threa
         const std::int32_t* __restrict b2 = static_cast<const std::int32_t*>(buffers[2]);  // op0.top
         const std::int32_t* __restrict b3 = static_cast<const std::int32_t*>(buffers[3]);  // op0.cum
         std::uint8_t* __restrict b5 = static_cast<std::uint8_t*>(buffers[5]);  // op0.equalize.table
+        const std::int64_t p1 = static_cast<std::int64_t>(params[1]);  // input.h
+        (void)p1;
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p6 = static_cast<std::int64_t>(params[6]);  // op0.hist.region_origin0
+        (void)p6;
+        const std::int64_t p10 = static_cast<std::int64_t>(params[10]);  // op0.top.region_origin0
+        (void)p10;
+        const std::int64_t p12 = static_cast<std::int64_t>(params[12]);  // op0.cum.region_origin0
+        (void)p12;
+        const std::int64_t p14 = static_cast<std::int64_t>(params[14]);  // op0.equalize.table.region_origin0
+        (void)p14;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         const window_table<4> wt1((256 - 0) / kLanes + 1);
@@ -960,6 +1014,22 @@ static void kernel_5(void* const* buffers, const std::int64_t* params, int threa
         const std::uint8_t* __restrict b0 = static_cast<const std::uint8_t*>(buffers[0]);  // input
         std::uint8_t* __restrict b4 = static_cast<std::uint8_t*>(buffers[4]);  // op0.equalize
         const std::uint8_t* __restrict b5 = static_cast<const std::uint8_t*>(buffers[5]);  // op0.equalize.table
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_c
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // input.stride_h
+        (void)p5;
+        const std::int64_t p14 = static_cast<std::int64_t>(params[14]);  // op0.equalize.table.region_origin0
+        (void)p14;
+        const std::int64_t p16 = static_cast<std::int64_t>(params[16]);  // op0.equalize.stride2
+        (void)p16;
+        const std::int64_t p17 = static_cast<std::int64_t>(params[17]);  // op0.equalize.stride1
+        (void)p17;
+        const std::int64_t p18 = static_cast<std::int64_t>(params[18]);  // op0.equalize.stride0
+        (void)p18;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         std::int64_t rest = lo;

@@ -41,6 +41,20 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
     const auto rows = [&](std::int64_t lo, std::int64_t hi) __attribute__((noinline)) {
         const std::uint8_t* __restrict b0 = static_cast<const std::uint8_t*>(buffers[0]);  // input
         std::uint8_t* __restrict b1 = static_cast<std::uint8_t*>(buffers[1]);  // op0.flip
+        const std::int64_t p2 = static_cast<std::int64_t>(params[2]);  // input.w
+        (void)p2;
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_c
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // input.stride_h
+        (void)p5;
+        const std::int64_t p6 = static_cast<std::int64_t>(params[6]);  // op0.flip.stride2
+        (void)p6;
+        const std::int64_t p7 = static_cast<std::int64_t>(params[7]);  // op0.flip.stride1
+        (void)p7;
+        const std::int64_t p8 = static_cast<std::int64_t>(params[8]);  // op0.flip.stride0
+        (void)p8;
         const std::int64_t rn1 = n1;
         const std::int64_t rn2 = n2;
         std::int64_t rest = lo;

@@ -100,6 +100,28 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
         const std::int32_t* __restrict b1 = static_cast<const std::int32_t*>(buffers[1]);  // op0.horizontal_start
         const std::int16_t* __restrict b2 = static_cast<const std::int16_t*>(buffers[2]);  // op0.horizontal_weight_i16
         std::uint8_t* __restrict b3 = static_cast<std::uint8_t*>(buffers[3]);  // op0.horizontal
+        const std::int64_t p3 = static_cast<std::int64_t>(params[3]);  // input.stride_n
+        (void)p3;
+        const std::int64_t p4 = static_cast<std::int64_t>(params[4]);  // input.stride_h
+        (void)p4;
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // op0.out_w
+        (void)p5;
+        const std::int32_t p6 = static_cast<std::int32_t>(params[6]);  // op0.horizontal_taps
+        (void)p6;
+        const std::int32_t p7 = static_cast<std::int32_t>(params[7]);  // op0.horizontal_precision
+        (void)p7;
+        const std::int64_t p8 = static_cast<std::int64_t>(params[8]);  // op0.horizontal_half
+        (void)p8;
+        const std::int64_t p13 = static_cast<std::int64_t>(params[13]);  // op0.horizontal.region_origin0
+        (void)p13;
+        const std::int64_t p15 = static_cast<std::int64_t>(params[15]);  // op0.horizontal.region_origin2
+        (void)p15;
+        const std::int64_t p17 = static_cast<std::int64_t>(params[17]);  // op0.horizontal.region_origin3
+        (void)p17;
+        const std::int64_t p19 = static_cast<std::int64_t>(params[19]);  // op0.horizontal.stride2
+        (void)p19;
+        const std::int64_t p20 = static_cast<std::int64_t>(params[20]);  // op0.horizontal.stride0
+        (void)p20;
         const std::int64_t rn2 = n2;
         const window_table<1> wt9((t2 - p17) / kLanes + 1);
         for (std::int64_t v3 = p17; v3 + kLanes <= t2; v3 += kLanes) {
@@ -419,6 +441,28 @@ static void kernel_1(void* const* buffers, const std::int64_t* params, int threa
         const std::int32_t* __restrict b4 = static_cast<const std::int32_t*>(buffers[4]);  // op0.vertical_start
         const std::int16_t* __restrict b5 = static_cast<const std::int16_t*>(buffers[5]);  // op0.vertical_weight_i16
         std::uint8_t* __restrict b6 = static_cast<std::uint8_t*>(buffers[6]);  // op0.vertical
+        const std::int64_t p5 = static_cast<std::int64_t>(params[5]);  // op0.out_w
+        (void)p5;
+        const std::int32_t p10 = static_cast<std::int32_t>(params[10]);  // op0.vertical_taps
+        (void)p10;
+        const std::int32_t p11 = static_cast<std::int32_t>(params[11]);  // op0.vertical_precision
+        (void)p11;
+        const std::int64_t p12 = static_cast<std::int64_t>(params[12]);  // op0.vertical_half
+        (void)p12;
+        const std::int64_t p13 = static_cast<std::int64_t>(params[13]);  // op0.horizontal.region_origin0
+        (void)p13;
+        const std::int64_t p15 = static_cast<std::int64_t>(params[15]);  // op0.horizontal.region_origin2
+        (void)p15;
+        const std::int64_t p17 = static_cast<std::int64_t>(params[17]);  // op0.horizontal.region_origin3
+        (void)p17;
+        const std::int64_t p19 = static_cast<std::int64_t>(params[19]);  // op0.horizontal.stride2
+        (void)p19;
+        const std::int64_t p20 = static_cast<std::int64_t>(params[20]);  // op0.horizontal.stride0
+        (void)p20;
+        const std::int64_t p21 = static_cast<std::int64_t>(params[21]);  // op0.vertical.stride2
+        (void)p21;
+        const std::int64_t p22 = static_cast<std::int64_t>(params[22]);  // op0.vertical.stride0
+        (void)p22;
         const std::int64_t rn2 = n2;
         const std::int64_t t0 = p5 * 3;
         std::int64_t rest = lo;
