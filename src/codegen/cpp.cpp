@@ -400,13 +400,7 @@ private:
     void emit_histogram(const Buffer& out, const std::vector<std::string>& decls) {
         const auto f = schedule::histogram_form(prog_, k_);
         if (!f) fail("internal: kernel {} is marked a histogram but is not one", k_.name);
-        const Loop* bins_loop = nullptr;
-        std::vector<const Loop*> planes;
-        for (const Loop& l : k_.loops) {
-            if (l.var == f->dim) bins_loop = &l;
-            else planes.push_back(&l);
-        }
-        if (bins_loop == nullptr) fail("internal: histogram kernel {} has no loop over its bins", k_.name);
+        const auto [bins_loop, planes] = schedule::histogram_loops(k_, *f);
         const int ways = f->bins <= 1024 ? 4 : 1;
         std::string total = "1";
         for (const Loop* l : planes) {

@@ -276,13 +276,7 @@ public:
         line(fmt::format("// {}", k_.name));
         for (const auto& d : k_.decisions) line(fmt::format("//   {}", d));
         if (k_.histogram) return write_histogram(out);
-        if (batched_)
-            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
-                             "const int32_t z_blocks) {{",
-                             launch_bounds(block_threads_), name_));
-        else
-            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args) {{", launch_bounds(block_threads_),
-                             name_));
+        open_signature();
         ++indent_;
         scopes_.emplace_back();  // the kernel's scope: parameters and loop bounds
         const GridLoops g = grid_loops();
@@ -323,6 +317,17 @@ public:
     }
 
 private:
+    // The kernel's first line: the single-image or the batched entry's signature.
+    void open_signature() {
+        if (batched_)
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
+                             "const int32_t z_blocks) {{",
+                             launch_bounds(block_threads_), name_));
+        else
+            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args) {{", launch_bounds(block_threads_),
+                             name_));
+    }
+
     // The block's threads over the domain of one or two reduction variables (`sums`, outer
     // first): consecutive threads on consecutive terms of the innermost variable, stepping by
     // the block's width (one division per crossing of its extent, not per term); `body`
@@ -360,20 +365,9 @@ private:
     std::string write_histogram(const Buffer& out) {
         const auto f = schedule::histogram_form(prog_, k_);
         if (!f) fail("internal: kernel {} is marked a histogram but is not one", k_.name);
-        const Loop* bins_loop = nullptr;
-        std::vector<const Loop*> planes;
-        for (const Loop& l : k_.loops) {
-            if (l.var == f->dim) bins_loop = &l;
-            else planes.push_back(&l);
-        }
-        if (bins_loop == nullptr || planes.empty()) fail("internal: histogram kernel {} has no planes", k_.name);
-        if (batched_)
-            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args* __restrict__ batch, "
-                             "const int32_t z_blocks) {{",
-                             launch_bounds(block_threads_), name_));
-        else
-            line(fmt::format("extern \"C\" __global__ void {} {}(const toroid_args args) {{", launch_bounds(block_threads_),
-                             name_));
+        const auto [bins_loop, planes] = schedule::histogram_loops(k_, *f);
+        if (planes.empty()) fail("internal: histogram kernel {} has no planes", k_.name);
+        open_signature();
         ++indent_;
         scopes_.emplace_back();
         if (batched_) open_batch_image(false, true);

@@ -1,5 +1,7 @@
 #include "schedule/histogram.h"
 
+#include "core/error.h"
+
 #include <fmt/format.h>
 
 namespace toroid::schedule {
@@ -54,6 +56,16 @@ std::optional<HistogramForm> histogram_form(const Program& prog, const Kernel& k
         return f;
     }
     return std::nullopt;
+}
+
+HistogramLoops histogram_loops(const Kernel& k, const HistogramForm& f) {
+    HistogramLoops out;
+    for (const Loop& l : k.loops) {
+        if (l.var == f.dim) out.bins = &l;
+        else out.planes.push_back(&l);
+    }
+    if (out.bins == nullptr) fail("internal: histogram kernel {} has no loop over its bins", k.name);
+    return out;
 }
 
 void choose_histograms(Program& prog, const Target& /*target*/) {

@@ -39,6 +39,13 @@ struct HistogramForm {
 // which lower what it returns (one matcher, so the two never disagree).
 std::optional<HistogramForm> histogram_form(const ir::Program& prog, const ir::Kernel& k);
 
+// The kernel's loop over the bins and its other loops (the planes), outer first.
+struct HistogramLoops {
+    const ir::Loop* bins = nullptr;
+    std::vector<const ir::Loop*> planes;
+};
+HistogramLoops histogram_loops(const ir::Kernel& k, const HistogramForm& f);
+
 // Marks every kernel in the form (Kernel::histogram); the other CPU and GPU passes leave
 // those kernels' loops to the printers' histogram form.
 void choose_histograms(ir::Program& prog, const Target& target);
