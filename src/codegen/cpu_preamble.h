@@ -636,7 +636,9 @@ inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& 
 template <typename T = std::uint8_t> inline vec<T> t_pick_group(const t_window_reads& r, const lane_window<1>& w, int g, int k) {
     const t_bytes64 b = t_permute2_bytes(r.lo[g], w.idx[g] + static_cast<char>(k), r.hi[g]);
     if constexpr (kLanes == 64) return reinterpret_cast<vec<T>>(b);
-    else return reinterpret_cast<vec<T>>(__builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    else if constexpr (kLanes == 16)
+        return reinterpret_cast<vec<T>>(__builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    else return vec<T>{};  // never called: kWindowPermute<1> holds for 16 and 64 lanes only
 }
 #endif
 // The bytes at r.p + k + w.rel[i], every lane in the first group's window (w.groups == 1).
