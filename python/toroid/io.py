@@ -2,9 +2,10 @@
 
     x = toroid.io.decode_image("photo.jpg", mode="rgb")   # NumPy uint8 (C, H, W)
 
-PNG and JPEG (told apart by their bytes) and .npy arrays. `mode` converts the channels as
-torchvision's ImageReadMode does ("rgb", "gray", "rgb_alpha", "gray_alpha", "unchanged", or
-torchvision's enum itself); CMYK JPEGs, palettes, grey and alpha images included. The EXIF
+PNG, JPEG and WebP (told apart by their bytes) and .npy arrays. `mode` converts the channels
+as torchvision's ImageReadMode does ("rgb", "gray", "rgb_alpha", "gray_alpha", "unchanged", or
+torchvision's enum itself); CMYK JPEGs, palettes, grey and alpha images included (WebP takes
+"unchanged", "rgb" and "rgb_alpha", as torchvision's decode_webp honours). The EXIF
 orientation is applied unless apply_exif_orientation=False (torchvision applies it only when
 asked). The decoders' pixel limit (toroid.batch's --max-pixels, $TOROID_MAX_IMAGE_PIXELS)
 refuses decompression bombs before anything is allocated.
@@ -53,8 +54,8 @@ def read_file(path):
 
 @public("decode_image")
 def decode_image(input, mode="unchanged", apply_exif_orientation=True):
-    """Decodes a PNG, JPEG or .npy image: `input` is a path, bytes, or a 1-D uint8 array or
-    tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG and JPEG
+    """Decodes a PNG, JPEG, WebP or .npy image: `input` is a path, bytes, or a 1-D uint8 array
+    or tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG, JPEG and WebP
     (uint16 for 16-bit PNGs, as torchvision decodes them), the stored array for .npy (rank
     2-4 as (N, C, H, W) with N = 1 dropped)."""
     import numpy as np
