@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string bytes(reinterpret_cast<const char*>(data), size);
     for (io::ImageMode mode : {io::ImageMode::Unchanged, io::ImageMode::Rgb, io::ImageMode::Gray}) {
         fuzz::expect_ok_or_error([&] {
-            Tensor t = io::decode_image(bytes, "fuzz.jpg", io::ImageFormat::Jpeg, {mode, true});
+            Tensor t = io::decode_image(bytes, "fuzz.jpg", io::ImageFormat::Jpeg, {mode, true, {}});
             const Dims& d = t.shape();
             const bool channels_ok = mode == io::ImageMode::Rgb    ? d[1] == 3
                                      : mode == io::ImageMode::Gray ? d[1] == 1

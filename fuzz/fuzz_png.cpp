@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (io::ImageMode mode : {io::ImageMode::Unchanged, io::ImageMode::Gray, io::ImageMode::GrayAlpha,
                                io::ImageMode::Rgb, io::ImageMode::RgbAlpha}) {
         fuzz::expect_ok_or_error([&] {
-            Tensor t = io::decode_image(bytes, "fuzz.png", io::ImageFormat::Png, {mode, true});
+            Tensor t = io::decode_image(bytes, "fuzz.png", io::ImageFormat::Png, {mode, true, {}});
             const Dims& d = t.shape();
             const std::int64_t want = mode == io::ImageMode::Gray        ? 1
                                       : mode == io::ImageMode::GrayAlpha ? 2

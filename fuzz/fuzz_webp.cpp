@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Tensor rgb, rgba;
     for (io::ImageMode mode : {io::ImageMode::Unchanged, io::ImageMode::Rgb, io::ImageMode::RgbAlpha}) {
         fuzz::expect_ok_or_error([&] {
-            Tensor t = io::decode_image(bytes, "fuzz.webp", io::ImageFormat::Webp, {mode, true});
+            Tensor t = io::decode_image(bytes, "fuzz.webp", io::ImageFormat::Webp, {mode, true, {}});
             const Dims& d = t.shape();
             const bool channels_ok = mode == io::ImageMode::Rgb        ? d[1] == 3
                                      : mode == io::ImageMode::RgbAlpha ? d[1] == 4
