@@ -853,16 +853,10 @@ _MAX_FUNCTIONAL_RUNNERS = 1024
 
 
 def _arg_key(v):
-    """A hashable form of a checked argument, equal only for the same value and type (0.0
-    and -0.0 differ, True and 1 differ)."""
-    t = type(v)
-    if t is float:
-        return v.hex()
-    if t is tuple or t is list:
-        return tuple(_arg_key(e) for e in v)
-    if t is bool:
-        return ("bool", v)
-    return v
+    """A hashable form of a checked argument: the op cache's frozen JSON value (0.0 and -0.0
+    differ, True and 1 differ); a value with no JSON form gets a key no other call has."""
+    f = _core._freeze(v)
+    return object() if f is None and v is not None else f
 
 
 def _one(x, emit, key=None):
