@@ -5,7 +5,7 @@ CPU tensors go in without a copy, and the same kind comes out."""
 from ._capi import (Error, InvalidTypeError, OutOfMemoryError, cache_stats, library_path, version as _version,
                     wait_for_background_builds)
 from ._core import get_default_engine, get_num_threads, set_default_engine, set_num_threads
-from . import io, transforms
+from . import io, transforms, tv_tensors
 from ._api import (CompiledFunction, Pipeline, Traced, affine, center_crop, compile, convert, crop, flip,
                    grid_sample, interpolate, normalize, resize)
 
@@ -15,5 +15,5 @@ __all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "Pipeline", "Compile
            "center_crop", "compile", "convert", "crop",
            "flip", "resize",
            "grid_sample", "interpolate", "normalize", "set_default_engine", "get_default_engine",
-           "set_num_threads", "get_num_threads", "library_path", "io", "transforms", "cache_stats",
+           "set_num_threads", "get_num_threads", "library_path", "io", "transforms", "tv_tensors", "cache_stats",
            "wait_for_background_builds"]

@@ -209,8 +209,8 @@ class DeterministicTest(unittest.TestCase):
             T.RandomCrop(10, padding_mode="wrap")
         with self.assertRaises(toroid.Error):
             T.RandomAffine(10, interpolation="bicubic")
-        with self.assertRaises(toroid.Error):
-            T.RandomAffine(10, fill={torch.Tensor: 3})
+        with self.assertRaises(toroid.Error):  # a fill by item type is checked value by value
+            T.RandomAffine(10, fill={torch.Tensor: "red"})
         with self.assertRaises(toroid.Error):
             T.RandomAffine(10, fill="red")
         x8 = image((3, 12, 12), torch.uint8)

@@ -15,6 +15,7 @@ import os
 import threading
 
 from .. import _api, _capi, _core
+from . import _sample
 from .._capi import Error, InvalidTypeError, Passthrough, as_error, public, show
 
 TRANSFORMS = ["Compose", "Transform", "Resize", "CenterCrop", "RandomCrop", "HorizontalFlip", "RandomHorizontalFlip",
@@ -54,6 +55,41 @@ class _State:
     A PIL image is taken as it is, for a conversion (ToImage) to turn into a tensor first."""
 
     def __init__(self, x):
+        self._describe(x)
+        self.ops = []
+        # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
+        self.branches = []
+        # per_sample's deferred mode: the op lists of the segments ended so far (cut), run
+        # later with the other images' (None: segments run when cut).
+        self.segments = None
+        # A call on a sample: its other items, told of each op (_sample.Sample), else None.
+        self.sample = None
+
+    @classmethod
+    def for_sample(cls, sample, check=True):
+        """The state of a call on a sample: its image's, or (a sample without one: boxes or
+        masks alone) one of the sample's size with no pixels to run. `check`: its items must
+        agree on one size (torchvision's query_size), as at the start of a call; a callable's
+        result within the call is taken as it is (torchvision's rotation with expand leaves
+        boxes on a canvas a pixel off the image's)."""
+        h, w = sample.size(check)
+        if sample.image is not None:
+            state = cls(sample.image_input())
+        else:
+            state = cls.__new__(cls)
+            state.x, state.h, state.w, state.c, state.dtype = None, h, w, 1, "uint8"
+            state.ops, state.branches, state.segments = [], [], None
+        state.sample = sample
+        return state
+
+    @property
+    def image_type(self):
+        """The type of the image the call runs on (a fill or dtype dict's key)."""
+        if self.sample is not None:
+            return self.sample.image_type()
+        return type(self.x)
+
+    def _describe(self, x):
         self.x = x
         quick = _torch_desc(x)
         if quick is not None:
@@ -66,21 +102,23 @@ class _State:
             self.h, self.w = arg.shape[-2], arg.shape[-1]
             self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
             self.dtype = _core._DTYPE_NAMES[arg.dtype]
-        self.ops = []
-        # Random on/off choices in self.ops: (transform, index in ops, its ops, applied).
-        self.branches = []
-        # per_sample's deferred mode: the op lists of the segments ended so far (cut), run
-        # later with the other images' (None: segments run when cut).
-        self.segments = None
 
     def probe(self):
         """An empty state of the same size and dtype (what a transform would add, unapplied)."""
         p = _State.__new__(_State)
         p.x, p.h, p.w, p.c, p.dtype, p.ops, p.branches = None, self.h, self.w, self.c, self.dtype, [], []
         p.segments = None
+        p.sample = None
         return p
 
-    def add(self, op, h=None, w=None, dtype=None, c=None):
+    def add(self, op, h=None, w=None, dtype=None, c=None, fills=None, geo=None):
+        """Appends op, after which the image is h x w (dtype, c channels) where given. On a
+        sample the other items follow it: `fills` (a _sample.Fills) gives a mask its fill
+        where the transform's fill is a dict by type, `geo` the parameters of an affine warp
+        that boxes and points move by (torchvision's forward form)."""
+        if self.sample is not None:
+            before = (self.h, self.w)
+            self.sample.follow(op, before, (h, w) if h is not None else before, fills, geo)
         self.ops.append(op)
         if h is not None:
             self.h, self.w = h, w
@@ -91,6 +129,8 @@ class _State:
 
     def flush(self):
         """Runs the gathered ops (one compiled program per op structure) on the current result."""
+        if self.ops and self.x is None:  # a sample without an image: its items moved already
+            self.ops, self.branches = [], []
         if self.ops:
             if is_pil_image(self.x):
                 raise InvalidTypeError(_PIL_MESSAGE)
@@ -117,10 +157,18 @@ class _State:
         elif self.x is not None:
             self.flush()
 
-    def call_host(self, fn):
+    def call_host(self, fn, whole=False):
         """Runs a transform that is not toroid's on the result so far (its errors reach the
         caller unchanged). In deferred mode the image's segments so far run first, and the
-        rest of its call runs as it is cut."""
+        rest of its call runs as it is cut. On a sample, `whole` gives fn the whole sample
+        (everything runs up to it, and the call goes on with its result); otherwise fn is a
+        function of an image, run on the sample's images."""
+        if self.sample is not None:
+            if whole:
+                self._call_whole(fn)
+                return
+            for it in self.sample.images:
+                it.leaf = _sample.call_image(fn, _sample.run_pending(it))
         if self.segments is not None:
             for ops in self.segments:
                 self.x = _core.cached_pipeline(ops)(self.x)
@@ -134,6 +182,23 @@ class _State:
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
+
+    def _call_whole(self, fn):
+        """fn on the whole sample so far; the call goes on with what it returns (a sample,
+        or an image alone)."""
+        out = self.sample.result(self.flush())
+        multiple = self.sample.multiple
+        try:
+            new = fn(*out) if multiple else fn(out)
+        except Exception as e:  # noqa: BLE001 - the caller's own code
+            raise Passthrough(e)
+        if _sample.is_sample(new):
+            sample = _sample.Sample(new, multiple and isinstance(new, tuple))
+            fresh = _State.for_sample(sample, check=False)
+        else:
+            fresh = _State(new)
+        self.x, self.h, self.w, self.c, self.dtype = fresh.x, fresh.h, fresh.w, fresh.c, fresh.dtype
+        self.ops, self.branches, self.sample = [], [], fresh.sample
 
 
 _TORCH_DTYPES = None
@@ -290,8 +355,8 @@ class Transform:
     def _emit(self, state):  # pragma: no cover - every transform overrides it
         raise NotImplementedError
 
-    def __call__(self, x):
-        return _run(self, x)
+    def __call__(self, *inputs):
+        return _run(self, *inputs)
 
     def per_sample(self, images, errors="raise"):
         """Runs this transform on each image of `images` (a list of any sizes, or a stacked
@@ -420,18 +485,25 @@ class Compose(Transform):
             if isinstance(t, Transform):
                 t._emit(state)
             else:
-                state.call_host(t)
-
-    def __call__(self, x):
-        return _run(self, x)
+                state.call_host(t, whole=True)
 
 
-def _run(transform, x):
-    """Runs one transform (a Compose, or any other on its own) on `x`."""
+def _run(transform, *inputs):
+    """Runs one transform (a Compose, or any other on its own) on its input: an image, or a
+    sample (a dict, tuple or list of images, masks, boxes, points and other values; several
+    arguments are one tuple sample, as torchvision takes them)."""
     try:
-        state = _State(x)
+        if not inputs:
+            raise InvalidTypeError("%s takes an image or a sample, got no argument" % type(transform).__name__)
+        x = inputs[0] if len(inputs) == 1 else inputs
+        if len(inputs) == 1 and not _sample.is_sample(x):
+            state = _State(x)
+            transform._emit(state)
+            return state.flush()
+        state = _State.for_sample(_sample.Sample(x, len(inputs) > 1))
         transform._emit(state)
-        return state.flush()
+        out = state.flush()
+        return state.sample.result(out) if state.sample is not None else out
     except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
         err = as_error(e, type(transform).__name__)
     raise err
@@ -501,7 +573,8 @@ class RandomCrop(Transform):
         self.size = _size_pair(size)
         self._padding_mode = _pad_mode(padding_mode)
         self._fill = _pad_fill(fill)
-        self._plain = self._padding_mode == "constant" and all(v == 0 for v in self._fill)
+        self._plain = self._padding_mode == "constant" and isinstance(self._fill, list) and \
+            all(v == 0 for v in self._fill)
         if padding is not None and not isinstance(padding, (numbers.Number, list, tuple)):
             raise Error("padding must be an int or a sequence of 1, 2 or 4 ints, got %s" % (show(padding),))
         self.padding = padding
@@ -705,12 +778,16 @@ def _torch_fuses():
     return _torch_rounding
 
 
-def _emit_affine(state, matrix, mode, fill, size=None):
+def _emit_affine(state, matrix, mode, fill, size=None, geo=None):
     """Appends torchvision's affine warp by its inverse pixel matrix (output size = input
     size, or size = (h, w)) as one toroid op: its grid, its fill (None, or one value or one
     per channel: nearest puts it where the picked pixel is outside, bilinear blends it with
     the warped all-ones mask) and, for uint8, sampling in float32 and rounding half to even
-    back."""
+    back. fill may be a _sample.Fills (a value per item type); geo is the warp's parameters in
+    torchvision's forward form, for a sample's boxes and points."""
+    fills = None
+    if isinstance(fill, _sample.Fills):
+        fills, fill = fill, fill.for_type(state.image_type)
     grid_fma, sample_fma = _torch_fuses()
     op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
           "mode": mode, "grid_fma": grid_fma, "sample_fma": sample_fma}
@@ -718,17 +795,19 @@ def _emit_affine(state, matrix, mode, fill, size=None):
         op["fill"] = fill
     if size is not None and tuple(size) != (state.h, state.w):
         op["size"] = [int(size[0]), int(size[1])]
-        state.add(op, int(size[0]), int(size[1]))
+        state.add(op, int(size[0]), int(size[1]), fills=fills, geo=geo)
         return
-    state.add(op)
+    state.add(op, fills=fills, geo=geo)
 
 
 def _check_fill(fill):
-    """torchvision's fill: None, a number or a sequence of numbers -> None or a list of floats."""
+    """torchvision's fill: None, a number or a sequence of numbers -> None or a list of floats;
+    a dict by item type (torchvision's {tv_tensors.Image: ..., "others": ...}) -> a
+    _sample.Fills of such values."""
     if fill is None:
         return None
     if isinstance(fill, dict):
-        raise Error("toroid.transforms takes fill as a number or a sequence of numbers, not a dict")
+        return _sample.Fills(fill, _check_fill)
     values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
     if not values or not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values):
         raise Error("fill must be a number or a sequence of numbers, got %s" % (show(fill),))
@@ -790,7 +869,21 @@ class RandomAffine(Transform):
     def _emit(self, state):
         angle, translate, scale, shear = self._params(state.h, state.w)
         _emit_affine(state, _pixel_matrix(state.h, state.w, angle, translate, scale, shear, self.center),
-                     self._mode, self._fill)
+                     self._mode, self._fill, geo=_affine_geo(angle, translate, scale, shear, self.center))
+
+
+def _affine_geo(angle, translate, scale, shear, center, expand=False):
+    """An affine warp's parameters as torchvision moves boxes and points by them."""
+    num = _api._scalar
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    shear = [float(v) for v in shear]
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    geo = {"kind": "affine", "angle": float(angle), "translate": [float(t) for t in translate],
+           "scale": num(scale, "scale", float), "shear": shear,
+           "center": None if center is None else [float(c) for c in center], "expand": expand}
+    return geo
 
 
 def _pixel_matrix(h, w, angle, translate, scale, shear, center):
@@ -816,18 +909,60 @@ def _pixel_matrix(h, w, angle, translate, scale, shear, center):
 
 class ToDtype(Transform):
     """torchvision.transforms.v2.ToDtype(dtype, scale) for uint8, uint16, float16, bfloat16
-    and float32."""
+    and float32 images. dtype may be torchvision's dict by item type ({tv_tensors.Image:
+    torch.float32, tv_tensors.Mask: torch.int64, "others": None}): masks, boxes and points
+    of a sample take their type's dtype (cast, never scaled)."""
 
     @public("ToDtype")
     def __init__(self, dtype, scale=False):
         self.dtype = dtype
         self.scale = _api._flag(scale, "scale")
-        self._name = _api._dtype_name(dtype)
-        if self._name not in ("uint8", "uint16", "float16", "bfloat16", "float32"):
+        if isinstance(dtype, dict):
+            self._name = None
+            for k, v in dtype.items():
+                if v is not None and _is_image_key(k):
+                    self._check_name(v)
+        else:
+            self._name = self._check_name(dtype)
+
+    @staticmethod
+    def _check_name(dtype):
+        name = _api._dtype_name(dtype)
+        if name not in ("uint8", "uint16", "float16", "bfloat16", "float32"):
             raise Error("ToDtype supports uint8, uint16, float16, bfloat16 and float32, got %s" % (show(dtype),))
+        return name
+
+    def _for_type(self, t):
+        """The dtype for an item of type t (torchvision's lookup: its type, else "others")."""
+        if t in self.dtype:
+            return self.dtype[t]
+        if "others" in self.dtype:
+            return self.dtype["others"]
+        raise Error("No dtype was specified for type %s. If you only need to convert the dtype of images or videos, "
+                    "you can just pass e.g. dtype=torch.float32. If you're passing a dict as dtype, you can use "
+                    "\"others\" as a catch-all key e.g. dtype={tv_tensors.Mask: torch.int64, \"others\": None} "
+                    "to pass-through the rest of the inputs." % (t,))
 
     def _emit(self, state):
-        state.add({"op": "convert", "dtype": self._name, "scale": self.scale}, dtype=self._name)
+        name = self._name
+        if name is None:
+            if state.sample is not None:
+                state.sample.cast(self._for_type)
+            if state.x is None and state.sample is not None:
+                return
+            dtype = self._for_type(state.image_type)
+            if dtype is None:
+                return
+            name = self._check_name(dtype)
+        state.add({"op": "convert", "dtype": name, "scale": self.scale}, dtype=name)
+
+
+def _is_image_key(k):
+    """Whether a dtype dict's key names images (Image, Video, a plain tensor or "others")."""
+    from .. import tv_tensors  # noqa: PLC0415
+    if isinstance(k, str):
+        return k == "others"
+    return k in (tv_tensors.Image, tv_tensors.Video) or k is _torch().Tensor
 
 
 class Normalize(Transform):
@@ -863,6 +998,10 @@ def _one(x, emit, key=None):
     """Runs the ops `emit` adds for x. With `key` (the op's name and checked arguments, on
     which alone its ops depend), a repeated call on an input of the same dtype, shape,
     strides and device runs its compiled function directly."""
+    if isinstance(x, _sample.TYPED_ITEMS()):  # a Mask, BoundingBoxes or KeyPoints alone
+        state = _State.for_sample(_sample.Sample(x, False))
+        emit(state)
+        return state.sample.result(state.flush())
     xk = _core.fast_key(x, None, None) if key is not None else None
     if xk is not None:
         run = _FUNCTIONAL_RUNNERS.get((key, xk))
@@ -914,7 +1053,7 @@ def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode
     mode = _affine_mode(interpolation)
     fill = _check_fill(fill)
     return _one(inpt, lambda s: _emit_affine(s, _pixel_matrix(s.h, s.w, angle, translate, scale, shear, center),
-                                             mode, fill))
+                                             mode, fill, geo=_affine_geo(angle, translate, scale, shear, center)))
 
 
 def to_dtype(inpt, dtype, scale=False):

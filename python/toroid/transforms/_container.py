@@ -7,6 +7,7 @@ callable runs on the result so far."""
 import numbers
 
 from .._capi import Error, InvalidTypeError, public, show
+from . import _sample
 from ._base import Transform, _torch
 
 TRANSFORMS = ["RandomApply", "RandomChoice", "RandomOrder", "Lambda"]
@@ -18,7 +19,7 @@ def _emit_one(t, state):
     if isinstance(t, Transform):
         t._emit(state)
     else:
-        state.call_host(t)
+        state.call_host(t, whole=True)
 
 
 def _transform_list(transforms, what):
@@ -82,14 +83,29 @@ class RandomOrder(Transform):
 
 
 class Lambda(Transform):
-    """torchvision.transforms.v2.Lambda(lambd): a function of the image, run on the result so
-    far between toroid segments."""
+    """torchvision.transforms.v2.Lambda(lambd, *types): a function of the image, run on the
+    result so far between toroid segments. On a sample, lambd runs on each item that is an
+    instance of `types` (default: any), as torchvision's Lambda does (plain tensors other than
+    the image pass through)."""
 
     @public("Lambda")
-    def __init__(self, lambd):
+    def __init__(self, lambd, *types):
         if not callable(lambd):
             raise InvalidTypeError("Argument lambd should be callable, got %r" % type(lambd).__name__)
         self.lambd = lambd
+        self.types = types or (object,)
 
     def _emit(self, state):
-        state.call_host(self.lambd)
+        if state.sample is None:
+            state.call_host(self.lambd)
+            return
+        multiple = state.sample.multiple
+
+        def each(*sample):
+            inputs = sample if multiple else sample[0]
+            leaves, spec = _sample.flatten(inputs)
+            images = set(_sample.image_leaves(leaves))
+            out = [self.lambd(x) if isinstance(x, self.types) and (i in images or not _sample.is_pure_tensor(x))
+                   else x for i, x in enumerate(leaves)]
+            return _sample.unflatten(out, spec)
+        state.call_host(each, whole=True)

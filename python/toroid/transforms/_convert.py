@@ -5,7 +5,8 @@ step of a Compose (toroid's transforms themselves take tensors and arrays, not P
 convert first, as `v2.Compose([v2.ToImage(), ...])` does)."""
 
 from .._capi import InvalidTypeError, public
-from ._base import Transform, is_pil_image
+from . import _sample
+from ._base import Transform, _run, is_pil_image
 
 TRANSFORMS = ["ToImage", "PILToTensor", "ToPureTensor"]
 FUNCTIONAL = ["to_image", "pil_to_tensor", "to_pure_tensor"]
@@ -85,11 +86,25 @@ class _Conversion(Transform):
 
     _fn = None
 
+    # Whether on a sample it converts every item (ToPureTensor) or the images alone.
+    _every_item = False
+
     def _emit(self, state):
+        if state.sample is not None and self._every_item:
+            multiple = state.sample.multiple
+            fn = type(self)._fn
+
+            def each(*sample):
+                leaves, spec = _sample.flatten(sample if multiple else sample[0])
+                return _sample.unflatten([fn(x) for x in leaves], spec)
+            state.call_host(each, whole=True)
+            return
         state.call_host(type(self)._fn)
 
-    def __call__(self, x):
-        return type(self)._fn(x)
+    def __call__(self, *inputs):
+        if len(inputs) == 1 and not _sample.is_sample(inputs[0]):
+            return type(self)._fn(inputs[0])
+        return _run(self, *inputs)
 
 
 class ToImage(_Conversion):
@@ -116,6 +131,7 @@ class ToPureTensor(_Conversion):
     """torchvision.transforms.v2.ToPureTensor: see to_pure_tensor."""
 
     _fn = staticmethod(to_pure_tensor)
+    _every_item = True
 
     @public("ToPureTensor")
     def __init__(self):

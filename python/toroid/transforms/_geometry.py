@@ -12,6 +12,7 @@ import warnings
 
 from .. import _api, _core
 from .._capi import Error, InvalidTypeError, public, show
+from ._sample import Fills
 from ._base import InterpolationMode, Resize, Transform, _int, _one, _parse_padding, _size_pair, _torch
 
 TRANSFORMS = ["Pad", "RandomResizedCrop", "RandomResize", "RandomErasing"]
@@ -26,6 +27,9 @@ def _pad_fill(fill):
     a scalar fill, several one per channel) -> a list of floats."""
     if fill is None:
         return [0.0]
+    if isinstance(fill, dict):
+        from ._sample import Fills  # noqa: PLC0415
+        return Fills(fill, _pad_fill)
     values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
     if not values or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
         raise InvalidTypeError("fill must be a number or a sequence of numbers, got %s" % (show(fill),))
@@ -40,7 +44,7 @@ def _pad_mode(padding_mode):
 
 
 def _pad_op(left, top, right, bottom, fill, mode):
-    if mode != "constant" and len(fill) > 1:
+    if mode != "constant" and fill is not None and len(fill) > 1:
         raise Error("Padding mode '%s' is not supported if fill is not scalar" % mode)
     return {"op": "pad", "padding": [left, top, right, bottom], "mode": mode, "fill": fill}
 
@@ -48,7 +52,12 @@ def _pad_op(left, top, right, bottom, fill, mode):
 def _emit_pad(state, pad, fill, mode):
     """Appends a pad op; pad is (left, right, top, bottom), torchvision's internal order."""
     left, right, top, bottom = pad
-    state.add(_pad_op(left, top, right, bottom, fill, mode), state.h + top + bottom, state.w + left + right)
+    fills = None
+    if isinstance(fill, Fills):
+        fills, fill = fill, fill.for_type(state.image_type)
+        fill = [0.0] if fill is None else fill
+    state.add(_pad_op(left, top, right, bottom, fill, mode), state.h + top + bottom, state.w + left + right,
+              fills=fills)
 
 
 class Pad(Transform):
@@ -67,7 +76,7 @@ class Pad(Transform):
         self.padding_mode = _pad_mode(padding_mode)
         self._pad = _parse_padding(padding)
         self._fill = _pad_fill(fill)
-        if self.padding_mode != "constant" and len(self._fill) > 1:
+        if self.padding_mode != "constant" and isinstance(self._fill, list) and len(self._fill) > 1:
             raise Error("Padding mode '%s' is not supported if fill is not scalar" % self.padding_mode)
 
     def _emit(self, state):

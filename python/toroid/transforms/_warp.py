@@ -50,15 +50,19 @@ def _affine_output_size(matrix, w, h):
 def _emit_rotate(state, angle, mode, expand, center, fill):
     if isinstance(angle, bool) or not isinstance(angle, numbers.Real):
         raise InvalidTypeError("angle must be a number, got %s" % show(angle))
-    angle = float(angle) % 360
+    raw = float(angle)
+    angle = raw % 360
     h, w = state.h, state.w
+    # How boxes and points move: torchvision's affine of them by -angle, whichever way the
+    # pixels are computed.
+    geo = _base._affine_geo(-raw, [0.0, 0.0], 1.0, [0.0, 0.0], center, expand)
     if center is None:
         # torchvision's exact rotations by multiples of 90 degrees (no fill, no resampling).
         if angle == 0:
-            state.add({"op": "crop", "top": 0, "left": 0, "height": h, "width": w})
+            state.add({"op": "crop", "top": 0, "left": 0, "height": h, "width": w}, geo=geo)
             return
         if angle == 180:
-            state.add({"op": "flip", "dims": [2, 3]})
+            state.add({"op": "flip", "dims": [2, 3]}, geo=geo)
             return
     center_f = [0.0, 0.0]
     if center is not None:
@@ -71,10 +75,10 @@ def _emit_rotate(state, angle, mode, expand, center, fill):
         # would round one pixel larger), and the warp picks the same pixels (its matrix's
         # zeros are 1e-17 off, far below a float32 coordinate's rounding), with nothing
         # outside the image to fill.
-        _base._emit_affine(state, matrix, mode, None, size=(w, h))
+        _base._emit_affine(state, matrix, mode, None, size=(w, h), geo=geo)
         return
     ow, oh = _affine_output_size(matrix, w, h) if expand else (w, h)
-    _base._emit_affine(state, matrix, mode, fill, size=(oh, ow))
+    _base._emit_affine(state, matrix, mode, fill, size=(oh, ow), geo=geo)
 
 
 @public("rotate")
@@ -136,12 +140,15 @@ def _perspective_coefficients(startpoints, endpoints):
 
 
 def _emit_perspective(state, coefficients, mode, fill):
+    fills = None
+    if isinstance(fill, _base._sample.Fills):
+        fills, fill = fill, fill.for_type(state.image_type)
     grid_fma, sample_fma = _base._torch_fuses()
     op = {"op": "perspective", "coefficients": [float(c) for c in coefficients], "mode": mode,
           "grid_fma": grid_fma, "sample_fma": sample_fma}
     if fill is not None:
         op["fill"] = fill
-    state.add(op)
+    state.add(op, fills=fills)
 
 
 @public("perspective")
