@@ -2,7 +2,7 @@
 functional forms): PIL images of each common mode and NumPy HWC arrays become the (C, H, W)
 tensors torchvision's conversions give (written out here with NumPy), a Compose that starts
 with ToImage gives what the same transforms give on the converted tensor, and a PIL image
-given to the tensor transforms is a toroid.Error that names the conversion."""
+given to the transforms comes back a PIL image of its mode holding the tensor results."""
 
 import unittest
 
@@ -58,13 +58,27 @@ class PilImages(unittest.TestCase):
         for g, w in zip(got, want):
             self.assertTrue(torch.equal(torch.as_tensor(g), w))
 
-    def test_pil_into_tensor_transforms_is_an_error_naming_the_conversion(self):
+    def test_pil_in_pil_out_with_the_tensor_results(self):
+        for mode, c in (("RGB", 3), ("RGBA", 4), ("L", 1), ("LA", 2)):
+            a = pixels(41, 57, c, seed=10 + c)
+            pic = Image.fromarray(a[:, :, 0] if c == 1 else a, mode)
+            t = T.Compose([T.Resize(24, antialias=True), T.CenterCrop(20), T.RandomHorizontalFlip(p=1.0)])
+            with self.subTest(mode=mode):
+                got = t(pic)
+                self.assertEqual(type(got).__module__.split(".")[0], "PIL")
+                self.assertEqual((got.mode, got.size), (mode, (20, 20)))
+                want = t(torch.from_numpy(a).permute(2, 0, 1))
+                np.testing.assert_array_equal(np.array(got).reshape(20, 20, c), want.permute(1, 2, 0).numpy())
+        # A float result (ToDtype) is the tensor; a sample keeps its PIL image PIL.
         pic = Image.fromarray(pixels(20, 30, 3), "RGB")
-        for t in (T.Resize(10), T.Compose([T.CenterCrop(8)]), T.Compose([T.RandomHorizontalFlip(p=1.0)])):
-            with self.subTest(t=t):
-                with self.assertRaises(toroid.Error) as cm:
-                    t(pic)
-                self.assertIn("ToImage()", str(cm.exception))
+        out = T.Compose([T.CenterCrop(8), T.ToDtype(torch.float32, scale=True)])(pic)
+        self.assertIsInstance(out, torch.Tensor)
+        self.assertEqual(out.dtype, torch.float32)
+        img, label = T.RandomVerticalFlip(p=1.0)(pic, 3)
+        self.assertEqual((img.size, label), ((30, 20), 3))
+        np.testing.assert_array_equal(np.array(img), np.array(pic)[::-1])
+        with self.assertRaises(toroid.Error):  # a mode toroid does not take, named
+            T.Resize(10)(Image.fromarray(pixels(20, 30, 3), "RGB").convert("P"))
         with self.assertRaises(toroid.Error):
             TF.pil_to_tensor(np.zeros((3, 4, 4), np.uint8))
 

@@ -45,8 +45,35 @@ def is_pil_image(x):
     return type(x).__module__.startswith("PIL.") and hasattr(x, "getbands") and hasattr(x, "size")
 
 
-_PIL_MESSAGE = ("toroid's transforms take tensors and NumPy arrays, not PIL images: convert the image first, "
-                "with ToImage() or PILToTensor() as the Compose's first transform")
+_PIL_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
+
+
+def _run_pil(ops, pic):
+    """The ops on a PIL image, with toroid's (torchvision's tensor) results: its pixels as a
+    uint8 tensor (channels-last view), the pipeline, and back to a PIL image of the same mode
+    (or of L, LA, RGB or RGBA by the result's channels) while the result is uint8; a result of
+    another dtype (after ToDtype) is returned as the tensor."""
+    import numpy as np
+    channels = _PIL_MODES.get(pic.mode)
+    if channels is None:
+        raise InvalidTypeError("toroid's transforms take PIL images of modes L, LA, RGB and RGBA, got mode %s: "
+                               "convert it first (image.convert(\"RGB\"))" % pic.mode)
+    a = np.array(pic, copy=True).reshape(pic.size[1], pic.size[0], channels)
+    try:
+        torch = _torch()
+        x = torch.from_numpy(a).permute(2, 0, 1)
+    except ImportError:
+        x = a.transpose(2, 0, 1)
+    y = _core.cached_pipeline(ops)(x)
+    modes = {v: k for k, v in _PIL_MODES.items()}
+    c = y.shape[-3] if len(y.shape) == 3 else None
+    if str(y.dtype).endswith("uint8") and c in modes:
+        from PIL import Image
+        hwc = y.permute(1, 2, 0) if hasattr(y, "permute") else y.transpose(1, 2, 0)
+        hwc = np.ascontiguousarray(hwc.numpy() if hasattr(hwc, "numpy") else hwc)
+        mode = pic.mode if c == channels else modes[c]
+        return Image.fromarray(hwc[:, :, 0] if c == 1 else hwc, mode)
+    return y
 
 
 class _State:
@@ -133,7 +160,9 @@ class _State:
             self.ops, self.branches = [], []
         if self.ops:
             if is_pil_image(self.x):
-                raise InvalidTypeError(_PIL_MESSAGE)
+                self.x = _run_pil(self.ops, self.x)
+                self.ops, self.branches = [], []
+                return self.x
             if self.branches:
                 _prepare_variants(self.ops, self.branches, self.x)
             self.x = _core.cached_pipeline(self.ops)(self.x)
@@ -151,7 +180,8 @@ class _State:
         if self.segments is not None:
             if self.ops:
                 if is_pil_image(self.x):
-                    raise InvalidTypeError(_PIL_MESSAGE)
+                    raise InvalidTypeError("per_sample takes tensors and NumPy arrays, not PIL images: convert "
+                                           "them first (ToImage)")
                 self.segments.append(self.ops)
                 self.ops, self.branches = [], []
         elif self.x is not None:
