@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   g++ clang libclang-rt-14-dev cmake ninja-build pkg-config
-  libfmt-dev nlohmann-json3-dev libcli11-dev libpng-dev libturbojpeg0-dev libwebp-dev libgtest-dev libssl-dev libdlpack-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev libpng-dev libturbojpeg0-dev libjpeg62-turbo-dev libwebp-dev libgtest-dev libssl-dev libdlpack-dev
   python3 python3-numpy python3-torch python3-torchvision python3-opencv python3-pil
   python3-dask python3-distributed python3-tqdm python3-matplotlib
   python3-venv python3-pip python3-setuptools python3-wheel

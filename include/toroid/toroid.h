@@ -295,6 +295,16 @@ typedef struct toroid_image toroid_image;
  * apply_exif_orientation is nonzero. The pixel limit applies (toroid_set_max_image_pixels). */
 TOROID_API toroid_status toroid_decode_image(const void* data, size_t size, const char* mode,
                                              int32_t apply_exif_orientation, toroid_image** out);
+/* Only the region region[4] = {top, left, height, width} of the image toroid_decode_image
+ * would give (inside it): the same pixels, and a JPEG without an EXIF rotation or flip to
+ * apply decodes only the rows down to the region's bottom and the iMCU columns around it. */
+TOROID_API toroid_status toroid_decode_image_region(const void* data, size_t size, const char* mode,
+                                                    int32_t apply_exif_orientation, const int64_t region[4],
+                                                    toroid_image** out);
+/* The (channels, height, width) toroid_decode_image would give, into chw[3]: from a JPEG's
+ * header without decoding it; other files are decoded. */
+TOROID_API toroid_status toroid_image_info(const void* data, size_t size, const char* mode,
+                                           int32_t apply_exif_orientation, int64_t chw[3]);
 /* The decoded image: `out->data` stays valid until toroid_image_free. */
 TOROID_API toroid_status toroid_image_tensor(const toroid_image* image, toroid_tensor* out);
 TOROID_API void toroid_image_free(toroid_image* image); /* NULL is fine */

@@ -242,6 +242,12 @@ if has_decode_image:
              ctypes.POINTER(_P))
     _declare("toroid_image_tensor", _status, _P, ctypes.POINTER(Tensor))
     _declare("toroid_image_free", None, _P)
+has_decode_region = hasattr(lib, "toroid_decode_image_region")
+if has_decode_region:
+    _declare("toroid_decode_image_region", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
+             ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_P))
+    _declare("toroid_image_info", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
+             ctypes.POINTER(ctypes.c_int64))
 
 # Grid path policy (toroid_pipeline_from_json_flags) and the decoders' pixel limit.
 ALLOW_PATHS = 1

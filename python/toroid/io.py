@@ -17,7 +17,7 @@ import os
 from . import _capi
 from ._capi import Error, InvalidTypeError, public, show
 
-__all__ = ["decode_image", "read_file", "MODES"]
+__all__ = ["decode_image", "image_info", "read_file", "MODES"]
 
 MODES = ("unchanged", "gray", "gray_alpha", "rgb", "rgb_alpha")
 
@@ -52,30 +52,72 @@ def read_file(path):
         raise Error("cannot read '%s': %s" % (path, e.strerror or e)) from None
 
 
-@public("decode_image")
-def decode_image(input, mode="unchanged", apply_exif_orientation=True):
-    """Decodes a PNG, JPEG, WebP or .npy image: `input` is a path, bytes, or a 1-D uint8 array
-    or tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG, JPEG and WebP
-    (uint16 for 16-bit PNGs, as torchvision decodes them), the stored array for .npy (rank
-    2-4 as (N, C, H, W) with N = 1 dropped)."""
+def _bytes_of(input):
     import numpy as np
-    if not _capi.has_decode_image:
-        raise Error("%s has no toroid_decode_image: rebuild libtoroid_c" % _capi.library_path)
     if isinstance(input, (str, os.PathLike)):
-        data = read_file(input)
-    elif isinstance(input, (bytes, bytearray, memoryview)):
-        data = bytes(input)
-    elif hasattr(input, "__array__") or type(input).__module__.startswith("torch"):
+        return read_file(input)
+    if isinstance(input, (bytes, bytearray, memoryview)):
+        return bytes(input)
+    if hasattr(input, "__array__") or type(input).__module__.startswith("torch"):
         arr = np.asarray(input.cpu() if hasattr(input, "cpu") else input)
         if arr.dtype != np.uint8 or arr.ndim != 1:
             raise Error("decode_image takes the file's bytes as a 1-D uint8 array, got %s of shape %s" %
                         (arr.dtype, arr.shape))
-        data = arr.tobytes()
-    else:
-        raise InvalidTypeError("decode_image takes a path, bytes or a 1-D uint8 array, got %s" % show(input))
+        return arr.tobytes()
+    raise InvalidTypeError("decode_image takes a path, bytes or a 1-D uint8 array, got %s" % show(input))
+
+
+@public("image_info")
+def image_info(input, mode="unchanged", apply_exif_orientation=True):
+    """(C, H, W) of the image decode_image gives: read from a JPEG's header without decoding
+    it (other files are decoded)."""
+    data = _bytes_of(input)
+    chw = (ctypes.c_int64 * 3)()
+    _capi.check(_capi.lib.toroid_image_info(data, len(data), _mode_name(mode).encode(),
+                                            1 if apply_exif_orientation else 0, chw))
+    return tuple(int(v) for v in chw)
+
+
+@public("decode_image")
+def decode_image(input, mode="unchanged", apply_exif_orientation=True, region=None):
+    """Decodes a PNG, JPEG, WebP or .npy image: `input` is a path, bytes, or a 1-D uint8 array
+    or tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG, JPEG and WebP
+    (uint16 for 16-bit PNGs, as torchvision decodes them), the stored array for .npy (rank
+    2-4 as (N, C, H, W) with N = 1 dropped). `region` (top, left, height, width), inside the
+    image: only that part, with the pixels of the whole decode; a JPEG (without an EXIF turn
+    to apply) then decodes only the rows down to the region's bottom and the columns around
+    it."""
+    import numpy as np
+    if not _capi.has_decode_image:
+        raise Error("%s has no toroid_decode_image: rebuild libtoroid_c" % _capi.library_path)
+    data = _bytes_of(input)
     image = _capi._P()
-    _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
-                                              1 if apply_exif_orientation else 0, ctypes.byref(image)))
+    if region is not None:
+        if not isinstance(region, (list, tuple)) or len(region) != 4:
+            raise InvalidTypeError("region must be (top, left, height, width), got %s" % show(region))
+        r = (ctypes.c_int64 * 4)(*(int(v) for v in region))
+        _capi.check(_capi.lib.toroid_decode_image_region(data, len(data), _mode_name(mode).encode(),
+                                                         1 if apply_exif_orientation else 0, r, ctypes.byref(image)))
+    else:
+        _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
+                                                  1 if apply_exif_orientation else 0, ctypes.byref(image)))
+    return _image_array(image, np)
+
+
+def _decode_channels_last(data, region=None):
+    """decode_image(data, mode="rgb", region=region) as a (C, H, W) view of an (H, W, C) array:
+    one plain copy of the decoder's rows (the transforms read either layout)."""
+    import numpy as np
+    image = _capi._P()
+    if region is not None:
+        r = (ctypes.c_int64 * 4)(*(int(v) for v in region))
+        _capi.check(_capi.lib.toroid_decode_image_region(data, len(data), b"rgb", 1, r, ctypes.byref(image)))
+    else:
+        _capi.check(_capi.lib.toroid_decode_image(data, len(data), b"rgb", 1, ctypes.byref(image)))
+    return _image_array(image, np, channels_last=True)
+
+
+def _image_array(image, np, channels_last=False):
     try:
         t = _capi.Tensor()
         _capi.check(_capi.lib.toroid_image_tensor(image, ctypes.byref(t)))
@@ -87,7 +129,10 @@ def decode_image(input, mode="unchanged", apply_exif_orientation=True):
         buf = (ctypes.c_char * (count * item)).from_address(t.data)
         view = np.lib.stride_tricks.as_strided(np.frombuffer(buf, dtype=dtype), shape=shape,
                                                strides=tuple(s * item for s in strides))
-        out = np.array(view, copy=True, order="C")  # the decoded buffer is freed below
+        if channels_last and strides[1] == 1:  # dense (1, C, H, W) channels-last: copy as NHWC
+            out = np.array(view.transpose(0, 2, 3, 1), copy=True, order="C").transpose(0, 3, 1, 2)
+        else:
+            out = np.array(view, copy=True, order="C")  # the decoded buffer is freed below
     finally:
         _capi.lib.toroid_image_free(image)
     return out[0] if out.shape[0] == 1 else out

@@ -942,21 +942,62 @@ toroid_status toroid_process_file(const toroid_pipeline* pipeline, const char* i
     });
 }
 
+namespace {
+
+// The bytes, their format and the decode options of a toroid_decode_image* call.
+struct DecodeCall {
+    std::string bytes;
+    io::ImageFormat format{};
+    io::DecodeOptions options;
+};
+
+DecodeCall decode_call(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation) {
+    if (size > 0) require(data, "data");
+    DecodeCall call;
+    call.bytes.assign(static_cast<const char*>(data), size);
+    const std::optional<io::ImageFormat> format = io::sniff_image_format(call.bytes);
+    if (!format) bad("not a PNG, JPEG, WebP or .npy image (unknown signature)");
+    call.format = *format;
+    if (mode) call.options.mode = io::parse_image_mode(mode);
+    call.options.apply_exif_orientation = apply_exif_orientation != 0;
+    return call;
+}
+
+}  // namespace
+
 toroid_status toroid_decode_image(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation,
                                   toroid_image** out) {
     return guard([&] {
         require(out, "out");
         *out = nullptr;
-        if (size > 0) require(data, "data");
-        const std::string bytes(static_cast<const char*>(data), size);
-        const std::optional<io::ImageFormat> format = io::sniff_image_format(bytes);
-        if (!format) bad("not a PNG, JPEG or .npy image (unknown signature)");
-        io::DecodeOptions d;
-        if (mode) d.mode = io::parse_image_mode(mode);
-        d.apply_exif_orientation = apply_exif_orientation != 0;
+        const DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
         auto image = std::make_unique<toroid_image>();
-        image->tensor = io::decode_image(bytes, "image", *format, d);
+        image->tensor = io::decode_image(call.bytes, "image", call.format, call.options);
         *out = image.release();
+    });
+}
+
+toroid_status toroid_decode_image_region(const void* data, size_t size, const char* mode,
+                                         int32_t apply_exif_orientation, const int64_t region[4], toroid_image** out) {
+    return guard([&] {
+        require(out, "out");
+        require(region, "region");
+        *out = nullptr;
+        DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
+        call.options.region = std::array<std::int64_t, 4>{region[0], region[1], region[2], region[3]};
+        auto image = std::make_unique<toroid_image>();
+        image->tensor = io::decode_image(call.bytes, "image", call.format, call.options);
+        *out = image.release();
+    });
+}
+
+toroid_status toroid_image_info(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation,
+                                int64_t chw[3]) {
+    return guard([&] {
+        require(chw, "chw");
+        const DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
+        const auto info = io::image_info(call.bytes, "image", call.format, call.options);
+        for (int i = 0; i < 3; ++i) chw[i] = info[static_cast<std::size_t>(i)];
     });
 }
 

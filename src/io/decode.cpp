@@ -42,8 +42,31 @@ std::string_view image_mode_name(ImageMode m) {
     return "unchanged";
 }
 
+namespace {
+
+// The region of a whole decoded image (the same pixels a region decode gives).
+Tensor crop_region(const Tensor& t, const std::array<std::int64_t, 4>& r, const std::string& what) {
+    const auto [top, left, height, width] = r;
+    if (top < 0 || left < 0 || height < 1 || width < 1 || top + height > t.dim(2) || left + width > t.dim(3))
+        fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, width, height, left, top, t.dim(3),
+             t.dim(2));
+    return t.slice(2, top, height).slice(3, left, width).to_layout(Layout::ChannelsLast);
+}
+
+}  // namespace
+
 Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
                     const DecodeOptions& options) {
+    if (options.region) {
+        DecodeOptions whole = options;
+        whole.region.reset();
+        const bool jpeg = format == ImageFormat::Jpeg;
+        // 0: no orientation tag; 1: the stored orientation.
+        const int orientation = jpeg && options.apply_exif_orientation ? jpeg_exif_orientation(bytes) : 1;
+        if (jpeg && orientation <= 1 && !options.draft)
+            return decode_jpeg_region(bytes, what, options.mode, *options.region);
+        return crop_region(decode_image(bytes, what, format, whole), *options.region, what);
+    }
     if (format == ImageFormat::Npy) return parse_npy_image(bytes, what);
     if (format == ImageFormat::Webp) return decode_webp(bytes, what, options.mode);  // no EXIF, as torchvision
     const bool png = format == ImageFormat::Png;
@@ -63,6 +86,20 @@ Tensor decode_image(const std::string& bytes, const std::string& what, ImageForm
     Tensor t = png ? decode_png(bytes, what, options.mode) : decode_jpeg(bytes, what, options.mode, at_least);
     if (!options.apply_exif_orientation) return t;
     return apply_orientation(t, orientation);
+}
+
+std::array<std::int64_t, 3> image_info(const std::string& bytes, const std::string& what, ImageFormat format,
+                                       const DecodeOptions& options) {
+    if (format == ImageFormat::Jpeg && !options.draft) {
+        const auto [c, h, w] = jpeg_info(bytes, what, options.mode);
+        const int orientation = options.apply_exif_orientation ? jpeg_exif_orientation(bytes) : 1;
+        const bool transposed = orientation >= 5 && orientation <= 8;
+        return {c, transposed ? w : h, transposed ? h : w};
+    }
+    DecodeOptions whole = options;
+    whole.region.reset();
+    const Tensor t = decode_image(bytes, what, format, whole);
+    return {t.dim(1), t.dim(2), t.dim(3)};
 }
 
 std::optional<ImageFormat> sniff_image_format(std::string_view bytes) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace toroid::io {
@@ -37,6 +38,11 @@ struct DecodeOptions {
     // scaling: it skips the finer frequencies), the smallest of those at least that large.
     // PNG files decode whole. Empty: no draft.
     std::function<std::array<std::int64_t, 2>(std::int64_t height, std::int64_t width)> draft;
+    // Only this region (top, left, height, width) of the decoded image (after the EXIF
+    // orientation): the same pixels as decoding the whole image and cropping it. A JPEG
+    // without a rotation or flip to apply decodes only the rows down to the region's bottom
+    // and the iMCU columns around it; other files decode whole. It must lie inside the image.
+    std::optional<std::array<std::int64_t, 4>> region;
 };
 
 }  // namespace toroid::io

@@ -69,6 +69,11 @@ std::optional<ImageFormat> sniff_image_format(std::string_view bytes);
 // uint8/float32, (N, C, H, W); the options do not apply). `what` names the source in messages.
 Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
                     const DecodeOptions& options = {});
+// The (C, H, W) decode_image gives for these bytes with `options` (its region ignored):
+// read from a JPEG's header (the EXIF orientation's transposes swap H and W), other files
+// decoded.
+std::array<std::int64_t, 3> image_info(const std::string& bytes, const std::string& what, ImageFormat format,
+                                       const DecodeOptions& options = {});
 // Reads an image by extension (.npy, .png, .jpg / .jpeg) through decode_image.
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
 

@@ -1,16 +1,25 @@
 // JPEG decoding and encoding through TurboJPEG (libjpeg-turbo 2.1). TurboJPEG turns
 // libjpeg's longjmp errors into return codes, so the calls here only check a status and
-// turn a failure into toroid::Error with the library's own message.
+// turn a failure into toroid::Error with the library's own message. Decoding a region goes
+// through libjpeg's own API (TurboJPEG 2.1 has no partial decoding): the same library, the
+// same settings (accurate integer IDCT, fancy upsampling, warnings as errors, at most 500
+// scans), with its errors caught by setjmp in one function that holds no C++ objects.
 #include "io/jpeg.h"
 
 #include "core/error.h"
 #include "io/file.h"
 
 #include <turbojpeg.h>
+// jpeglib.h needs FILE and size_t declared before it.
+#include <cstdio>
+#include <jpeglib.h>
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <vector>
 
 namespace toroid::io {
 namespace {
@@ -45,7 +54,184 @@ std::uint8_t cmyk_channel(int k, int cmy) {
 
 std::uint8_t luma(int r, int g, int b) { return static_cast<std::uint8_t>((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16); }
 
+// CMYK pixels (4 bytes each, libjpeg's inverted Adobe convention) to RGB or gray, n pixels.
+void cmyk_to(std::int64_t c, const std::uint8_t* in, std::uint8_t* out, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i, in += 4) {
+        const int k = in[3];
+        const std::uint8_t r = cmyk_channel(k, 255 - in[0]), g = cmyk_channel(k, 255 - in[1]),
+                           b = cmyk_channel(k, 255 - in[2]);
+        if (c == 3) {
+            *out++ = r;
+            *out++ = g;
+            *out++ = b;
+        } else {
+            *out++ = luma(r, g, b);
+        }
+    }
+}
+
+// What the header says, checked: the file's size and colour space, and the channels the
+// result has in `mode` (decoded_c: what libjpeg writes; CMYK is converted afterwards).
+struct JpegHeader {
+    int width = 0, height = 0, colorspace = 0;
+    bool cmyk = false;
+    std::int64_t c = 3, decoded_c = 3;
+};
+
+JpegHeader read_header(const std::string& bytes, const std::string& what, ImageMode mode) {
+    if (bytes.empty()) fail("{}: file is empty (expected a JPEG file)", what);
+    if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0xFF ||
+        static_cast<unsigned char>(bytes[1]) != 0xD8)
+        fail("{}: not a JPEG file (no start-of-image marker)", what);
+    if (mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha)
+        fail("{}: a JPEG has no alpha channel: mode '{}' is not supported for JPEG files (use rgb, gray or unchanged)",
+             what, image_mode_name(mode));
+    Handle h(tjInitDecompress());
+    if (!h) fail("{}: cannot initialize libjpeg-turbo", what);
+    JpegHeader hd;
+    int subsamp = 0;
+    if (tjDecompressHeader3(h.get(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                            static_cast<unsigned long>(bytes.size()), &hd.width, &hd.height, &subsamp,
+                            &hd.colorspace) != 0)
+        fail("{}: invalid JPEG: {}", what, tj_message(h.get()));
+    if (hd.width < 1 || hd.height < 1) fail("{}: invalid JPEG: empty image ({}x{})", what, hd.width, hd.height);
+    check_image_pixels(std::int64_t{hd.width} * hd.height, what, fmt::format("JPEG of {}x{}", hd.width, hd.height));
+    hd.cmyk = hd.colorspace == TJCS_CMYK || hd.colorspace == TJCS_YCCK;
+    const bool file_gray = hd.colorspace == TJCS_GRAY;
+    if (mode == ImageMode::Gray || (mode == ImageMode::Unchanged && file_gray)) hd.c = 1;
+    if (mode == ImageMode::Unchanged && hd.cmyk) hd.c = 4;
+    hd.decoded_c = hd.cmyk ? 4 : hd.c;
+    return hd;
+}
+
+void check_expansion(const std::string& bytes, const std::string& what, std::int64_t w, std::int64_t h,
+                     std::int64_t c) {
+    if (static_cast<double>(w * h * c) > kMaxExpansion * static_cast<double>(bytes.size()) + kExpansionAllowance)
+        fail("{}: invalid JPEG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what, w, h,
+             bytes.size());
+}
+
+// libjpeg's error manager with a jump back to the decoding function.
+struct JumpingErrors {
+    jpeg_error_mgr mgr;
+    std::jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+};
+
+void error_exit(j_common_ptr cinfo) {
+    auto* e = reinterpret_cast<JumpingErrors*>(cinfo->err);
+    (*cinfo->err->format_message)(cinfo, e->message);
+    std::longjmp(e->jump, 1);
+}
+
+// A warning (truncated data, a corrupt segment) stops the decode, as TJFLAG_STOPONWARNING.
+void emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) error_exit(cinfo);
+}
+
+// At most 500 scans (a many-scan progressive file takes unbounded time), as TJFLAG_LIMITSCANS.
+void limit_scans(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    if (reinterpret_cast<j_decompress_ptr>(cinfo)->input_scan_number > 500) {
+        auto* e = reinterpret_cast<JumpingErrors*>(cinfo->err);
+        std::snprintf(e->message, sizeof e->message, "Progressive JPEG image has more than 500 scans");
+        std::longjmp(e->jump, 1);
+    }
+}
+
+// Decodes `rows` rows from row y0, of the columns [*x, *x + *w) widened as libjpeg aligns
+// them (to whole iMCU columns), into `out` (rows of `stride` bytes). Only plain data here:
+// libjpeg's errors longjmp back to the setjmp below.
+bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE space, JDIMENSION y0, JDIMENSION rows,
+                 JDIMENSION* x, JDIMENSION* w, JSAMPROW* row_pointers, JumpingErrors* err) {
+    jpeg_decompress_struct cinfo;
+    jpeg_progress_mgr progress;
+    std::memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = jpeg_std_error(&err->mgr);
+    err->mgr.error_exit = error_exit;
+    err->mgr.emit_message = emit_message;
+    if (setjmp(err->jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return false;
+    }
+    jpeg_create_decompress(&cinfo);
+    progress.progress_monitor = limit_scans;
+    cinfo.progress = &progress;
+    jpeg_mem_src(&cinfo, src, size);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.out_color_space = space;
+    cinfo.dct_method = JDCT_ISLOW;
+    cinfo.do_fancy_upsampling = TRUE;
+    jpeg_start_decompress(&cinfo);
+    if (*x == 0 && *w >= cinfo.output_width) {
+        *w = cinfo.output_width;
+    } else {
+        jpeg_crop_scanline(&cinfo, x, w);
+    }
+    if (y0 > 0) jpeg_skip_scanlines(&cinfo, y0);
+    for (JDIMENSION r = 0; r < rows;) {
+        const JDIMENSION got = jpeg_read_scanlines(&cinfo, row_pointers + r, rows - r);
+        if (got == 0) error_exit(reinterpret_cast<j_common_ptr>(&cinfo));  // no suspension from memory
+        r += got;
+    }
+    jpeg_abort_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return true;
+}
+
 }  // namespace
+
+std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::string& what, ImageMode mode) {
+    const JpegHeader hd = read_header(bytes, what, mode);
+    return {hd.c, hd.height, hd.width};
+}
+
+Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
+                          const std::array<std::int64_t, 4>& region) {
+    const JpegHeader hd = read_header(bytes, what, mode);
+    const auto [top, left, height, width] = region;
+    if (top < 0 || left < 0 || height < 1 || width < 1 || top + height > hd.height || left + width > hd.width)
+        fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, width, height, left, top,
+             hd.width, hd.height);
+    check_expansion(bytes, what, hd.width, hd.height, hd.decoded_c);
+    // A margin of an iMCU (at most 16 pixels at 2x2 chroma) around the region where the image
+    // has it: the pixels kept are interior ones, computed as in a whole decode (fancy
+    // upsampling reads one sample beyond its own).
+    constexpr std::int64_t kMargin = 16;
+    const std::int64_t y0 = std::max<std::int64_t>(0, top - kMargin);
+    const std::int64_t rows = top + height - y0;
+    const std::int64_t x_first = std::max<std::int64_t>(0, left - kMargin);
+    const std::int64_t x_last = std::min<std::int64_t>(hd.width, left + width + kMargin);
+    auto x = static_cast<JDIMENSION>(x_first);
+    auto w = static_cast<JDIMENSION>(x_last - x_first);
+    const std::size_t stride = static_cast<std::size_t>(hd.width * hd.decoded_c);
+    // Rows of the whole width (libjpeg's cropped rows start at their first column).
+    const std::unique_ptr<unsigned char[]> buffer(new unsigned char[static_cast<std::size_t>(rows) * stride]);
+    std::vector<JSAMPROW> row_pointers(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) row_pointers[static_cast<std::size_t>(r)] = buffer.get() + r * stride;
+    const J_COLOR_SPACE space = hd.cmyk ? JCS_CMYK : hd.c == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    JumpingErrors err{};
+    if (!decode_rows(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()),
+                     space, static_cast<JDIMENSION>(y0), static_cast<JDIMENSION>(rows), &x, &w, row_pointers.data(),
+                     &err))
+        fail("{}: invalid JPEG: {}", what, printable(err.message, 200));
+    if (static_cast<std::int64_t>(x) > left || static_cast<std::int64_t>(x + w) < left + width)
+        fail("{}: libjpeg decoded columns {}..{}, not the region's {}..{}", what, x, x + w, left, left + width);
+
+    Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, height, width}, Layout::ChannelsLast);
+    auto* out = t.data_as<std::uint8_t>();
+    const std::int64_t skip = left - static_cast<std::int64_t>(x);
+    for (std::int64_t r = 0; r < height; ++r) {
+        const std::uint8_t* in = buffer.get() + static_cast<std::size_t>(top - y0 + r) * stride +
+                                 static_cast<std::size_t>(skip * hd.decoded_c);
+        std::uint8_t* dst = out + r * width * hd.c;
+        if (hd.decoded_c == hd.c)
+            std::memcpy(dst, in, static_cast<std::size_t>(width * hd.c));
+        else
+            cmyk_to(hd.c, in, dst, width);
+    }
+    return t;
+}
 
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
     Handle h(tjInitDecompress());
@@ -59,31 +245,21 @@ std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
 
 Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode,
                    std::array<std::int64_t, 2> at_least) {
-    if (bytes.empty()) fail("{}: file is empty (expected a JPEG file)", what);
-    if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0xFF ||
-        static_cast<unsigned char>(bytes[1]) != 0xD8)
-        fail("{}: not a JPEG file (no start-of-image marker)", what);
-    if (mode == ImageMode::GrayAlpha || mode == ImageMode::RgbAlpha)
-        fail("{}: a JPEG has no alpha channel: mode '{}' is not supported for JPEG files (use rgb, gray or unchanged)",
-             what, image_mode_name(mode));
+    if (at_least[0] <= 0 && at_least[1] <= 0) {
+        // The whole image as a region: libjpeg's API reading all rows in one call is the
+        // faster path to the same pixels (TurboJPEG below serves the scaled draft decodes).
+        const auto [c, h, w] = jpeg_info(bytes, what, mode);
+        (void)c;
+        return decode_jpeg_region(bytes, what, mode, {0, 0, h, w});
+    }
+    const JpegHeader hd = read_header(bytes, what, mode);
     Handle h(tjInitDecompress());
     if (!h) fail("{}: cannot initialize libjpeg-turbo", what);
     const auto* src = reinterpret_cast<const unsigned char*>(bytes.data());
     const auto size = static_cast<unsigned long>(bytes.size());
-
-    int width = 0, height = 0, subsamp = 0, colorspace = 0;
-    if (tjDecompressHeader3(h.get(), src, size, &width, &height, &subsamp, &colorspace) != 0)
-        fail("{}: invalid JPEG: {}", what, tj_message(h.get()));
-    if (width < 1 || height < 1) fail("{}: invalid JPEG: empty image ({}x{})", what, width, height);
-    check_image_pixels(std::int64_t{width} * height, what, fmt::format("JPEG of {}x{}", width, height));
-    const bool cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
-    const bool file_gray = colorspace == TJCS_GRAY;
-    // The channels of the result, and what libjpeg decodes to (CMYK is converted here).
-    std::int64_t c = 3;
-    if (mode == ImageMode::Gray || (mode == ImageMode::Unchanged && file_gray)) c = 1;
-    if (mode == ImageMode::Unchanged && cmyk) c = 4;
-    const int pixel_format = cmyk ? TJPF_CMYK : c == 1 ? TJPF_GRAY : TJPF_RGB;
-    const std::int64_t decoded_c = cmyk ? 4 : c;
+    int width = hd.width, height = hd.height;
+    const std::int64_t c = hd.c, decoded_c = hd.decoded_c;
+    const int pixel_format = hd.cmyk ? TJPF_CMYK : c == 1 ? TJPF_GRAY : TJPF_RGB;
     // Draft: the smallest DCT scale whose image is still at least `at_least` (TurboJPEG picks
     // the scaling factor from the size asked for).
     if (at_least[0] > 0 || at_least[1] > 0) {
@@ -103,9 +279,7 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode 
         height = best_h;
     }
     const std::int64_t w = width, hgt = height;
-    if (static_cast<double>(w * hgt * decoded_c) > kMaxExpansion * static_cast<double>(bytes.size()) + kExpansionAllowance)
-        fail("{}: invalid JPEG: a {}x{} image cannot fit in {} bytes (truncated or corrupt)", what, w, hgt,
-             bytes.size());
+    check_expansion(bytes, what, w, hgt, decoded_c);
 
     // TurboJPEG writes interleaved rows: exactly a dense channels-last (1, C, H, W) tensor.
     Tensor decoded = Tensor::empty(DType::UInt8, {1, decoded_c, hgt, w}, Layout::ChannelsLast);
@@ -119,20 +293,7 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode 
     if (decoded_c == c) return decoded;
 
     Tensor t = Tensor::empty(DType::UInt8, {1, c, hgt, w}, Layout::ChannelsLast);
-    const auto* in = decoded.data_as<const std::uint8_t>();
-    auto* out = t.data_as<std::uint8_t>();
-    for (std::int64_t i = 0; i < w * hgt; ++i, in += 4) {
-        const int k = in[3];
-        const std::uint8_t r = cmyk_channel(k, 255 - in[0]), g = cmyk_channel(k, 255 - in[1]),
-                           b = cmyk_channel(k, 255 - in[2]);
-        if (c == 3) {
-            *out++ = r;
-            *out++ = g;
-            *out++ = b;
-        } else {
-            *out++ = luma(r, g, b);
-        }
-    }
+    cmyk_to(c, decoded.data_as<const std::uint8_t>(), t.data_as<std::uint8_t>(), w * hgt);
     return t;
 }
 

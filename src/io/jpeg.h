@@ -25,6 +25,14 @@ inline constexpr int kDefaultJpegQuality = 90;
 // result is at least that large ({0, 0}: full size; io/decode.h, DecodeOptions::draft).
 Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode = ImageMode::Unchanged,
                    std::array<std::int64_t, 2> at_least = {0, 0});
+// The region (top, left, height, width) of a JPEG, decoded as decode_jpeg decodes the whole
+// file (the same pixels), reading only the rows down to its bottom and, through libjpeg's
+// cropping, the iMCU columns around it. The region must lie inside the image.
+Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
+                          const std::array<std::int64_t, 4>& region);
+// The (channels in `mode`, height, width) a JPEG's header declares, checked as decode_jpeg
+// checks it (a one-line toroid::Error for a bad header or mode).
+std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::string& what, ImageMode mode);
 // The (height, width) a JPEG's header declares; nullopt where it cannot be read.
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes);
 Tensor read_jpeg(const std::filesystem::path& path, ImageMode mode = ImageMode::Unchanged);

@@ -9,6 +9,7 @@
 #include "io/npy.h"
 
 #include <gtest/gtest.h>
+#include <turbojpeg.h>
 
 #include <algorithm>
 #include <array>
@@ -224,6 +225,128 @@ TEST(Jpeg, DraftSeesTheOrientedSize) {
     const Tensor t = decode_image(bytes, "exif6.jpg", ImageFormat::Jpeg, o);
     EXPECT_EQ(seen, (std::array<std::int64_t, 2>{22, 13}));
     EXPECT_EQ(t.shape(), (Dims{1, 3, 22, 13}));
+}
+
+// A JPEG encoded by TurboJPEG with the chroma subsampling and coding asked for.
+std::string encode_with(const Tensor& t, int subsamp, bool progressive, int quality = 85) {
+    const Tensor hwc = t.to_layout(Layout::ChannelsLast);
+    tjhandle h = tjInitCompress();
+    unsigned char* out = nullptr;
+    unsigned long size = 0;
+    const int flags = TJFLAG_ACCURATEDCT | (progressive ? TJFLAG_PROGRESSIVE : 0);
+    const bool gray = t.dim(1) == 1;
+    EXPECT_EQ(tjCompress2(h, hwc.data_as<unsigned char>(), static_cast<int>(t.dim(3)), 0, static_cast<int>(t.dim(2)),
+                          gray ? TJPF_GRAY : TJPF_RGB, &out, &size, gray ? TJSAMP_GRAY : subsamp, quality, flags),
+              0);
+    std::string bytes(reinterpret_cast<const char*>(out), size);
+    tjFree(out);
+    tjDestroy(h);
+    return bytes;
+}
+
+// The whole image as TurboJPEG decodes it (accurate IDCT, fancy upsampling): an independent
+// path to the pixels decode_jpeg and decode_jpeg_region give through libjpeg's own API.
+Tensor turbojpeg_whole(const std::string& bytes, bool gray) {
+    tjhandle h = tjInitDecompress();
+    int w = 0, hgt = 0, subsamp = 0, cs = 0;
+    EXPECT_EQ(tjDecompressHeader3(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), &w, &hgt,
+                                  &subsamp, &cs),
+              0);
+    const std::int64_t c = gray ? 1 : 3;
+    Tensor t = Tensor::empty(DType::UInt8, {1, c, hgt, w}, Layout::ChannelsLast);
+    EXPECT_EQ(tjDecompress2(h, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                            t.data_as<unsigned char>(), w, static_cast<int>(w * c), hgt, gray ? TJPF_GRAY : TJPF_RGB,
+                            TJFLAG_ACCURATEDCT),
+              0);
+    tjDestroy(h);
+    return t;
+}
+
+void expect_same_region(const Tensor& whole, const Tensor& region, const std::array<std::int64_t, 4>& r) {
+    ASSERT_EQ(region.shape(), (Dims{1, whole.dim(1), r[2], r[3]}));
+    for (std::int64_t c = 0; c < whole.dim(1); ++c)
+        for (std::int64_t y = 0; y < r[2]; ++y)
+            for (std::int64_t x = 0; x < r[3]; ++x)
+                ASSERT_EQ(region.at<std::uint8_t>(0, c, y, x), whole.at<std::uint8_t>(0, c, r[0] + y, r[1] + x))
+                    << "channel " << c << " row " << y << " column " << x;
+}
+
+// A region decoded alone (and the whole image) has the pixels TurboJPEG's whole decode has,
+// for every chroma subsampling, baseline and progressive, every mode, regions at the edges
+// and inside, any alignment.
+TEST(Jpeg, RegionsDecodeToTheWholeImagesPixels) {
+    std::uint64_t seed = 12345;
+    auto next = [&](std::int64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<std::int64_t>((seed >> 33) % static_cast<std::uint64_t>(n));
+    };
+    const int subsamplings[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440, TJSAMP_411};
+    for (int s : subsamplings)
+        for (bool progressive : {false, true})
+            for (std::int64_t c : {3, 1}) {
+                const std::int64_t h = 37 + next(90), w = 41 + next(120);
+                const std::string bytes = encode_with(test_image(c, h, w), s, progressive);
+                for (ImageMode mode : {ImageMode::Rgb, ImageMode::Gray, ImageMode::Unchanged}) {
+                    const Tensor whole =
+                        turbojpeg_whole(bytes, mode == ImageMode::Gray || (mode == ImageMode::Unchanged && c == 1));
+                    expect_same_region(whole, decode_jpeg(bytes, "t.jpg", mode), {0, 0, h, w});
+                    std::vector<std::array<std::int64_t, 4>> regions = {
+                        {0, 0, h, w}, {0, 0, 1, 1}, {h - 1, w - 1, 1, 1}, {0, w - 17, h, 17}, {h - 9, 0, 9, w}};
+                    for (int k = 0; k < 12; ++k) {
+                        const std::int64_t rh = 1 + next(h), rw = 1 + next(w);
+                        regions.push_back({next(h - rh + 1), next(w - rw + 1), rh, rw});
+                    }
+                    for (const auto& r : regions) {
+                        SCOPED_TRACE(testing::Message() << "subsampling " << s << " progressive " << progressive
+                                                        << " channels " << c << " mode " << image_mode_name(mode)
+                                                        << " region " << r[0] << "," << r[1] << " " << r[2] << "x"
+                                                        << r[3]);
+                        expect_same_region(whole, decode_jpeg_region(bytes, "t.jpg", mode, r), r);
+                    }
+                }
+            }
+}
+
+// The files made elsewhere (Pillow's baseline, progressive, CMYK and gray; EXIF-rotated ones go
+// through a whole decode and a crop) give their whole decode's pixels too.
+TEST(Jpeg, RegionsOfForeignAndRotatedFiles) {
+    for (const char* name : {"jpeg/rgb_pillow.jpg", "jpeg/rgb_progressive_pillow.jpg", "jpeg/cmyk_pillow.jpg",
+                             "jpeg/gray_pillow.jpg", "decode/rgb_420.jpg", "decode/exif6.jpg", "decode/exif3.jpg"}) {
+        SCOPED_TRACE(name);
+        const std::string bytes = read_file(std::string(TOROID_TEST_DATA) + "/" + name);
+        for (ImageMode mode : {ImageMode::Rgb, ImageMode::Unchanged}) {
+            DecodeOptions o;
+            o.mode = mode;
+            const Tensor whole = decode_image(bytes, name, ImageFormat::Jpeg, o);
+            const std::int64_t h = whole.dim(2), w = whole.dim(3);
+            EXPECT_EQ(image_info(bytes, name, ImageFormat::Jpeg, o), (std::array<std::int64_t, 3>{whole.dim(1), h, w}));
+            for (const std::array<std::int64_t, 4> r : {std::array<std::int64_t, 4>{h / 3, w / 4, h / 2, w / 2},
+                                                        std::array<std::int64_t, 4>{1, 2, h - 1, w - 2}}) {
+                o.region = r;
+                expect_same_region(whole, decode_image(bytes, name, ImageFormat::Jpeg, o), r);
+            }
+        }
+    }
+}
+
+TEST(Jpeg, RegionsOutsideTheImageOrOfBrokenFilesAreErrors) {
+    const std::string bytes = encode_jpeg(test_image(3, 40, 48), 90);
+    expect_error([&] { decode_jpeg_region(bytes, "r.jpg", ImageMode::Rgb, {0, 0, 41, 48}); },
+                 "r.jpg: the region 48x41 at (0, 0) is not inside the 48x40 image");
+    expect_error([&] { decode_jpeg_region(bytes, "r.jpg", ImageMode::Rgb, {-1, 0, 4, 4}); }, "not inside");
+    expect_error([&] { decode_jpeg_region(bytes, "r.jpg", ImageMode::Rgb, {0, 0, 0, 4}); }, "not inside");
+    // Truncated data inside the region's rows: libjpeg's warning is an error, as for a whole decode.
+    expect_error([&] { decode_jpeg_region(bytes.substr(0, bytes.size() - 100), "cut.jpg", ImageMode::Rgb, {30, 0, 10, 48}); },
+                 "cut.jpg: invalid JPEG: Premature end of JPEG file");
+    for (std::size_t n = 0; n + 2 < bytes.size(); n += 11) {
+        SCOPED_TRACE(n);
+        try {
+            const Tensor t = decode_jpeg_region(bytes.substr(0, n), "cut.jpg", ImageMode::Rgb, {0, 0, 8, 8});
+            EXPECT_EQ(t.dim(2), 8);  // the rows above the cut may decode
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+        }
+    }
 }
 
 TEST(Jpeg, NotAJpeg) {

@@ -45,6 +45,39 @@ def is_pil_image(x):
     return type(x).__module__.startswith("PIL.") and hasattr(x, "getbands") and hasattr(x, "size")
 
 
+class _Encoded:
+    """An image file's bytes (JPEG, PNG, WebP) given to a transform: decoded as RGB (the EXIF
+    orientation applied) when the call's ops run, and a JPEG only where they need it: a call
+    whose first op is a crop inside the image (RandomResizedCrop, RandomCrop, CenterCrop)
+    decodes that region alone, with the whole decode's pixels."""
+
+    def __init__(self, data):
+        from .. import io  # noqa: PLC0415
+        self.data = bytes(data)
+        self.chw = io.image_info(self.data, mode="rgb")
+
+    def decode(self, ops):
+        """(the decoded image, the ops left to run on it)."""
+        from .. import io  # noqa: PLC0415
+        _, h, w = self.chw
+        region = None
+        if ops and ops[0]["op"] in ("crop", "center_crop"):
+            op = ops[0]
+            if op["op"] == "crop":
+                r = (int(op["top"]), int(op["left"]), int(op["height"]), int(op["width"]))
+            else:
+                ch, cw = _size_pair(op["size"])
+                r = (int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0)), ch, cw)
+            if r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w:
+                region, ops = r, ops[1:]
+        x = io._decode_channels_last(self.data, region)
+        try:
+            x = _torch().from_numpy(x)
+        except ImportError:
+            pass
+        return x, ops
+
+
 _PIL_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
 
 
@@ -117,10 +150,15 @@ class _State:
         return type(self.x)
 
     def _describe(self, x):
+        if isinstance(x, (bytes, bytearray, memoryview)):
+            x = _Encoded(x)
         self.x = x
         quick = _torch_desc(x)
         if quick is not None:
             self.h, self.w, self.c, self.dtype = quick
+        elif isinstance(x, _Encoded):
+            self.c, self.h, self.w = x.chw
+            self.dtype = "uint8"
         elif is_pil_image(x):
             self.w, self.h = x.size
             self.c, self.dtype = len(x.getbands()), "uint8"
@@ -158,6 +196,8 @@ class _State:
         """Runs the gathered ops (one compiled program per op structure) on the current result."""
         if self.ops and self.x is None:  # a sample without an image: its items moved already
             self.ops, self.branches = [], []
+        if isinstance(self.x, _Encoded):
+            self.x, self.ops = self.x.decode(self.ops)
         if self.ops:
             if is_pil_image(self.x):
                 self.x = _run_pil(self.ops, self.x)
@@ -408,6 +448,9 @@ class Transform:
                 state.segments = []
                 self._emit(state)
                 segments = (state.segments or []) + ([state.ops] if state.ops else [])
+                if isinstance(state.x, _Encoded):  # file bytes: decoded, the first crop's region alone
+                    state.x, first = state.x.decode(segments[0] if segments else [])
+                    segments = ([first] if first else []) + segments[1:]
                 if not segments:
                     segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
                 plans.append(segments)
