@@ -1,11 +1,13 @@
-// libFuzzer target for the JPEG reader: decodes arbitrary bytes through TurboJPEG in every
-// mode with the EXIF orientation applied, and checks that whatever decodes has the mode's
-// channels and a sane shape, and survives a re-encode / decode. Seeds (fuzz/corpus/fuzz_jpeg)
+// libFuzzer target for the JPEG reader: decodes arbitrary bytes in every mode with the EXIF
+// orientation applied, and checks that whatever decodes has the mode's channels and a sane
+// shape, that a region of it decoded alone has the same pixels, and that it survives a
+// re-encode / decode. Seeds (fuzz/corpus/fuzz_jpeg)
 // are copies of the Pillow-made files in tests/data/jpeg.
 #include "fuzz_common.h"
 #include "io/file.h"
 #include "io/jpeg.h"
 
+#include <array>
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -20,6 +22,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                                    : d[1] == 1 || d[1] == 3 || d[1] == 4;
             fuzz::check(t.dtype() == DType::UInt8 && d[0] == 1 && channels_ok && d[2] >= 1 && d[3] >= 1,
                         "decoded JPEG is uint8 (1, C, H, W) with the mode's channels");
+            // A region decoded alone (libjpeg's skipped rows and cropped columns) has the whole
+            // decode's pixels; its place comes from the input's last bytes.
+            if (size >= 4) {
+                const std::int64_t h = d[2], w = d[3];
+                const std::int64_t rh = 1 + data[size - 1] % h, rw = 1 + data[size - 2] % w;
+                const std::int64_t top = data[size - 3] % (h - rh + 1), left = data[size - 4] % (w - rw + 1);
+                io::DecodeOptions o{mode, true, {}};
+                o.region = std::array<std::int64_t, 4>{top, left, rh, rw};
+                Tensor r = io::decode_image(bytes, "fuzz.jpg", io::ImageFormat::Jpeg, o);
+                fuzz::check(r.shape() == Dims{1, d[1], rh, rw}, "a region has the region's shape");
+                for (std::int64_t c = 0; c < d[1]; ++c)
+                    for (std::int64_t y = 0; y < rh; ++y)
+                        for (std::int64_t x = 0; x < rw; ++x)
+                            fuzz::check(r.at<std::uint8_t>(0, c, y, x) == t.at<std::uint8_t>(0, c, top + y, left + x),
+                                        "a region has the whole decode's pixels");
+            }
             // JPEG is lossy: the round trip keeps the shape, not the values (CMYK is not written).
             if (d[1] != 4 && t.numel() <= (1 << 20)) {
                 Tensor u = io::decode_jpeg(io::encode_jpeg(t, 75), "roundtrip.jpg");

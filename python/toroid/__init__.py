@@ -5,7 +5,7 @@ CPU tensors go in without a copy, and the same kind comes out."""
 from ._capi import (Error, InvalidTypeError, OutOfMemoryError, cache_stats, library_path, version as _version,
                     wait_for_background_builds)
 from ._core import get_default_engine, get_num_threads, set_default_engine, set_num_threads
-from . import io, transforms, tv_tensors
+from . import io, transforms
 from ._api import (CompiledFunction, Pipeline, Traced, affine, center_crop, compile, convert, crop, flip,
                    grid_sample, interpolate, normalize, resize)
 
@@ -17,3 +17,11 @@ __all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "Pipeline", "Compile
            "grid_sample", "interpolate", "normalize", "set_default_engine", "get_default_engine",
            "set_num_threads", "get_num_threads", "library_path", "io", "transforms", "tv_tensors", "cache_stats",
            "wait_for_background_builds"]
+
+
+def __getattr__(name):
+    # toroid.tv_tensors at its first use: it imports torchvision where installed.
+    if name == "tv_tensors":
+        import importlib
+        return importlib.import_module(".tv_tensors", __name__)
+    raise AttributeError("module 'toroid' has no attribute %r" % name)

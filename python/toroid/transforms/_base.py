@@ -1071,7 +1071,7 @@ def _one(x, emit, key=None):
     """Runs the ops `emit` adds for x. With `key` (the op's name and checked arguments, on
     which alone its ops depend), a repeated call on an input of the same dtype, shape,
     strides and device runs its compiled function directly."""
-    if isinstance(x, _sample.TYPED_ITEMS()):  # a Mask, BoundingBoxes or KeyPoints alone
+    if _sample.is_typed_item(x):  # a Mask, BoundingBoxes or KeyPoints alone
         state = _State.for_sample(_sample.Sample(x, False))
         emit(state)
         return state.sample.result(state.flush())

@@ -11,9 +11,9 @@ boxes and points follow them (_sample.py).
 import collections.abc
 import numbers
 
-from .. import tv_tensors
 from .._capi import Error, InvalidTypeError, public, show
 from . import _sample
+from ._sample import tv_tensors
 from ._base import InterpolationMode, Transform, _torch
 from ._color import _emit_adjust, _emit_hue
 

@@ -16,10 +16,23 @@ A callable that is not a toroid transform gets the whole sample (torchvision's C
 it the sample too): everything runs up to it, it runs, and the call goes on with its result.
 """
 
+import importlib
 import numbers
+import sys
 
-from .. import _core, tv_tensors
+from .. import _core
 from .._capi import Error, InvalidTypeError, Passthrough
+
+
+class _Lazy:
+    """toroid.tv_tensors, imported at its first use (it imports torchvision where installed,
+    which calls on images alone never need)."""
+
+    def __getattr__(self, name):
+        return getattr(importlib.import_module("toroid.tv_tensors"), name)
+
+
+tv_tensors = _Lazy()
 
 _GEOMETRIC = ("crop", "center_crop", "flip", "pad", "resize", "affine", "perspective", "grid_sample")
 
@@ -39,12 +52,19 @@ def TYPED_ITEMS():  # noqa: N802 - a constant that needs the import
     return (tv_tensors.Mask, tv_tensors.BoundingBoxes, tv_tensors.KeyPoints)
 
 
+def is_typed_item(x):
+    """Whether x is a Mask, BoundingBoxes or KeyPoints (a plain tensor or array is told at once)."""
+    module = type(x).__module__
+    if module in ("torch", "numpy", "builtins"):
+        return False
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor) and isinstance(x, TYPED_ITEMS())
+
+
 def is_sample(x):
     """Whether a call's input is a sample rather than one image: a dict, tuple or list, or a
     typed tensor that is not an image (a Mask, BoundingBoxes or KeyPoints alone)."""
-    if isinstance(x, (dict, tuple, list)):
-        return True
-    return isinstance(x, (tv_tensors.Mask, tv_tensors.BoundingBoxes, tv_tensors.KeyPoints))
+    return isinstance(x, (dict, tuple, list)) or is_typed_item(x)
 
 
 def flatten(x):
