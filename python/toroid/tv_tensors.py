@@ -22,6 +22,26 @@ try:
 except ImportError:
     FROM_TORCHVISION = False
 
+if not FROM_TORCHVISION:
+    class BoundingBoxFormat(enum.Enum):
+        """How a box's numbers are laid out: XYXY (corners), XYWH (top-left corner, width,
+        height), CXCYWH (centre, width, height); the rotated formats XYWHR, CXCYWHR (angle in
+        degrees) and XYXYXYXY (four corners)."""
+        XYXY = "XYXY"
+        XYWH = "XYWH"
+        CXCYWH = "CXCYWH"
+        XYWHR = "XYWHR"
+        CXCYWHR = "CXCYWHR"
+        XYXYXYXY = "XYXYXYXY"
+
+    def is_rotated_bounding_format(format):
+        if isinstance(format, BoundingBoxFormat):
+            return format in (BoundingBoxFormat.XYWHR, BoundingBoxFormat.CXCYWHR, BoundingBoxFormat.XYXYXYXY)
+        if isinstance(format, str):
+            return format in ("XYWHR", "CXCYWHR", "XYXYXYXY")
+        raise ValueError("format should be str or BoundingBoxFormat, got %s" % type(format))
+
+
 try:
     import torch
 except ImportError:  # without torch there are no typed tensors: nothing is an instance of these
@@ -44,17 +64,6 @@ except ImportError:  # without torch there are no typed tensors: nothing is an i
 
         class KeyPoints(TVTensor):  # noqa: D101
             pass
-
-        class BoundingBoxFormat(enum.Enum):  # noqa: D101
-            XYXY = "XYXY"
-            XYWH = "XYWH"
-            CXCYWH = "CXCYWH"
-            XYWHR = "XYWHR"
-            CXCYWHR = "CXCYWHR"
-            XYXYXYXY = "XYXYXYXY"
-
-        def is_rotated_bounding_format(format):  # noqa: D103
-            return getattr(format, "value", format) in ("XYWHR", "CXCYWHR", "XYXYXYXY")
 
         def wrap(wrappee, *, like, **kwargs):  # noqa: D103
             return wrappee
@@ -139,24 +148,6 @@ if not FROM_TORCHVISION and torch is not None:
         def __new__(cls, data, *, dtype=None, device=None, requires_grad=None):
             t = cls._to_tensor(_pil_to_tensor(data), dtype=dtype, device=device, requires_grad=requires_grad)
             return t.as_subclass(cls)
-
-    class BoundingBoxFormat(enum.Enum):
-        """How a box's numbers are laid out: XYXY (corners), XYWH (top-left corner, width,
-        height), CXCYWH (centre, width, height); the rotated formats XYWHR, CXCYWHR (angle in
-        degrees) and XYXYXYXY (four corners)."""
-        XYXY = "XYXY"
-        XYWH = "XYWH"
-        CXCYWH = "CXCYWH"
-        XYWHR = "XYWHR"
-        CXCYWHR = "CXCYWHR"
-        XYXYXYXY = "XYXYXYXY"
-
-    def is_rotated_bounding_format(format):
-        if isinstance(format, BoundingBoxFormat):
-            return format in (BoundingBoxFormat.XYWHR, BoundingBoxFormat.CXCYWHR, BoundingBoxFormat.XYXYXYXY)
-        if isinstance(format, str):
-            return format in ("XYWHR", "CXCYWHR", "XYXYXYXY")
-        raise ValueError("format should be str or BoundingBoxFormat, got %s" % type(format))
 
     class BoundingBoxes(TVTensor):
         """Boxes [N, K] of one image: format, canvas_size (height, width) of the image and

@@ -8,7 +8,6 @@ size (and RandomIoUCrop from its boxes); the image takes toroid ops, and the sam
 boxes and points follow them (_sample.py).
 """
 
-import collections.abc
 import numbers
 
 from .._capi import Error, InvalidTypeError, public, show
@@ -16,6 +15,7 @@ from . import _sample
 from ._sample import tv_tensors
 from ._base import InterpolationMode, Transform, _torch
 from ._color import _emit_adjust, _emit_hue
+from ._mix import _default_labels, _parse_labels_getter, _tv_tensors
 
 TRANSFORMS = ["RandomZoomOut", "RandomIoUCrop", "ScaleJitter", "RandomShortestSize", "RandomPhotometricDistort",
               "SanitizeBoundingBoxes", "ClampBoundingBoxes", "ConvertBoundingBoxFormat", "ClampKeyPoints"]
@@ -273,22 +273,8 @@ class RandomPhotometricDistort(Transform):
 # ---- the box utilities ------------------------------------------------------------------------
 
 def _labels_default(inputs):
-    """torchvision's default labels getter: the second item of a tuple or list; a plain
-    tensor, or a dict's "labels" key (any case), else its first key holding "label"."""
-    if isinstance(inputs, (tuple, list)):
-        inputs = inputs[1]
-    if _sample.is_pure_tensor(inputs):
-        return inputs
-    if not isinstance(inputs, collections.abc.Mapping):
-        raise Error("When using the default labels_getter, the input passed to forward must be a dictionary or a "
-                    "two-tuple whose second item is a dictionary or a tensor, but got %s instead." % (show(inputs),))
-    key = next((k for k in inputs.keys() if k.lower() == "labels"), None)
-    if key is None:
-        key = next((k for k in inputs.keys() if "label" in k.lower()), None)
-    if key is None:
-        raise Error("Could not infer where the labels are in the sample. Try passing a callable as the labels_getter "
-                    "parameter?If there are no labels in the sample by design, pass labels_getter=None.")
-    return inputs[key]
+    """torchvision's default labels getter (shared with MixUp and CutMix)."""
+    return _default_labels(inputs, _torch(), _tv_tensors())
 
 
 def _valid_boxes(boxes, fmt, canvas, min_size, min_area):
@@ -315,15 +301,7 @@ class SanitizeBoundingBoxes(Transform):
             raise Error("min_area must be >= 1, got %s." % (min_area,))
         self.min_size = min_size
         self.min_area = min_area
-        if labels_getter == "default":
-            self._labels_getter = _labels_default
-        elif callable(labels_getter):
-            self._labels_getter = labels_getter
-        elif labels_getter is None:
-            self._labels_getter = lambda _: None
-        else:
-            raise Error("labels_getter should either be 'default', a callable, or None, but got %s."
-                        % (show(labels_getter),))
+        self._labels_getter = _parse_labels_getter(labels_getter, _labels_default)
         self.labels_getter = labels_getter
 
     def _sanitize(self, inputs):

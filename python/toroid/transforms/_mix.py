@@ -18,13 +18,10 @@ __all__ = TRANSFORMS + FUNCTIONAL
 
 
 def _tv_tensors():
-    """torchvision.tv_tensors when torchvision is installed (its Image, Video, BoundingBoxes
-    and Mask are told apart as torchvision tells them), else None."""
-    try:
-        from torchvision import tv_tensors
-    except ImportError:  # toroid works without torchvision: plain tensors only
-        return None
-    return tv_tensors
+    """toroid.tv_tensors: torchvision's when torchvision is installed (its Image, Video,
+    BoundingBoxes and Mask are told apart as torchvision tells them), else toroid's own."""
+    import importlib
+    return importlib.import_module("toroid.tv_tensors")
 
 
 def _is_pure_tensor(x, torch, tv):
@@ -55,6 +52,18 @@ def _default_labels(inputs, torch, tv):
     return inputs[key]
 
 
+def _parse_labels_getter(labels_getter, default):
+    """torchvision's labels_getter argument: "default" (-> `default`), a callable, or None (no
+    labels)."""
+    if labels_getter == "default":
+        return default
+    if callable(labels_getter):
+        return labels_getter
+    if labels_getter is None:
+        return lambda _: None
+    raise Error("labels_getter should either be 'default', a callable, or None, but got %s." % show(labels_getter))
+
+
 class _MixBase:
     """The shared part of MixUp and CutMix: arguments, the sample's structure, the labels."""
 
@@ -64,14 +73,7 @@ class _MixBase:
         # torchvision's distribution object: its samples are drawn as torchvision draws them.
         self._dist = torch.distributions.Beta(torch.tensor([alpha]), torch.tensor([alpha]))
         self.num_classes = num_classes
-        if labels_getter == "default":
-            self._labels_getter = None
-        elif callable(labels_getter):
-            self._labels_getter = labels_getter
-        elif labels_getter is None:
-            self._labels_getter = lambda _: None
-        else:
-            raise Error("labels_getter should either be 'default', a callable, or None, but got %s." % show(labels_getter))
+        self._labels_getter = _parse_labels_getter(labels_getter, None)
 
     def __call__(self, *inputs):
         torch = _torch()

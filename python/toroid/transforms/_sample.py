@@ -197,23 +197,18 @@ def _shift(b, fmt, dx, dy, sign):
 
 
 def _flip_boxes(b, fmt, canvas, horizontal):
+    """torchvision's horizontal_flip_bounding_boxes / vertical_flip_bounding_boxes: along x
+    (index 0, the canvas's width) or y (index 1, its height)."""
     F = _fmt()
+    a, size = (0, canvas[1]) if horizontal else (1, canvas[0])
     shape = b.shape
     b = b.clone().reshape(-1, 4)
-    if horizontal:
-        if fmt == F.XYXY:
-            b[:, [2, 0]] = b[:, [0, 2]].sub_(canvas[1]).neg_()
-        elif fmt == F.XYWH:
-            b[:, 0].add_(b[:, 2]).sub_(canvas[1]).neg_()
-        else:
-            b[:, 0].sub_(canvas[1]).neg_()
+    if fmt == F.XYXY:
+        b[:, [a + 2, a]] = b[:, [a, a + 2]].sub_(size).neg_()
+    elif fmt == F.XYWH:
+        b[:, a].add_(b[:, a + 2]).sub_(size).neg_()
     else:
-        if fmt == F.XYXY:
-            b[:, [1, 3]] = b[:, [3, 1]].sub_(canvas[0]).neg_()
-        elif fmt == F.XYWH:
-            b[:, 1].add_(b[:, 3]).sub_(canvas[0]).neg_()
-        else:
-            b[:, 1].sub_(canvas[0]).neg_()
+        b[:, a].sub_(size).neg_()
     return b.reshape(shape)
 
 
