@@ -17,6 +17,14 @@ def data(name):
     return os.path.join(DATA, name)
 
 
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
 class DecodeImageTest(unittest.TestCase):
     def test_modes_of_a_gray_file(self):
         gray = toroid.io.decode_image(data("gray_pillow.jpg"))
@@ -102,6 +110,60 @@ class DecodeImageTest(unittest.TestCase):
             toroid.io.decode_image(3.5)
         with self.assertRaisesRegex(toroid.Error, "1-D uint8"):
             toroid.io.decode_image(np.zeros((2, 2), np.uint8))
+
+    def test_regions_and_info(self):
+        for name in ("rgb_pillow.jpg", "rgb_progressive_pillow.jpg", "cmyk_pillow.jpg", "gray_pillow.jpg",
+                     "../decode/exif6.jpg"):
+            with self.subTest(name=name):
+                whole = toroid.io.decode_image(data(name), mode="rgb")
+                c, h, w = toroid.io.image_info(data(name), mode="rgb")
+                self.assertEqual((c, h, w), whole.shape)
+                for r in ((0, 0, h, w), (h // 3, w // 5, h // 2, w // 3), (h - 1, w - 1, 1, 1)):
+                    got = toroid.io.decode_image(data(name), mode="rgb", region=r)
+                    np.testing.assert_array_equal(got, whole[:, r[0]:r[0] + r[2], r[1]:r[1] + r[3]])
+        with self.assertRaisesRegex(toroid.Error, "not inside"):
+            toroid.io.decode_image(data("rgb_pillow.jpg"), region=(0, 0, 10 ** 6, 5))
+        with self.assertRaises(toroid.InvalidTypeError):
+            toroid.io.decode_image(data("rgb_pillow.jpg"), region=(0, 0, 5))
+
+
+@unittest.skipIf(_torch() is None, "torch (python3-torch) is not installed")
+class FileBytesIntoTransforms(unittest.TestCase):
+    """The bytes of an image file given to toroid.transforms: the same results as decoding
+    it (RGB, EXIF applied) and running the transforms on the array, whether the first op is a
+    crop (decoded as a region) or not; bad bytes are one-line errors."""
+
+    def test_same_results_as_decoding_first(self):
+        import torch
+        import toroid.transforms as T
+        pipelines = [T.Compose([T.RandomResizedCrop(24, antialias=True), T.RandomHorizontalFlip()]),
+                     T.Compose([T.CenterCrop(12), T.Resize(8)]),
+                     T.Compose([T.RandomCrop(10), T.ToDtype(torch.float32, scale=True)]),
+                     T.Compose([T.Resize(16, antialias=True), T.CenterCrop(12)])]
+        for name in ("rgb_pillow.jpg", "rgb_progressive_pillow.jpg", "gray_pillow.jpg", "../decode/exif6.jpg",
+                     "../decode/exif5_rgba.png"):
+            path = data(name)
+            with open(path, "rb") as f:
+                blob = f.read()
+            decoded = torch.from_numpy(toroid.io.decode_image(blob, mode="rgb"))
+            for k, t in enumerate(pipelines):
+                for seed in range(4):
+                    with self.subTest(name=name, pipeline=k, seed=seed):
+                        torch.manual_seed(seed)
+                        got = t(blob)
+                        torch.manual_seed(seed)
+                        want = t(decoded)
+                        self.assertTrue(torch.equal(got, want))
+
+    def test_bad_bytes(self):
+        import toroid.transforms as T
+        with open(data("rgb_pillow.jpg"), "rb") as f:
+            blob = f.read()
+        for bad, message in ((b"", "unknown signature"), (b"not an image", "unknown signature"),
+                             (blob[:300], "invalid JPEG")):
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(toroid.Error, message):
+                    T.Compose([T.RandomResizedCrop(8)])(bad)
 
 
 if __name__ == "__main__":
