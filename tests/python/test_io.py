@@ -155,6 +155,19 @@ class FileBytesIntoTransforms(unittest.TestCase):
                         want = t(decoded)
                         self.assertTrue(torch.equal(got, want))
 
+    def test_per_sample_of_file_bytes(self):
+        import torch
+        import toroid.transforms as T
+        with open(data("rgb_pillow.jpg"), "rb") as f:
+            blob = f.read()
+        for t in (T.Compose([T.RandomResizedCrop(16, antialias=True), T.RandomHorizontalFlip()]),
+                  T.Compose([T.ColorJitter(brightness=0.5), T.RandomResizedCrop(16)])):
+            torch.manual_seed(1)
+            got = t.per_sample([blob, blob, blob])
+            torch.manual_seed(1)
+            want = torch.stack([t(blob) for _ in range(3)])
+            self.assertTrue(torch.equal(got, want))
+
     def test_bad_bytes(self):
         import toroid.transforms as T
         with open(data("rgb_pillow.jpg"), "rb") as f:
