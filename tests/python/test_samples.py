@@ -179,6 +179,8 @@ class SampleItems(unittest.TestCase):
             T.SanitizeBoundingBoxes()({"image": s["image"], "labels": s["labels"]})
         with self.assertRaises(toroid.Error):  # a non-scalar fill for a mask
             T.Pad(2, fill=(1, 2, 3))(s)
+        with self.assertRaisesRegex(toroid.Error, "not supported with bounding boxes"):  # as torchvision
+            T.Pad(2, padding_mode="reflect")({"image": s["image"], "boxes": s["boxes"]})
 
     def test_sanitize_clamp_and_convert(self):
         canvas = (20, 30)

@@ -370,6 +370,8 @@ def move_boxes(b, fmt, mode, op, before, after, geo):
         top, left = _crop_anchor(op, before)
         return clamp_boxes(_shift(b, fmt, left, top, -1), fmt, after, mode)
     if name == "pad":
+        if op.get("mode", "constant") != "constant":
+            raise Error("Padding mode '%s' is not supported with bounding boxes" % op["mode"])
         left, top = op["padding"][0], op["padding"][1]
         return clamp_boxes(_shift(b, fmt, left, top, +1), fmt, after, mode)
     if name == "flip":
