@@ -166,6 +166,26 @@ class SampleItems(unittest.TestCase):
         self.assertIs(out["extra"], extra)
         self.assertEqual(tuple(out["image"].shape), (3, 30, 30))
 
+    def test_per_sample_of_samples_equals_the_loop(self):
+        samples = [make_sample(20 + i) for i in range(6)]
+        t = T.Compose([T.RandomIoUCrop(), T.RandomHorizontalFlip(), T.Resize([64, 64]), T.ColorJitter(0.3, 0.3),
+                       T.SanitizeBoundingBoxes()])
+        torch.manual_seed(4)
+        got = t.per_sample(copy.deepcopy(samples))
+        state = torch.get_rng_state()
+        torch.manual_seed(4)
+        want = [t(s) for s in copy.deepcopy(samples)]
+        self.assertTrue(torch.equal(torch.get_rng_state(), state))
+        self.assertEqual(len(got), len(want))
+        for g, w in zip(got, want):
+            self.assertEqual(list(g), list(w))
+            for k in w:
+                if isinstance(w[k], torch.Tensor):
+                    self.assertIs(type(g[k]), type(w[k]))
+                    self.assertTrue(torch.equal(g[k].as_subclass(torch.Tensor), w[k].as_subclass(torch.Tensor)), k)
+                else:
+                    self.assertEqual(g[k], w[k])
+
     def test_bad_samples_are_clear_errors(self):
         s = make_sample(10)
         rotated = tvt.BoundingBoxes([[10.0, 10.0, 5.0, 5.0, 30.0]], format="XYWHR", canvas_size=s["boxes"].canvas_size)

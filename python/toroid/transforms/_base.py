@@ -255,7 +255,12 @@ class _State:
 
     def _call_whole(self, fn):
         """fn on the whole sample so far; the call goes on with what it returns (a sample,
-        or an image alone)."""
+        or an image alone). In per_sample's deferred mode the image's segments so far run
+        first, and the rest of its call runs as it is cut."""
+        if self.segments is not None:
+            for ops in self.segments:
+                self.x = _core.cached_pipeline(ops)(self.x)
+            self.segments = None
         out = self.sample.result(self.flush())
         multiple = self.sample.multiple
         try:
@@ -438,15 +443,24 @@ class Transform:
         results stacked when they share a dtype and shape, else a list (run_batch's rule);
         errors as toroid.Pipeline.run_batch (an image that fails in a round still drew all of
         its parameters, where the loop would have stopped drawing at its failure). Any
-        callable that is not a toroid transform runs image by image where it stands."""
+        callable that is not a toroid transform runs image by image where it stands.
+        Samples (dicts, tuples: an image with its boxes, masks, labels) may stand for images:
+        their images run batched, their other items follow each one's draws, and the results
+        come back as a list of samples."""
         try:
             if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
                 raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
-            plans, xs = [], []
+            plans, xs, states = [], [], []
             for x in images:
-                state = _State(x)
+                if _sample.is_sample(x):
+                    state = _State.for_sample(_sample.Sample(x, False))
+                    if state.x is None:
+                        raise InvalidTypeError("per_sample needs an image in every sample")
+                else:
+                    state = _State(x)
                 state.segments = []
                 self._emit(state)
+                states.append(state)
                 segments = (state.segments or []) + ([state.ops] if state.ops else [])
                 if isinstance(state.x, _Encoded):  # file bytes: decoded, the first crop's region alone
                     state.x, first = state.x.decode(segments[0] if segments else [])
@@ -457,6 +471,14 @@ class Transform:
                 xs.append(state.x)
             if not xs:
                 return []
+            if any(st.sample is not None for st in states):
+                outs, failed = _rounds(plans, xs)
+                if failed and errors != "skip":
+                    raise Error(failed[min(failed)])
+                results = [None if i in failed else
+                           st.sample.result(outs[i]) if st.sample is not None else outs[i]
+                           for i, st in enumerate(states)]
+                return (results, failed) if errors == "skip" else results
             if all(len(p) == 1 for p in plans):
                 handles = [_draw_pipeline(p[0]) for p in plans]
                 return handles[0].run_batch(xs, errors=errors, handles=handles)
@@ -484,6 +506,22 @@ def _draw_pipeline(ops):
 def _run_rounds(plans, xs, errors):
     """Each image's programs in turn: round k runs the k-th program of every image that has
     one in one batched call. The results as run_batch returns them."""
+    xs, failed = _rounds(plans, xs)
+    if failed and errors != "skip":
+        first = min(failed)
+        raise Error(failed[first])
+    good = [xs[i] for i in range(len(xs)) if i not in failed]
+    out = _stack_like(good)
+    if errors != "skip":
+        return out
+    if isinstance(out, list) or failed:
+        return [None if i in failed else xs[i] for i in range(len(xs))], failed
+    return out, failed
+
+
+def _rounds(plans, xs):
+    """Round k runs the k-th program of every image that has one (and has not failed) in one
+    batched call. Returns each image's result (a list) and {index: message} of the failed."""
     xs = list(xs)
     failed = {}
     rounds = max(len(p) for p in plans)
@@ -499,16 +537,7 @@ def _run_rounds(plans, xs, errors):
                 failed[i] = "image %d: %s" % (i, bad[j].split(": ", 1)[1] if bad[j].startswith("image ") else bad[j])
             else:
                 xs[i] = _nth(results, j, xs[i])
-    if failed and errors != "skip":
-        first = min(failed)
-        raise Error(failed[first])
-    good = [xs[i] for i in range(len(xs)) if i not in failed]
-    out = _stack_like(good)
-    if errors != "skip":
-        return out
-    if isinstance(out, list) or failed:
-        return [None if i in failed else xs[i] for i in range(len(xs))], failed
-    return out, failed
+    return xs, failed
 
 
 def _nth(results, j, like):
