@@ -167,7 +167,12 @@ class SampleItems(unittest.TestCase):
         self.assertEqual(tuple(out["image"].shape), (3, 30, 30))
 
     def test_per_sample_of_samples_equals_the_loop(self):
-        samples = [make_sample(20 + i) for i in range(6)]
+        for device in ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",):
+            with self.subTest(device=device):
+                self.per_sample_equals_loop(device)
+
+    def per_sample_equals_loop(self, device):
+        samples = [make_sample(20 + i, device=device) for i in range(6)]
         t = T.Compose([T.RandomIoUCrop(), T.RandomHorizontalFlip(), T.Resize([64, 64]), T.ColorJitter(0.3, 0.3),
                        T.SanitizeBoundingBoxes()])
         torch.manual_seed(4)
