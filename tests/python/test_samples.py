@@ -191,6 +191,36 @@ class SampleItems(unittest.TestCase):
                 else:
                     self.assertEqual(g[k], w[k])
 
+    def test_threads_at_once_give_the_results_of_one(self):
+        # Fixed pipelines (no draws from the shared generator) on samples and on file bytes,
+        # from 4 threads at once: each result equals the one computed alone.
+        import os
+        import threading
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "jpeg", "rgb_pillow.jpg"),
+                  "rb") as f:
+            blob = f.read()
+        samples = [make_sample(40 + i) for i in range(8)]
+        jobs = [(T.Compose([T.Resize([48, 40]), T.CenterCrop(32), T.RandomHorizontalFlip(p=1.0)]), s) for s in samples]
+        jobs += [(T.Compose([T.CenterCrop(10), T.Resize(8)]), blob), (T.Compose([T.Resize(12), T.CenterCrop(9)]), blob)]
+        want = [t(copy.deepcopy(x)) for t, x in jobs]
+        failures = []
+
+        def run():
+            for _ in range(10):
+                for (t, x), w in zip(jobs, want):
+                    got = t(copy.deepcopy(x))
+                    pairs = [(got[k], w[k]) for k in w] if isinstance(w, dict) else [(got, w)]
+                    for g, e in pairs:
+                        if isinstance(e, torch.Tensor) and not torch.equal(g.as_subclass(torch.Tensor),
+                                                                          e.as_subclass(torch.Tensor)):
+                            failures.append(t)
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        self.assertEqual(failures, [])
+
     def test_bad_samples_are_clear_errors(self):
         s = make_sample(10)
         rotated = tvt.BoundingBoxes([[10.0, 10.0, 5.0, 5.0, 30.0]], format="XYWHR", canvas_size=s["boxes"].canvas_size)
