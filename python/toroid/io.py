@@ -82,8 +82,10 @@ def image_info(input, mode="unchanged", apply_exif_orientation=True):
 def decode_image(input, mode="unchanged", apply_exif_orientation=True, region=None):
     """Decodes a PNG, JPEG, WebP or .npy image: `input` is a path, bytes, or a 1-D uint8 array
     or tensor of the file's bytes. Returns a NumPy array: uint8 (C, H, W) for PNG, JPEG and WebP
-    (uint16 for 16-bit PNGs, as torchvision decodes them), the stored array for .npy (rank
-    2-4 as (N, C, H, W) with N = 1 dropped). `region` (top, left, height, width), inside the
+    (uint16 for 16-bit PNGs, as torchvision decodes them) whose memory is the decoder's
+    (H, W, C) rows (a channels-last view, as torchvision's decode_image returns; one copy, no
+    reordering; np.ascontiguousarray gives C order), the stored array for .npy (rank 2-4 as
+    (N, C, H, W) with N = 1 dropped, C order). `region` (top, left, height, width), inside the
     image: only that part, with the pixels of the whole decode; a JPEG (without an EXIF turn
     to apply) then decodes only the rows down to the region's bottom and the columns around
     it."""
@@ -101,19 +103,6 @@ def decode_image(input, mode="unchanged", apply_exif_orientation=True, region=No
     else:
         _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
                                                   1 if apply_exif_orientation else 0, ctypes.byref(image)))
-    return _image_array(image, np)
-
-
-def _decode_channels_last(data, region=None):
-    """decode_image(data, mode="rgb", region=region) as a (C, H, W) view of an (H, W, C) array:
-    one plain copy of the decoder's rows (the transforms read either layout)."""
-    import numpy as np
-    image = _capi._P()
-    if region is not None:
-        r = (ctypes.c_int64 * 4)(*(int(v) for v in region))
-        _capi.check(_capi.lib.toroid_decode_image_region(data, len(data), b"rgb", 1, r, ctypes.byref(image)))
-    else:
-        _capi.check(_capi.lib.toroid_decode_image(data, len(data), b"rgb", 1, ctypes.byref(image)))
     return _image_array(image, np, channels_last=True)
 
 

@@ -70,7 +70,7 @@ class _Encoded:
                 r = (int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0)), ch, cw)
             if r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w:
                 region, ops = r, ops[1:]
-        x = io._decode_channels_last(self.data, region)
+        x = io.decode_image(self.data, mode="rgb", region=region)
         try:
             x = _torch().from_numpy(x)
         except ImportError:
