@@ -16,7 +16,6 @@ Every toroid result is checked against torchvision's under the same seed (float3
 
 import argparse
 import glob
-import io
 import json
 import os
 import platform

@@ -116,14 +116,7 @@ class Fills:
         return self._by_type.get("others")
 
 
-def plain_type():
-    return _torch().Tensor
-
-
 # ---- box and point math (torchvision 0.26's kernels, in its order of operations) -----------
-
-_F = None
-
 
 def _fmt():
     return tv_tensors.BoundingBoxFormat
@@ -137,7 +130,6 @@ def _check_format(fmt):
 
 def convert_format(b, old, new, inplace=False):
     """torchvision's _convert_bounding_box_format for the unrotated formats."""
-    torch = _torch()
     F = _fmt()
     if old == new:
         return b
@@ -169,7 +161,6 @@ def convert_format(b, old, new, inplace=False):
             b = b.clone()
         b[..., 2:].sub_(b[..., :2])
         b[..., :2].mul_(2).add_(b[..., 2:]).div_(2, rounding_mode=None if b.is_floating_point() else "floor")
-    del torch
     return b
 
 
@@ -516,7 +507,7 @@ class Sample:
         return x.as_subclass(torch.Tensor) if isinstance(x, tv_tensors.TVTensor) else x
 
     def image_type(self):
-        return type(self.leaves[self.image]) if self.image is not None else plain_type()
+        return type(self.leaves[self.image]) if self.image is not None else _torch().Tensor
 
     # -- following the image's ops --
 
