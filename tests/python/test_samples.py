@@ -141,6 +141,20 @@ class SampleItems(unittest.TestCase):
         self.assertEqual(int(m[0, 0, 0] if m.shape[-1] > 50 else m[0, -1, -1]), 255)
         self.assertTrue(set(m.unique().tolist()) <= {0, 1, 255})
 
+    def test_every_image_of_a_sample_takes_the_host_steps(self):
+        # Two images in one sample: a step run on the host (RandomPhotometricDistort's channel
+        # order) and the ops after it reach both.
+        x = torch.randint(0, 256, (3, 10, 12), dtype=torch.uint8)
+        t = T.Compose([T.RandomPhotometricDistort(brightness=(1, 1), contrast=(1, 1), saturation=(1, 1), hue=(0, 0),
+                                                  p=1.0), T.CenterCrop(8)])
+        for seed in range(4):
+            torch.manual_seed(seed)
+            out = t({"a": tvt.Image(x), "b": tvt.Image(x)})
+            torch.manual_seed(seed)
+            alone = t(x)
+            self.assertTrue(torch.equal(out["a"].as_subclass(torch.Tensor), alone))
+            self.assertTrue(torch.equal(out["b"].as_subclass(torch.Tensor), alone))
+
     def test_a_callable_gets_the_whole_sample(self):
         s = make_sample(7)
         seen = []

@@ -232,41 +232,34 @@ class _State:
         caller unchanged). In deferred mode the image's segments so far run first, and the
         rest of its call runs as it is cut. On a sample, `whole` gives fn the whole sample
         (everything runs up to it, and the call goes on with its result); otherwise fn is a
-        function of an image, run on the sample's images."""
+        function of an image, run on each of the sample's images."""
+        if self.sample is not None and whole:
+            self._call_whole(fn)
+            return
+        self.x = _call_users(fn, self._run_up_to_here())
         if self.sample is not None:
-            if whole:
-                self._call_whole(fn)
-                return
             for it in self.sample.images:
-                it.leaf = _sample.call_image(fn, _sample.run_pending(it))
-        if self.segments is not None:
-            for ops in self.segments:
-                self.x = _core.cached_pipeline(ops)(self.x)
-            self.segments = None
-        x = self.flush()
-        try:
-            self.x = fn(x)
-        except Exception as e:  # noqa: BLE001 - the caller's own code
-            raise Passthrough(e)
+                it.value = _call_users(fn, _sample.run_pending(it))
         arg = _core.adapt(self.x)
         self.h, self.w = arg.shape[-2], arg.shape[-1]
         self.c = arg.shape[-3] if len(arg.shape) >= 3 else 1
         self.dtype = _core._DTYPE_NAMES[arg.dtype]
 
-    def _call_whole(self, fn):
-        """fn on the whole sample so far; the call goes on with what it returns (a sample,
-        or an image alone). In per_sample's deferred mode the image's segments so far run
-        first, and the rest of its call runs as it is cut."""
+    def _run_up_to_here(self):
+        """The image with every op so far run: per_sample's deferred segments, then the ops
+        gathered since (the rest of the call runs as it is cut)."""
         if self.segments is not None:
             for ops in self.segments:
                 self.x = _core.cached_pipeline(ops)(self.x)
             self.segments = None
-        out = self.sample.result(self.flush())
+        return self.flush()
+
+    def _call_whole(self, fn):
+        """fn on the whole sample so far; the call goes on with what it returns (a sample,
+        or an image alone)."""
+        out = self.sample.result(self._run_up_to_here())
         multiple = self.sample.multiple
-        try:
-            new = fn(*out) if multiple else fn(out)
-        except Exception as e:  # noqa: BLE001 - the caller's own code
-            raise Passthrough(e)
+        new = _call_users(fn, *out) if multiple else _call_users(fn, out)
         if _sample.is_sample(new):
             sample = _sample.Sample(new, multiple and isinstance(new, tuple))
             fresh = _State.for_sample(sample, check=False)
@@ -274,6 +267,14 @@ class _State:
             fresh = _State(new)
         self.x, self.h, self.w, self.c, self.dtype = fresh.x, fresh.h, fresh.w, fresh.c, fresh.dtype
         self.ops, self.branches, self.sample = [], [], fresh.sample
+
+
+def _call_users(fn, *args):
+    """fn(*args), its errors passed through to the caller unchanged (a callable of theirs)."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - the caller's own code
+        raise Passthrough(e)
 
 
 _TORCH_DTYPES = None

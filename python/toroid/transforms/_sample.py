@@ -21,7 +21,7 @@ import numbers
 import sys
 
 from .. import _core
-from .._capi import Error, InvalidTypeError, Passthrough
+from .._capi import Error, InvalidTypeError
 
 
 class _Lazy:
@@ -659,13 +659,6 @@ def run_pending(it):
     it.value = _run_ops(it.ops, it.value)
     it.ops = []
     return it.value
-
-
-def call_image(fn, x):
-    try:
-        return fn(x)
-    except Exception as e:  # noqa: BLE001 - the caller's own code
-        raise Passthrough(e)
 
 
 def numbers_ok(v):
