@@ -62,12 +62,7 @@ class _Encoded:
         _, h, w = self.chw
         region = None
         if ops and ops[0]["op"] in ("crop", "center_crop"):
-            op = ops[0]
-            if op["op"] == "crop":
-                r = (int(op["top"]), int(op["left"]), int(op["height"]), int(op["width"]))
-            else:
-                ch, cw = _size_pair(op["size"])
-                r = (int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0)), ch, cw)
+            r = _sample.crop_region(ops[0], (h, w))
             if r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w:
                 region, ops = r, ops[1:]
         x = io.decode_image(self.data, mode="rgb", region=region)
@@ -141,6 +136,13 @@ class _State:
             state.ops, state.branches, state.segments = [], [], None
         state.sample = sample
         return state
+
+    def image_fill(self, fill):
+        """(the image's fill, the fills by item type or None): a transform's fill may be a
+        _sample.Fills (torchvision's dict by type), of which the image takes its type's."""
+        if isinstance(fill, _sample.Fills):
+            return fill.for_type(self.image_type), fill
+        return fill, None
 
     @property
     def image_type(self):
@@ -812,9 +814,10 @@ def _setup_angle(x, name, req_sizes):
     return [float(v) for v in x]
 
 
-def _inverse_affine_matrix(center, angle, translate, scale, shear):
+def _inverse_affine_matrix(center, angle, translate, scale, shear, inverted=True):
     """The inverse of T * C * RotateScaleShear * C^-1 in pixel coordinates, as the 6 numbers
-    torchvision's _get_inverse_affine_matrix returns (its formula, in float64)."""
+    torchvision's _get_inverse_affine_matrix returns (its formula, in float64); with
+    inverted=False the forward map itself (what moves boxes and points)."""
     rot = math.radians(angle)
     sx, sy = math.radians(shear[0]), math.radians(shear[1])
     cx, cy = center
@@ -824,6 +827,11 @@ def _inverse_affine_matrix(center, angle, translate, scale, shear):
     b = -(a * math.tan(sx) + math.sin(rot))
     c = math.sin(rot - sy) / math.cos(sy)
     d = math.cos(rot) - c * math.tan(sx)
+    if not inverted:
+        m = [a * scale, b * scale, 0.0, c * scale, d * scale, 0.0]
+        m[2] += cx + tx - m[0] * cx - m[1] * cy
+        m[5] += cy + ty - m[3] * cx - m[4] * cy
+        return m
     m = [d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0]
     m[2] += cx - m[0] * (cx + tx) - m[1] * (cy + ty)
     m[5] += cy - m[3] * (cx + tx) - m[4] * (cy + ty)
@@ -888,9 +896,7 @@ def _emit_affine(state, matrix, mode, fill, size=None, geo=None):
     the warped all-ones mask) and, for uint8, sampling in float32 and rounding half to even
     back. fill may be a _sample.Fills (a value per item type); geo is the warp's parameters in
     torchvision's forward form, for a sample's boxes and points."""
-    fills = None
-    if isinstance(fill, _sample.Fills):
-        fills, fill = fill, fill.for_type(state.image_type)
+    fill, fills = state.image_fill(fill)
     grid_fma, sample_fma = _torch_fuses()
     op = {"op": "affine", "convention": "torchvision", "theta": [list(matrix[0:3]), list(matrix[3:6])],
           "mode": mode, "grid_fma": grid_fma, "sample_fma": sample_fma}

@@ -28,7 +28,6 @@ def _pad_fill(fill):
     if fill is None:
         return [0.0]
     if isinstance(fill, dict):
-        from ._sample import Fills  # noqa: PLC0415
         return Fills(fill, _pad_fill)
     values = list(fill) if isinstance(fill, (list, tuple)) else [fill]
     if not values or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
@@ -52,10 +51,8 @@ def _pad_op(left, top, right, bottom, fill, mode):
 def _emit_pad(state, pad, fill, mode):
     """Appends a pad op; pad is (left, right, top, bottom), torchvision's internal order."""
     left, right, top, bottom = pad
-    fills = None
-    if isinstance(fill, Fills):
-        fills, fill = fill, fill.for_type(state.image_type)
-        fill = [0.0] if fill is None else fill
+    fill, fills = state.image_fill(fill)
+    fill = [0.0] if fill is None else fill
     state.add(_pad_op(left, top, right, bottom, fill, mode), state.h + top + bottom, state.w + left + right,
               fills=fills)
 

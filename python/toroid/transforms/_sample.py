@@ -213,26 +213,6 @@ def _flip_points(p, canvas, horizontal):
     return p.reshape(shape)
 
 
-def forward_affine_matrix(center, angle, translate, scale, shear):
-    """torchvision's _get_inverse_affine_matrix(..., inverted=False): the forward map."""
-    import math
-    rot = math.radians(angle)
-    sx, sy = math.radians(shear[0]), math.radians(shear[1])
-    cx, cy = center
-    tx, ty = translate
-    cos_sy = math.cos(sy)
-    tan_sx = math.tan(sx)
-    rot_minus_sy = rot - sy
-    a = math.cos(rot_minus_sy) / cos_sy
-    b = -(a * tan_sx + math.sin(rot))
-    c = math.sin(rot_minus_sy) / cos_sy
-    d = math.cos(rot) - c * tan_sx
-    m = [a * scale, b * scale, 0.0, c * scale, d * scale, 0.0]
-    m[2] += cx + tx - m[0] * cx - m[1] * cy
-    m[5] += cy + ty - m[3] * cx - m[4] * cy
-    return m
-
-
 def expanded_canvas(geo, canvas):
     """The canvas of boxes and points after an affine with expand, as torchvision works it out
     for them: its inverse matrix about the absolute centre through its corner formula (the
@@ -253,7 +233,8 @@ def _affine_points(pts, geo, canvas, dtype, device):
     center = geo["center"]
     if center is None:
         center = [canvas[1] * 0.5, canvas[0] * 0.5]
-    m = forward_affine_matrix(center, geo["angle"], geo["translate"], geo["scale"], geo["shear"])
+    from ._base import _inverse_affine_matrix  # noqa: PLC0415 - _base imports this module
+    m = _inverse_affine_matrix(center, geo["angle"], geo["translate"], geo["scale"], geo["shear"], inverted=False)
     mt = torch.tensor(m, dtype=dtype, device=device).reshape(2, 3).T
     pts = torch.cat([pts, torch.ones(pts.shape[0], 1, device=device, dtype=dtype)], dim=-1)
     out = torch.matmul(pts, mt)
@@ -343,11 +324,15 @@ def _perspective_keypoints(p, coeffs):
     return out.to(p.dtype).reshape(shape)
 
 
-def _crop_anchor(op, canvas):
+def crop_region(op, canvas):
+    """(top, left, height, width) a crop or center_crop op takes of an image of size `canvas`
+    (a centre crop's anchor as torchvision rounds it; its size one number or two)."""
     if op["op"] == "center_crop":
-        ch, cw = op["size"]
-        return int(round((canvas[0] - ch) / 2.0)), int(round((canvas[1] - cw) / 2.0))
-    return int(op["top"]), int(op["left"])
+        size = op["size"]
+        ch, cw = (size, size) if isinstance(size, numbers.Number) else (size[0], size[-1])
+        ch, cw = int(ch), int(cw)
+        return int(round((canvas[0] - ch) / 2.0)), int(round((canvas[1] - cw) / 2.0)), ch, cw
+    return int(op["top"]), int(op["left"]), int(op["height"]), int(op["width"])
 
 
 def move_boxes(b, fmt, mode, op, before, after, geo):
@@ -358,7 +343,7 @@ def move_boxes(b, fmt, mode, op, before, after, geo):
     if geo is not None and geo.get("kind") == "affine":
         return _affine_boxes(b, fmt, before, after, geo, mode)
     if name in ("crop", "center_crop"):
-        top, left = _crop_anchor(op, before)
+        top, left, _, _ = crop_region(op, before)
         return clamp_boxes(_shift(b, fmt, left, top, -1), fmt, after, mode)
     if name == "pad":
         if op.get("mode", "constant") != "constant":
@@ -388,7 +373,7 @@ def move_points(p, op, before, after, geo):
     if geo is not None and geo.get("kind") == "affine":
         return _affine_keypoints(p, before, geo)
     if name in ("crop", "center_crop"):
-        top, left = _crop_anchor(op, before)
+        top, left, _, _ = crop_region(op, before)
         return p - torch.tensor([left, top], dtype=p.dtype, device=p.device)
     if name == "pad":
         if op.get("mode", "constant") != "constant":

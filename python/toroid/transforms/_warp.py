@@ -140,9 +140,7 @@ def _perspective_coefficients(startpoints, endpoints):
 
 
 def _emit_perspective(state, coefficients, mode, fill):
-    fills = None
-    if isinstance(fill, _base._sample.Fills):
-        fills, fill = fill, fill.for_type(state.image_type)
+    fill, fills = state.image_fill(fill)
     grid_fma, sample_fma = _base._torch_fuses()
     op = {"op": "perspective", "coefficients": [float(c) for c in coefficients], "mode": mode,
           "grid_fma": grid_fma, "sample_fma": sample_fma}
