@@ -58,13 +58,13 @@ Tensor crop_region(const Tensor& t, const std::array<std::int64_t, 4>& r, const 
 Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
                     const DecodeOptions& options) {
     if (options.region) {
-        DecodeOptions whole = options;
-        whole.region.reset();
         const bool jpeg = format == ImageFormat::Jpeg;
         // 0: no orientation tag; 1: the stored orientation.
         const int orientation = jpeg && options.apply_exif_orientation ? jpeg_exif_orientation(bytes) : 1;
         if (jpeg && orientation <= 1 && !options.draft)
             return decode_jpeg_region(bytes, what, options.mode, *options.region);
+        DecodeOptions whole = options;
+        whole.region.reset();
         return crop_region(decode_image(bytes, what, format, whole), *options.region, what);
     }
     if (format == ImageFormat::Npy) return parse_npy_image(bytes, what);

@@ -179,16 +179,9 @@ bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE spa
     return true;
 }
 
-}  // namespace
-
-std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::string& what, ImageMode mode) {
-    const JpegHeader hd = read_header(bytes, what, mode);
-    return {hd.c, hd.height, hd.width};
-}
-
-Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
-                          const std::array<std::int64_t, 4>& region) {
-    const JpegHeader hd = read_header(bytes, what, mode);
+// The region of a JPEG whose header `hd` was read (decode_jpeg_region).
+Tensor decode_region(const std::string& bytes, const std::string& what, const JpegHeader& hd,
+                     const std::array<std::int64_t, 4>& region) {
     const auto [top, left, height, width] = region;
     if (top < 0 || left < 0 || height < 1 || width < 1 || top + height > hd.height || left + width > hd.width)
         fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, width, height, left, top,
@@ -204,11 +197,20 @@ Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, Ima
     const std::int64_t x_last = std::min<std::int64_t>(hd.width, left + width + kMargin);
     auto x = static_cast<JDIMENSION>(x_first);
     auto w = static_cast<JDIMENSION>(x_last - x_first);
+    Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, height, width}, Layout::ChannelsLast);
+    auto* out = t.data_as<std::uint8_t>();
+    // A region of whole rows in the channels asked for is decoded straight into the result
+    // (the margin rows above it into a scratch row); any other into rows of the whole width
+    // (libjpeg's cropped rows start at their first column), copied (or converted) after.
+    const bool direct = width == hd.width && hd.decoded_c == hd.c;
     const std::size_t stride = static_cast<std::size_t>(hd.width * hd.decoded_c);
-    // Rows of the whole width (libjpeg's cropped rows start at their first column).
-    const std::unique_ptr<unsigned char[]> buffer(new unsigned char[static_cast<std::size_t>(rows) * stride]);
+    const std::size_t buffered = direct ? 1 : static_cast<std::size_t>(rows);
+    const std::unique_ptr<unsigned char[]> buffer(new unsigned char[buffered * stride]);
     std::vector<JSAMPROW> row_pointers(static_cast<std::size_t>(rows));
-    for (std::int64_t r = 0; r < rows; ++r) row_pointers[static_cast<std::size_t>(r)] = buffer.get() + r * stride;
+    for (std::int64_t r = 0; r < rows; ++r)
+        row_pointers[static_cast<std::size_t>(r)] = !direct             ? buffer.get() + r * stride
+                                                    : r < top - y0     ? buffer.get()
+                                                                       : out + (r - (top - y0)) * width * hd.c;
     const J_COLOR_SPACE space = hd.cmyk ? JCS_CMYK : hd.c == 1 ? JCS_GRAYSCALE : JCS_RGB;
     JumpingErrors err{};
     if (!decode_rows(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()),
@@ -217,9 +219,8 @@ Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, Ima
         fail("{}: invalid JPEG: {}", what, printable(err.message, 200));
     if (static_cast<std::int64_t>(x) > left || static_cast<std::int64_t>(x + w) < left + width)
         fail("{}: libjpeg decoded columns {}..{}, not the region's {}..{}", what, x, x + w, left, left + width);
+    if (direct) return t;
 
-    Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, height, width}, Layout::ChannelsLast);
-    auto* out = t.data_as<std::uint8_t>();
     const std::int64_t skip = left - static_cast<std::int64_t>(x);
     for (std::int64_t r = 0; r < height; ++r) {
         const std::uint8_t* in = buffer.get() + static_cast<std::size_t>(top - y0 + r) * stride +
@@ -231,6 +232,18 @@ Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, Ima
             cmyk_to(hd.c, in, dst, width);
     }
     return t;
+}
+
+}  // namespace
+
+std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::string& what, ImageMode mode) {
+    const JpegHeader hd = read_header(bytes, what, mode);
+    return {hd.c, hd.height, hd.width};
+}
+
+Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
+                          const std::array<std::int64_t, 4>& region) {
+    return decode_region(bytes, what, read_header(bytes, what, mode), region);
 }
 
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
@@ -245,14 +258,10 @@ std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
 
 Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode mode,
                    std::array<std::int64_t, 2> at_least) {
-    if (at_least[0] <= 0 && at_least[1] <= 0) {
-        // The whole image as a region: libjpeg's API reading all rows in one call is the
-        // faster path to the same pixels (TurboJPEG below serves the scaled draft decodes).
-        const auto [c, h, w] = jpeg_info(bytes, what, mode);
-        (void)c;
-        return decode_jpeg_region(bytes, what, mode, {0, 0, h, w});
-    }
     const JpegHeader hd = read_header(bytes, what, mode);
+    // The whole image as a region: libjpeg's API reading all rows in one call is the faster
+    // path to the same pixels; TurboJPEG below serves the scaled draft decodes.
+    if (at_least[0] <= 0 && at_least[1] <= 0) return decode_region(bytes, what, hd, {0, 0, hd.height, hd.width});
     Handle h(tjInitDecompress());
     if (!h) fail("{}: cannot initialize libjpeg-turbo", what);
     const auto* src = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -262,22 +271,20 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode 
     const int pixel_format = hd.cmyk ? TJPF_CMYK : c == 1 ? TJPF_GRAY : TJPF_RGB;
     // Draft: the smallest DCT scale whose image is still at least `at_least` (TurboJPEG picks
     // the scaling factor from the size asked for).
-    if (at_least[0] > 0 || at_least[1] > 0) {
-        int n = 0;
-        const tjscalingfactor* factors = tjGetScalingFactors(&n);
-        int best_w = width, best_h = height;
-        for (int i = 0; factors != nullptr && i < n; ++i) {
-            const tjscalingfactor f = factors[i];
-            if (f.num != 1) continue;  // 1/2, 1/4, 1/8: the scales that skip work
-            const int sw = TJSCALED(width, f), sh = TJSCALED(height, f);
-            if (sw >= at_least[1] && sh >= at_least[0] && std::int64_t{sw} * sh < std::int64_t{best_w} * best_h) {
-                best_w = sw;
-                best_h = sh;
-            }
+    int n = 0;
+    const tjscalingfactor* factors = tjGetScalingFactors(&n);
+    int best_w = width, best_h = height;
+    for (int i = 0; factors != nullptr && i < n; ++i) {
+        const tjscalingfactor f = factors[i];
+        if (f.num != 1) continue;  // 1/2, 1/4, 1/8: the scales that skip work
+        const int sw = TJSCALED(width, f), sh = TJSCALED(height, f);
+        if (sw >= at_least[1] && sh >= at_least[0] && std::int64_t{sw} * sh < std::int64_t{best_w} * best_h) {
+            best_w = sw;
+            best_h = sh;
         }
-        width = best_w;
-        height = best_h;
     }
+    width = best_w;
+    height = best_h;
     const std::int64_t w = width, hgt = height;
     check_expansion(bytes, what, w, hgt, decoded_c);
 
