@@ -1,6 +1,7 @@
 // libFuzzer target for the JPEG reader: decodes arbitrary bytes in every mode with the EXIF
 // orientation applied, and checks that whatever decodes has the mode's channels and a sane
-// shape, that a region of it decoded alone has the same pixels, and that it survives a
+// shape, that a region of it decoded alone (and in place, into an image of the whole
+// size) has the same pixels, and that it survives a
 // re-encode / decode. Seeds (fuzz/corpus/fuzz_jpeg)
 // are copies of the Pillow-made files in tests/data/jpeg.
 #include "fuzz_common.h"
@@ -37,6 +38,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         for (std::int64_t x = 0; x < rw; ++x)
                             fuzz::check(r.at<std::uint8_t>(0, c, y, x) == t.at<std::uint8_t>(0, c, top + y, left + x),
                                         "a region has the whole decode's pixels");
+                // The same region decoded into an image of the whole size: at its place.
+                if (t.numel() <= (1 << 22)) {
+                    Tensor canvas = Tensor::zeros(DType::UInt8, d, Layout::ChannelsLast);
+                    io::decode_image_into(bytes, "fuzz.jpg", io::ImageFormat::Jpeg, o, canvas);
+                    for (std::int64_t c = 0; c < d[1]; ++c)
+                        for (std::int64_t y = 0; y < rh; ++y)
+                            for (std::int64_t x = 0; x < rw; ++x)
+                                fuzz::check(canvas.at<std::uint8_t>(0, c, top + y, left + x) ==
+                                                t.at<std::uint8_t>(0, c, top + y, left + x),
+                                            "a region decoded in place has the whole decode's pixels");
+                }
             }
             // JPEG is lossy: the round trip keeps the shape, not the values (CMYK is not written).
             if (d[1] != 4 && t.numel() <= (1 << 20)) {

@@ -301,6 +301,15 @@ TOROID_API toroid_status toroid_decode_image(const void* data, size_t size, cons
 TOROID_API toroid_status toroid_decode_image_region(const void* data, size_t size, const char* mode,
                                                     int32_t apply_exif_orientation, const int64_t region[4],
                                                     toroid_image** out);
+/* Decodes straight into caller memory: `out` (out_size bytes) is the image of the size
+ * toroid_image_info gives as dense uint8 rows (H, W, C) (a 16-bit PNG is an error: use
+ * toroid_decode_image). With region (NULL: the whole image) the region's pixels are written
+ * at their place, the pixels toroid_decode_image gives; a JPEG without an EXIF rotation or
+ * flip to apply decodes only around the region (pixels near it may be written too, the
+ * others are left as they were). */
+TOROID_API toroid_status toroid_decode_image_into(const void* data, size_t size, const char* mode,
+                                                  int32_t apply_exif_orientation, const int64_t region[4], void* out,
+                                                  size_t out_size);
 /* The (channels, height, width) toroid_decode_image would give, into chw[3]: from a JPEG's
  * header without decoding it; other files are decoded. */
 TOROID_API toroid_status toroid_image_info(const void* data, size_t size, const char* mode,

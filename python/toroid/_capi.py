@@ -248,6 +248,10 @@ if has_decode_region:
              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_P))
     _declare("toroid_image_info", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
              ctypes.POINTER(ctypes.c_int64))
+has_decode_into = hasattr(lib, "toroid_decode_image_into")
+if has_decode_into:
+    _declare("toroid_decode_image_into", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
+             ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p, ctypes.c_size_t)
 
 # Grid path policy (toroid_pipeline_from_json_flags) and the decoders' pixel limit.
 ALLOW_PATHS = 1

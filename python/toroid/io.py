@@ -100,10 +100,32 @@ def decode_image(input, mode="unchanged", apply_exif_orientation=True, region=No
         r = (ctypes.c_int64 * 4)(*(int(v) for v in region))
         _capi.check(_capi.lib.toroid_decode_image_region(data, len(data), _mode_name(mode).encode(),
                                                          1 if apply_exif_orientation else 0, r, ctypes.byref(image)))
+    elif _is_jpeg(data) and _capi.has_decode_into:
+        return decode_into(data, _mode_name(mode), apply_exif_orientation)
     else:
         _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
                                                   1 if apply_exif_orientation else 0, ctypes.byref(image)))
     return _image_array(image, np, channels_last=True)
+
+
+def _is_jpeg(data):
+    return data[:2] == b"\xff\xd8"
+
+
+def decode_into(data, mode, apply_exif_orientation=True, window=None, chw=None):
+    """A JPEG's bytes decoded straight into a new NumPy array (H, W, C), returned as its
+    (C, H, W) view. With `window` (top, left, height, width) the array has the whole image's
+    size but only the window's pixels (and some around it) are decoded: the others are
+    uninitialized, for a program that reads only the window (toroid.transforms' file bytes).
+    `chw`: image_info's answer where the caller has it."""
+    import numpy as np
+    c, h, w = chw if chw is not None else image_info(data, mode, apply_exif_orientation)
+    out = np.empty((h, w, c), np.uint8)
+    r = None if window is None else (ctypes.c_int64 * 4)(*(int(v) for v in window))
+    _capi.check(_capi.lib.toroid_decode_image_into(data, len(data), _mode_name(mode).encode(),
+                                                   1 if apply_exif_orientation else 0, r,
+                                                   out.ctypes.data, out.nbytes))
+    return out.transpose(2, 0, 1)
 
 
 def _image_array(image, np, channels_last=False):

@@ -991,6 +991,22 @@ toroid_status toroid_decode_image_region(const void* data, size_t size, const ch
     });
 }
 
+toroid_status toroid_decode_image_into(const void* data, size_t size, const char* mode,
+                                       int32_t apply_exif_orientation, const int64_t region[4], void* out,
+                                       size_t out_size) {
+    return guard([&] {
+        require(out, "out");
+        DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
+        const auto [c, h, w] = io::image_info(call.bytes, "image", call.format, call.options);
+        if (call.format == io::ImageFormat::Npy) bad("toroid_decode_image_into decodes image files, not .npy arrays");
+        if (out_size != static_cast<size_t>(c * h * w))
+            bad(fmt::format("out holds {} bytes, the {}x{} image of {} channels {}", out_size, w, h, c, c * h * w));
+        if (region) call.options.region = std::array<std::int64_t, 4>{region[0], region[1], region[2], region[3]};
+        const Tensor t = Tensor::borrow(out, DType::UInt8, {1, c, h, w}, dense_strides({1, c, h, w}, Layout::ChannelsLast));
+        io::decode_image_into(call.bytes, "image", call.format, call.options, t);
+    });
+}
+
 toroid_status toroid_image_info(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation,
                                 int64_t chw[3]) {
     return guard([&] {

@@ -88,6 +88,27 @@ Tensor decode_image(const std::string& bytes, const std::string& what, ImageForm
     return apply_orientation(t, orientation);
 }
 
+void decode_image_into(const std::string& bytes, const std::string& what, ImageFormat format,
+                       const DecodeOptions& options, const Tensor& out) {
+    const bool jpeg = format == ImageFormat::Jpeg;
+    if (jpeg && !options.draft && (!options.apply_exif_orientation || jpeg_exif_orientation(bytes) <= 1)) {
+        const auto [c, h, w] = jpeg_info(bytes, what, options.mode);
+        if (out.dim(2) != h || out.dim(3) != w)
+            fail("{}: the decode's output is {}x{}, the image {}x{}", what, out.dim(3), out.dim(2), w, h);
+        decode_jpeg_region_into(bytes, what, options.mode, options.region.value_or(std::array<std::int64_t, 4>{0, 0, h, w}),
+                                out, {0, 0});
+        return;
+    }
+    DecodeOptions whole = options;
+    whole.region.reset();
+    const Tensor t = decode_image(bytes, what, format, whole);
+    if (t.dtype() != out.dtype() || t.shape() != out.shape())
+        fail("{}: the decode's output is {} {}x{}x{}, the image {} {}x{}x{}", what, dtype_name(out.dtype()), out.dim(1),
+             out.dim(2), out.dim(3), dtype_name(t.dtype()), t.dim(1), t.dim(2), t.dim(3));
+    Tensor dst = out;  // a view of the same memory
+    dst.copy_from(t);
+}
+
 std::array<std::int64_t, 3> image_info(const std::string& bytes, const std::string& what, ImageFormat format,
                                        const DecodeOptions& options) {
     if (format == ImageFormat::Jpeg && !options.draft) {

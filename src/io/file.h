@@ -74,6 +74,13 @@ Tensor decode_image(const std::string& bytes, const std::string& what, ImageForm
 // decoded.
 std::array<std::int64_t, 3> image_info(const std::string& bytes, const std::string& what, ImageFormat format,
                                        const DecodeOptions& options = {});
+// decode_image into `out`, a tensor of the whole image's dtype and (1, C, H, W) shape (as
+// image_info gives): options.region's pixels (every pixel without one) are written at their
+// place, the same pixels decode_image gives; a JPEG without an EXIF turn to apply decodes
+// only around the region straight into `out` (pixels near the region may be written too),
+// other files decode whole and are copied.
+void decode_image_into(const std::string& bytes, const std::string& what, ImageFormat format,
+                       const DecodeOptions& options, const Tensor& out);
 // Reads an image by extension (.npy, .png, .jpg / .jpeg) through decode_image.
 Tensor read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
 

@@ -139,11 +139,26 @@ void limit_scans(j_common_ptr cinfo) {
     }
 }
 
+// Where decoded rows go: the image's pixel (y, x) at data + (y - top) * stride + (x - left) *
+// channels, for rows [top, top + rows) and columns [left, left + cols). Rows outside those, and
+// every row where libjpeg's columns do not fit in them (or CMYK, converted after), land in
+// `scratch` (rows of the image's whole width, by decoded row). Plain data only (decode_rows).
+struct RowTarget {
+    unsigned char* data;
+    std::size_t stride;
+    std::int64_t top, left, rows, cols;
+    bool convert;  // CMYK decoded, converted after: every row through the scratch
+    unsigned char* scratch;
+    std::size_t scratch_stride;
+};
+
 // Decodes `rows` rows from row y0, of the columns [*x, *x + *w) widened as libjpeg aligns
-// them (to whole iMCU columns), into `out` (rows of `stride` bytes). Only plain data here:
-// libjpeg's errors longjmp back to the setjmp below.
+// them (to whole iMCU columns), into the rows `target` gives (row_pointers: room for `rows`);
+// *direct tells whether the columns went straight to the target's rows. Only plain data
+// here: libjpeg's errors longjmp back to the setjmp below.
 bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE space, JDIMENSION y0, JDIMENSION rows,
-                 JDIMENSION* x, JDIMENSION* w, JSAMPROW* row_pointers, JumpingErrors* err) {
+                 JDIMENSION* x, JDIMENSION* w, const RowTarget* target, JSAMPROW* row_pointers, bool* direct,
+                 JumpingErrors* err) {
     jpeg_decompress_struct cinfo;
     jpeg_progress_mgr progress;
     std::memset(&cinfo, 0, sizeof cinfo);
@@ -168,6 +183,16 @@ bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE spa
     } else {
         jpeg_crop_scanline(&cinfo, x, w);
     }
+    const auto channels = static_cast<std::size_t>(cinfo.output_components);
+    *direct = !target->convert && static_cast<std::int64_t>(*x) >= target->left &&
+              static_cast<std::int64_t>(*x + *w) <= target->left + target->cols;
+    for (JDIMENSION r = 0; r < rows; ++r) {
+        const std::int64_t y = static_cast<std::int64_t>(y0 + r);
+        row_pointers[r] = *direct && y >= target->top && y < target->top + target->rows
+                              ? target->data + static_cast<std::size_t>(y - target->top) * target->stride +
+                                    static_cast<std::size_t>(static_cast<std::int64_t>(*x) - target->left) * channels
+                              : target->scratch + static_cast<std::size_t>(r) * target->scratch_stride;
+    }
     if (y0 > 0) jpeg_skip_scanlines(&cinfo, y0);
     for (JDIMENSION r = 0; r < rows;) {
         const JDIMENSION got = jpeg_read_scanlines(&cinfo, row_pointers + r, rows - r);
@@ -179,13 +204,19 @@ bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE spa
     return true;
 }
 
-// The region of a JPEG whose header `hd` was read (decode_jpeg_region).
-Tensor decode_region(const std::string& bytes, const std::string& what, const JpegHeader& hd,
-                     const std::array<std::int64_t, 4>& region) {
+// The region of a JPEG whose header `hd` was read into `out` (decode_jpeg_region_into).
+void decode_region_into(const std::string& bytes, const std::string& what, const JpegHeader& hd,
+                        const std::array<std::int64_t, 4>& region, const Tensor& out,
+                        std::array<std::int64_t, 2> origin) {
     const auto [top, left, height, width] = region;
     if (top < 0 || left < 0 || height < 1 || width < 1 || top + height > hd.height || left + width > hd.width)
         fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, width, height, left, top,
              hd.width, hd.height);
+    if (out.dtype() != DType::UInt8 || out.dim(0) != 1 || out.dim(1) != hd.c || !out.is_dense(Layout::ChannelsLast) ||
+        top < origin[0] || left < origin[1] || top + height > origin[0] + out.dim(2) ||
+        left + width > origin[1] + out.dim(3))
+        fail("{}: the decode's output does not hold the region {}x{} at ({}, {}) in {} channels", what, width, height,
+             left, top, hd.c);
     check_expansion(bytes, what, hd.width, hd.height, hd.decoded_c);
     // A margin of an iMCU (at most 16 pixels at 2x2 chroma) around the region where the image
     // has it: the pixels kept are interior ones, computed as in a whole decode (fancy
@@ -197,40 +228,52 @@ Tensor decode_region(const std::string& bytes, const std::string& what, const Jp
     const std::int64_t x_last = std::min<std::int64_t>(hd.width, left + width + kMargin);
     auto x = static_cast<JDIMENSION>(x_first);
     auto w = static_cast<JDIMENSION>(x_last - x_first);
-    Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, height, width}, Layout::ChannelsLast);
-    auto* out = t.data_as<std::uint8_t>();
-    // A region of whole rows in the channels asked for is decoded straight into the result
-    // (the margin rows above it into a scratch row); any other into rows of the whole width
-    // (libjpeg's cropped rows start at their first column), copied (or converted) after.
-    const bool direct = width == hd.width && hd.decoded_c == hd.c;
-    const std::size_t stride = static_cast<std::size_t>(hd.width * hd.decoded_c);
-    const std::size_t buffered = direct ? 1 : static_cast<std::size_t>(rows);
-    const std::unique_ptr<unsigned char[]> buffer(new unsigned char[buffered * stride]);
+    // Rows libjpeg's columns cannot go to straight are decoded into rows of the whole width
+    // and copied (or converted) after: the scratch is allocated whole, touched only there.
+    const std::size_t scratch_stride = static_cast<std::size_t>(hd.width * hd.decoded_c);
+    const std::unique_ptr<unsigned char[]> scratch(new unsigned char[static_cast<std::size_t>(rows) * scratch_stride]);
+    const RowTarget target{out.data_as<unsigned char>(),
+                           static_cast<std::size_t>(out.dim(3) * hd.c),
+                           origin[0],
+                           origin[1],
+                           out.dim(2),
+                           out.dim(3),
+                           hd.decoded_c != hd.c,
+                           scratch.get(),
+                           scratch_stride};
     std::vector<JSAMPROW> row_pointers(static_cast<std::size_t>(rows));
-    for (std::int64_t r = 0; r < rows; ++r)
-        row_pointers[static_cast<std::size_t>(r)] = !direct             ? buffer.get() + r * stride
-                                                    : r < top - y0     ? buffer.get()
-                                                                       : out + (r - (top - y0)) * width * hd.c;
     const J_COLOR_SPACE space = hd.cmyk ? JCS_CMYK : hd.c == 1 ? JCS_GRAYSCALE : JCS_RGB;
     JumpingErrors err{};
+    bool direct = false;
     if (!decode_rows(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()),
-                     space, static_cast<JDIMENSION>(y0), static_cast<JDIMENSION>(rows), &x, &w, row_pointers.data(),
-                     &err))
+                     space, static_cast<JDIMENSION>(y0), static_cast<JDIMENSION>(rows), &x, &w, &target,
+                     row_pointers.data(), &direct, &err))
         fail("{}: invalid JPEG: {}", what, printable(err.message, 200));
     if (static_cast<std::int64_t>(x) > left || static_cast<std::int64_t>(x + w) < left + width)
         fail("{}: libjpeg decoded columns {}..{}, not the region's {}..{}", what, x, x + w, left, left + width);
-    if (direct) return t;
+    if (direct) return;
 
     const std::int64_t skip = left - static_cast<std::int64_t>(x);
     for (std::int64_t r = 0; r < height; ++r) {
-        const std::uint8_t* in = buffer.get() + static_cast<std::size_t>(top - y0 + r) * stride +
-                                 static_cast<std::size_t>(skip * hd.decoded_c);
-        std::uint8_t* dst = out + r * width * hd.c;
+        const std::uint8_t* in =
+            scratch.get() + static_cast<std::size_t>(top - y0 + r) * scratch_stride + static_cast<std::size_t>(skip * hd.decoded_c);
+        std::uint8_t* dst = out.data_as<std::uint8_t>() + static_cast<std::size_t>(top - origin[0] + r) * target.stride +
+                            static_cast<std::size_t>((left - origin[1]) * hd.c);
         if (hd.decoded_c == hd.c)
             std::memcpy(dst, in, static_cast<std::size_t>(width * hd.c));
         else
             cmyk_to(hd.c, in, dst, width);
     }
+}
+
+// The region alone, in a tensor of its own.
+Tensor decode_region(const std::string& bytes, const std::string& what, const JpegHeader& hd,
+                     const std::array<std::int64_t, 4>& region) {
+    if (region[2] < 1 || region[3] < 1)
+        fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, region[3], region[2], region[1],
+             region[0], hd.width, hd.height);
+    Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, region[2], region[3]}, Layout::ChannelsLast);
+    decode_region_into(bytes, what, hd, region, t, {region[0], region[1]});
     return t;
 }
 
@@ -244,6 +287,12 @@ std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::strin
 Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
                           const std::array<std::int64_t, 4>& region) {
     return decode_region(bytes, what, read_header(bytes, what, mode), region);
+}
+
+void decode_jpeg_region_into(const std::string& bytes, const std::string& what, ImageMode mode,
+                             const std::array<std::int64_t, 4>& region, const Tensor& out,
+                             std::array<std::int64_t, 2> origin) {
+    decode_region_into(bytes, what, read_header(bytes, what, mode), region, out, origin);
 }
 
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {

@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -271,6 +272,26 @@ void expect_same_region(const Tensor& whole, const Tensor& region, const std::ar
                     << "channel " << c << " row " << y << " column " << x;
 }
 
+// The region decoded into an image of the whole size (decode_jpeg_region_into at origin 0, 0)
+// is at its place with the whole decode's pixels; only pixels within libjpeg's reach around it
+// (an iMCU margin of 16 and the alignment to iMCU columns, up to 32 wide at 4:1:1, to the
+// left) are written.
+void expect_region_in_canvas(const Tensor& whole, const std::string& bytes, ImageMode mode,
+                             const std::array<std::int64_t, 4>& r) {
+    constexpr std::uint8_t kUnwritten = 0xA5;
+    const std::int64_t c = whole.dim(1), h = whole.dim(2), w = whole.dim(3);
+    Tensor canvas = Tensor::empty(DType::UInt8, {1, c, h, w}, Layout::ChannelsLast);
+    std::memset(canvas.data(), kUnwritten, canvas.nbytes());
+    decode_jpeg_region_into(bytes, "t.jpg", mode, r, canvas, {0, 0});
+    expect_same_region(whole, canvas.slice(2, r[0], r[2]).slice(3, r[1], r[3]), r);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            if (y >= r[0] - 16 && y < r[0] + r[2] && x >= r[1] - 48 && x < r[1] + r[3] + 16) continue;
+            for (std::int64_t ch = 0; ch < c; ++ch)
+                ASSERT_EQ(canvas.at<std::uint8_t>(0, ch, y, x), kUnwritten) << "row " << y << " column " << x;
+        }
+}
+
 // A region decoded alone (and the whole image) has the pixels TurboJPEG's whole decode has,
 // for every chroma subsampling, baseline and progressive, every mode, regions at the edges
 // and inside, any alignment.
@@ -302,6 +323,7 @@ TEST(Jpeg, RegionsDecodeToTheWholeImagesPixels) {
                                                         << " region " << r[0] << "," << r[1] << " " << r[2] << "x"
                                                         << r[3]);
                         expect_same_region(whole, decode_jpeg_region(bytes, "t.jpg", mode, r), r);
+                        expect_region_in_canvas(whole, bytes, mode, r);
                     }
                 }
             }
@@ -324,6 +346,10 @@ TEST(Jpeg, RegionsOfForeignAndRotatedFiles) {
                                                         std::array<std::int64_t, 4>{1, 2, h - 1, w - 2}}) {
                 o.region = r;
                 expect_same_region(whole, decode_image(bytes, name, ImageFormat::Jpeg, o), r);
+                // Into an image of the whole size: the region at its place.
+                Tensor canvas = Tensor::zeros(DType::UInt8, whole.shape(), Layout::ChannelsLast);
+                decode_image_into(bytes, name, ImageFormat::Jpeg, o, canvas);
+                expect_same_region(whole, canvas.slice(2, r[0], r[2]).slice(3, r[1], r[3]), r);
             }
         }
     }

@@ -155,6 +155,61 @@ class FileBytesIntoTransforms(unittest.TestCase):
                         want = t(decoded)
                         self.assertTrue(torch.equal(got, want))
 
+    def test_resize_then_crop_on_larger_jpegs(self):
+        # Large enough that a Resize -> CenterCrop reads a window strictly inside the file:
+        # every interpolation mode, down and up, baseline and progressive, 4:2:0 and 4:4:4.
+        import torch
+        import toroid.transforms as T
+        try:
+            from PIL import Image
+        except ImportError:
+            self.skipTest("needs Pillow to write the JPEGs")
+        rng = np.random.default_rng(3)
+        modes = [T.InterpolationMode.BILINEAR, T.InterpolationMode.BICUBIC, T.InterpolationMode.NEAREST,
+                 T.InterpolationMode.NEAREST_EXACT]
+        for k, (h, w) in enumerate(((181, 263), (240, 97), (64, 80))):
+            pixels = np.clip(np.cumsum(rng.integers(-9, 10, (h, w, 3)), axis=1) + 128, 0, 255).astype(np.uint8)
+            buf = io.BytesIO()
+            Image.fromarray(pixels).save(buf, "JPEG", quality=85, progressive=k == 1, subsampling=0 if k == 2 else 2)
+            blob = buf.getvalue()
+            decoded = torch.from_numpy(toroid.io.decode_image(blob, mode="rgb"))
+            for mode in modes:
+                for antialias in (True, False):
+                    for size, crop in ((48, 40), (32, 12), (150, 100)):
+                        t = T.Compose([T.Resize(size, interpolation=mode, antialias=antialias), T.CenterCrop(crop)])
+                        with self.subTest(size=(h, w), mode=mode, antialias=antialias, resize=size):
+                            self.assertTrue(torch.equal(t(blob), t(decoded)))
+
+    def test_read_window_holds_every_pixel_read(self):
+        # _read_window's footprint: the pixels outside it replaced by noise leave the result
+        # unchanged, for every mode, scale and crop.
+        import torch
+        import toroid.transforms as T
+        from toroid.transforms import _base
+        rng = np.random.default_rng(5)
+        modes = [T.InterpolationMode.BILINEAR, T.InterpolationMode.BICUBIC, T.InterpolationMode.NEAREST,
+                 T.InterpolationMode.NEAREST_EXACT]
+        windows = 0
+        for trial in range(48):
+            h, w = (int(v) for v in rng.integers(8, 160, 2))
+            mode = modes[trial % 4]
+            resize = T.Resize([int(rng.integers(4, 200)), int(rng.integers(4, 200))] if trial % 3 == 0 else
+                              int(rng.integers(4, 200)), interpolation=mode, antialias=bool(trial % 2))
+            x = torch.from_numpy(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)).permute(2, 0, 1)
+            rh, rw = _base._resized_size(resize._op, h, w, "uint8")
+            ch, cw = int(rng.integers(1, rh + 1)), int(rng.integers(1, rw + 1))
+            ops = [resize._op, {"op": "center_crop", "size": [ch, cw]}]
+            window = _base._read_window(ops, h, w)
+            self.assertIsNotNone(window)
+            top, left, wh, ww = window
+            noisy = torch.from_numpy(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)).permute(2, 0, 1)
+            noisy[:, top:top + wh, left:left + ww] = x[:, top:top + wh, left:left + ww]
+            windows += wh * ww < h * w
+            t = T.Compose([resize, T.CenterCrop([ch, cw])])
+            with self.subTest(size=(h, w), resize=(rh, rw), crop=(ch, cw), mode=mode, window=window):
+                self.assertTrue(torch.equal(t(noisy), t(x)))
+        self.assertGreater(windows, 24)  # most windows are smaller than the image
+
     def test_per_sample_of_file_bytes(self):
         import torch
         import toroid.transforms as T

@@ -47,9 +47,11 @@ def is_pil_image(x):
 
 class _Encoded:
     """An image file's bytes (JPEG, PNG, WebP) given to a transform: decoded as RGB (the EXIF
-    orientation applied) when the call's ops run, and a JPEG only where they need it: a call
-    whose first op is a crop inside the image (RandomResizedCrop, RandomCrop, CenterCrop)
-    decodes that region alone, with the whole decode's pixels."""
+    orientation applied) when the call's ops run, and a JPEG only where they read it: a call
+    that starts with a crop inside the image (RandomResizedCrop, RandomCrop, CenterCrop), or
+    with a resize then such a crop (Resize -> CenterCrop), decodes only the window of the file
+    those pixels come from (with the whole decode's pixels), into an image of the whole size
+    whose other pixels the ops never read."""
 
     def __init__(self, data):
         from .. import io  # noqa: PLC0415
@@ -57,20 +59,60 @@ class _Encoded:
         self.chw = io.image_info(self.data, mode="rgb")
 
     def decode(self, ops):
-        """(the decoded image, the ops left to run on it)."""
+        """The image the ops run on."""
         from .. import io  # noqa: PLC0415
-        _, h, w = self.chw
-        region = None
-        if ops and ops[0]["op"] in ("crop", "center_crop"):
-            r = _sample.crop_region(ops[0], (h, w))
-            if r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w:
-                region, ops = r, ops[1:]
-        x = io.decode_image(self.data, mode="rgb", region=region)
+        if io._is_jpeg(self.data) and _capi.has_decode_into:
+            x = io.decode_into(self.data, "rgb", True, _read_window(ops, self.chw[1], self.chw[2]), self.chw)
+        else:
+            x = io.decode_image(self.data, mode="rgb")
         try:
             x = _torch().from_numpy(x)
         except ImportError:
             pass
-        return x, ops
+        return x
+
+
+# The keys of a resize op whose source window _read_window works out (the transforms' own).
+_WINDOW_RESIZE_KEYS = frozenset(("op", "mode", "size", "smaller_edge", "max_size", "antialias"))
+
+
+def _read_window(ops, h, w):
+    """(top, left, height, width) of an h x w uint8 image that the ops' result depends on, where
+    they start with a crop inside the image, or with a resize then a crop inside its result;
+    None (the whole image) otherwise. The resize's window is its taps' reach, widened by a
+    margin: it holds every source pixel the crop's outputs read, in every interpolation mode."""
+    if not ops:
+        return None
+    first = ops[0]
+    if first["op"] in ("crop", "center_crop"):
+        r = _sample.crop_region(first, (h, w))
+        return r if _inside(r, h, w) else None
+    if first["op"] != "resize" or len(ops) < 2 or ops[1]["op"] not in ("crop", "center_crop") or \
+            not set(first) <= _WINDOW_RESIZE_KEYS:
+        return None
+    oh, ow = _resized_size(first, h, w, "uint8")
+    top, left, ch, cw = _sample.crop_region(ops[1], (oh, ow))
+    if not _inside((top, left, ch, cw), oh, ow):
+        return None
+    taps = 2 if first.get("mode") == "bicubic" else 1  # a tap's reach either side, at scale 1
+    y0, y1 = _source_span(top, top + ch, h, oh, taps, first.get("antialias"))
+    x0, x1 = _source_span(left, left + cw, w, ow, taps, first.get("antialias"))
+    return y0, x0, y1 - y0, x1 - x0
+
+
+def _inside(r, h, w):
+    return r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w
+
+
+def _source_span(a, b, size, out, taps, antialias):
+    """[lo, hi) of a source dimension of `size` that outputs [a, b) of a resize to `out` read:
+    output i's taps lie within `support` of (i + 0.5) * scale (antialiasing widens them by the
+    scale), and 2 more pixels either side cover every mode's rounding."""
+    scale = size / out
+    support = taps * (max(scale, 1.0) if antialias else 1.0)
+    lo = max(0, int(math.floor(a * scale - support)) - 2)
+    hi = min(size, int(math.ceil(b * scale + support)) + 2)
+    return lo, hi
 
 
 _PIL_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
@@ -199,7 +241,7 @@ class _State:
         if self.ops and self.x is None:  # a sample without an image: its items moved already
             self.ops, self.branches = [], []
         if isinstance(self.x, _Encoded):
-            self.x, self.ops = self.x.decode(self.ops)
+            self.x = self.x.decode(self.ops)
         if self.ops:
             if is_pil_image(self.x):
                 self.x = _run_pil(self.ops, self.x)
@@ -465,9 +507,8 @@ class Transform:
                 self._emit(state)
                 states.append(state)
                 segments = (state.segments or []) + ([state.ops] if state.ops else [])
-                if isinstance(state.x, _Encoded):  # file bytes: decoded, the first crop's region alone
-                    state.x, first = state.x.decode(segments[0] if segments else [])
-                    segments = ([first] if first else []) + segments[1:]
+                if isinstance(state.x, _Encoded):  # file bytes: decoded where the first segment reads
+                    state.x = state.x.decode(segments[0] if segments else [])
                 if not segments:
                     segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
                 plans.append(segments)
