@@ -173,8 +173,15 @@ TOROID_API toroid_status toroid_run_data_on_stream(const toroid_function* fn, co
                                                    void* stream);
 TOROID_API void toroid_function_free(toroid_function* fn); /* NULL is fine */
 
-/* ---- batches of images of any sizes ------------------------------------------------- */
+/* The window window[4] = {top, left, height, width} of an input described by `input` that
+ * the pipeline's result depends on: where the pipeline starts with a crop inside the image,
+ * or a resize then a crop inside the resized image, the crop's region or the rows and
+ * columns the resize's taps read for it; else the whole image. A decoder need decode only
+ * the window (toroid_decode_image_into). */
+TOROID_API toroid_status toroid_read_window(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                                            int64_t window[4]);
 
+/* ---- batches of images of any sizes ------------------------------------------------- */
 /* The result's dtype, shape (of the input's ndim) and dense strides (channels-last for a
  * channels-last input), on the input's device, for an input described by `input`, without
  * compiling anything. */

@@ -248,8 +248,9 @@ if has_decode_region:
              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_P))
     _declare("toroid_image_info", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
              ctypes.POINTER(ctypes.c_int64))
-has_decode_into = hasattr(lib, "toroid_decode_image_into")
+has_decode_into = hasattr(lib, "toroid_decode_image_into") and hasattr(lib, "toroid_read_window")
 if has_decode_into:
+    _declare("toroid_read_window", _status, ctypes.c_void_p, ctypes.POINTER(TensorDesc), ctypes.POINTER(ctypes.c_int64))
     _declare("toroid_decode_image_into", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
              ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p, ctypes.c_size_t)
 

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/files.h"
 #include "ops/pipeline_json.h"
+#include "ops/read_window.h"
 
 #include <dlpack/dlpack.h>
 #include <fmt/format.h>
@@ -659,6 +660,18 @@ toroid_status toroid_wait_for_background_builds(void) {
 }
 
 void toroid_interrupt(void) { interrupt_prepares(); }
+
+toroid_status toroid_read_window(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
+                                 int64_t window[4]) {
+    return guard([&] {
+        require(pipeline, "pipeline");
+        require(input, "input");
+        require(window, "window");
+        const TensorSpec in = spec_of(*input, "input");
+        const auto w = read_window(pipeline->pipeline, in).value_or(std::array<std::int64_t, 4>{0, 0, in.shape[2], in.shape[3]});
+        for (std::size_t i = 0; i < 4; ++i) window[i] = w[i];
+    });
+}
 
 toroid_status toroid_output_desc(const toroid_pipeline* pipeline, const toroid_tensor_desc* input,
                                  toroid_tensor_desc* out) {

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "io/paths.h"
+#include "ops/read_window.h"
 
 #include <algorithm>
 #include <atomic>
@@ -98,6 +99,22 @@ std::function<std::array<std::int64_t, 2>(std::int64_t, std::int64_t)> draft_for
     };
 }
 
+Tensor read_input(const fs::path& input, const Pipeline& pipeline, const io::DecodeOptions& decode) {
+    const std::optional<io::ImageFormat> format = io::image_format_of(input);
+    if (format != io::ImageFormat::Jpeg || decode.draft) return io::read_image(input, decode);
+    const std::string what = printable(input.string());  // the messages name the file
+    const std::string bytes = io::read_file(input, io::max_image_file_bytes());
+    const auto [c, h, w] = io::image_info(bytes, what, *format, decode);
+    Tensor image = Tensor::empty(DType::UInt8, {1, c, h, w}, Layout::ChannelsLast);
+    io::DecodeOptions o = decode;
+    try {
+        o.region = read_window(pipeline, image.spec());
+    } catch (const Error&) {  // a pipeline that cannot run on this image: prepare says why
+    }
+    io::decode_image_into(bytes, what, *format, o, image);
+    return image;
+}
+
 void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& input, const fs::path& output,
                   const FileOptions& options) {
     if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
@@ -111,8 +128,8 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
     check_output_is_not_input(input, output);
     io::DecodeOptions decode = options.decode;
     if (options.draft) decode.draft = draft_for(pipeline);
-    Tensor in = io::read_image(input, decode);  // its messages name the file
-    if (options.layout) in = in.to_layout(*options.layout);
+    Tensor in = options.layout ? io::read_image(input, decode).to_layout(*options.layout)
+                               : read_input(input, pipeline, decode);
     Tensor result;
     try {
         auto prepared = engine.prepare(pipeline, in.spec());

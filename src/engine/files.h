@@ -29,6 +29,10 @@ struct FileOptions {
 // a size (given, or torchvision's smaller-edge / max-size rule; not a scale factor) smaller
 // than the image in both dimensions, that size; else {0, 0} (decode whole).
 std::function<std::array<std::int64_t, 2>(std::int64_t, std::int64_t)> draft_for(const Pipeline& pipeline);
+// An input file decoded for `pipeline`: a JPEG (without draft) decodes only the window its
+// first ops read (ops/read_window.h) into an image of its whole size whose other pixels the
+// pipeline never reads; other files decode whole. Its messages name the file.
+Tensor read_input(const std::filesystem::path& input, const Pipeline& pipeline, const io::DecodeOptions& decode);
 
 // Decodes `input` (.jpg/.jpeg/.png/.npy), prepares `pipeline` for its spec with `engine`
 // (the engines keep prepared pipelines per spec, so same-sized images compile once), runs

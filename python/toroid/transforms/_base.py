@@ -72,47 +72,18 @@ class _Encoded:
         return x
 
 
-# The keys of a resize op whose source window _read_window works out (the transforms' own).
-_WINDOW_RESIZE_KEYS = frozenset(("op", "mode", "size", "smaller_edge", "max_size", "antialias"))
-
-
 def _read_window(ops, h, w):
-    """(top, left, height, width) of an h x w uint8 image that the ops' result depends on, where
-    they start with a crop inside the image, or with a resize then a crop inside its result;
-    None (the whole image) otherwise. The resize's window is its taps' reach, widened by a
-    margin: it holds every source pixel the crop's outputs read, in every interpolation mode."""
-    if not ops:
+    """(top, left, height, width) of an h x w uint8 RGB image that the ops' result depends on
+    (toroid_read_window: a first crop's region, or the taps a resize reads for the crop after
+    it); None where that is the whole image."""
+    if not ops or ops[0]["op"] not in ("crop", "center_crop", "resize"):
         return None
-    first = ops[0]
-    if first["op"] in ("crop", "center_crop"):
-        r = _sample.crop_region(first, (h, w))
-        return r if _inside(r, h, w) else None
-    if first["op"] != "resize" or len(ops) < 2 or ops[1]["op"] not in ("crop", "center_crop") or \
-            not set(first) <= _WINDOW_RESIZE_KEYS:
-        return None
-    oh, ow = _resized_size(first, h, w, "uint8")
-    top, left, ch, cw = _sample.crop_region(ops[1], (oh, ow))
-    if not _inside((top, left, ch, cw), oh, ow):
-        return None
-    taps = 2 if first.get("mode") == "bicubic" else 1  # a tap's reach either side, at scale 1
-    y0, y1 = _source_span(top, top + ch, h, oh, taps, first.get("antialias"))
-    x0, x1 = _source_span(left, left + cw, w, ow, taps, first.get("antialias"))
-    return y0, x0, y1 - y0, x1 - x0
-
-
-def _inside(r, h, w):
-    return r[0] >= 0 and r[1] >= 0 and r[2] > 0 and r[3] > 0 and r[0] + r[2] <= h and r[1] + r[3] <= w
-
-
-def _source_span(a, b, size, out, taps, antialias):
-    """[lo, hi) of a source dimension of `size` that outputs [a, b) of a resize to `out` read:
-    output i's taps lie within `support` of (i + 0.5) * scale (antialiasing widens them by the
-    scale), and 2 more pixels either side cover every mode's rounding."""
-    scale = size / out
-    support = taps * (max(scale, 1.0) if antialias else 1.0)
-    lo = max(0, int(math.floor(a * scale - support)) - 2)
-    hi = min(size, int(math.ceil(b * scale + support)) + 2)
-    return lo, hi
+    handle = _core.cached_pipeline(ops)
+    desc = _core.make_desc(_capi.UINT8, (1, 3, h, w), (3 * h * w, 1, 3 * w, 3))
+    window = (ctypes.c_int64 * 4)()
+    _capi.check(_capi.lib.toroid_read_window(handle._handle, ctypes.byref(desc), window))
+    window = tuple(int(v) for v in window)
+    return None if window == (0, 0, h, w) else window
 
 
 _PIL_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
