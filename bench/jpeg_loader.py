@@ -78,12 +78,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", nargs="?")
     ap.add_argument("--make-folder", metavar="DIR")
+    ap.add_argument("--count", type=int, default=64, help="--make-folder: how many JPEGs")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json")
     args = ap.parse_args()
     if args.make_folder:
-        make_folder(args.make_folder)
+        make_folder(args.make_folder, args.count)
         return
     if not args.folder:
         ap.error("give the folder of JPEGs (or --make-folder DIR to make one)")
