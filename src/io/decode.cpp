@@ -92,11 +92,7 @@ void decode_image_into(const std::string& bytes, const std::string& what, ImageF
                        const DecodeOptions& options, const Tensor& out) {
     const bool jpeg = format == ImageFormat::Jpeg;
     if (jpeg && !options.draft && (!options.apply_exif_orientation || jpeg_exif_orientation(bytes) <= 1)) {
-        const auto [c, h, w] = jpeg_info(bytes, what, options.mode);
-        if (out.dim(2) != h || out.dim(3) != w)
-            fail("{}: the decode's output is {}x{}, the image {}x{}", what, out.dim(3), out.dim(2), w, h);
-        decode_jpeg_region_into(bytes, what, options.mode, options.region.value_or(std::array<std::int64_t, 4>{0, 0, h, w}),
-                                out, {0, 0});
+        decode_jpeg_region_into(bytes, what, options.mode, options.region, out, {0, 0});
         return;
     }
     DecodeOptions whole = options;

@@ -290,9 +290,11 @@ Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, Ima
 }
 
 void decode_jpeg_region_into(const std::string& bytes, const std::string& what, ImageMode mode,
-                             const std::array<std::int64_t, 4>& region, const Tensor& out,
+                             const std::optional<std::array<std::int64_t, 4>>& region, const Tensor& out,
                              std::array<std::int64_t, 2> origin) {
-    decode_region_into(bytes, what, read_header(bytes, what, mode), region, out, origin);
+    const JpegHeader hd = read_header(bytes, what, mode);
+    decode_region_into(bytes, what, hd, region.value_or(std::array<std::int64_t, 4>{0, 0, hd.height, hd.width}), out,
+                       origin);
 }
 
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {

@@ -30,12 +30,13 @@ Tensor decode_jpeg(const std::string& bytes, const std::string& what, ImageMode 
 // cropping, the iMCU columns around it. The region must lie inside the image.
 Tensor decode_jpeg_region(const std::string& bytes, const std::string& what, ImageMode mode,
                           const std::array<std::int64_t, 4>& region);
-// The same region decoded into `out`: uint8 (1, C, h, w) in `mode`'s channels, dense
-// channels-last, whose pixel (0, 0) is the image's pixel `origin` (row, column) and which holds
-// the whole region. Pixels of `out` around the region may be written too (with the image's
-// own pixels: libjpeg decodes whole iMCUs); the others are left as they were.
+// The same region (nullopt: the whole image) decoded into `out`: uint8 (1, C, h, w) in
+// `mode`'s channels, dense channels-last, whose pixel (0, 0) is the image's pixel `origin`
+// (row, column) and which holds the whole region. Pixels of `out` around the region may be
+// written too (with the image's own pixels: libjpeg decodes whole iMCUs); the others are left
+// as they were.
 void decode_jpeg_region_into(const std::string& bytes, const std::string& what, ImageMode mode,
-                             const std::array<std::int64_t, 4>& region, const Tensor& out,
+                             const std::optional<std::array<std::int64_t, 4>>& region, const Tensor& out,
                              std::array<std::int64_t, 2> origin);
 // The (channels in `mode`, height, width) a JPEG's header declares, checked as decode_jpeg
 // checks it (a one-line toroid::Error for a bad header or mode).
