@@ -101,7 +101,7 @@ def decode_image(input, mode="unchanged", apply_exif_orientation=True, region=No
         _capi.check(_capi.lib.toroid_decode_image_region(data, len(data), _mode_name(mode).encode(),
                                                          1 if apply_exif_orientation else 0, r, ctypes.byref(image)))
     elif _is_jpeg(data) and _capi.has_decode_into:
-        return decode_into(data, _mode_name(mode), apply_exif_orientation)
+        return _decode_into(data, _mode_name(mode), apply_exif_orientation)
     else:
         _capi.check(_capi.lib.toroid_decode_image(data, len(data), _mode_name(mode).encode(),
                                                   1 if apply_exif_orientation else 0, ctypes.byref(image)))
@@ -112,7 +112,7 @@ def _is_jpeg(data):
     return data[:2] == b"\xff\xd8"
 
 
-def decode_into(data, mode, apply_exif_orientation=True, window=None, chw=None):
+def _decode_into(data, mode, apply_exif_orientation=True, window=None, chw=None):
     """A JPEG's bytes decoded straight into a new NumPy array (H, W, C), returned as its
     (C, H, W) view. With `window` (top, left, height, width) the array has the whole image's
     size but only the window's pixels (and some around it) are decoded: the others are

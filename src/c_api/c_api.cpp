@@ -1010,8 +1010,8 @@ toroid_status toroid_decode_image_into(const void* data, size_t size, const char
     return guard([&] {
         require(out, "out");
         DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
-        const auto [c, h, w] = io::image_info(call.bytes, "image", call.format, call.options);
         if (call.format == io::ImageFormat::Npy) bad("toroid_decode_image_into decodes image files, not .npy arrays");
+        const auto [c, h, w] = io::image_info(call.bytes, "image", call.format, call.options);
         if (out_size != static_cast<size_t>(c * h * w))
             bad(fmt::format("out holds {} bytes, the {}x{} image of {} channels {}", out_size, w, h, c, c * h * w));
         if (region) call.options.region = std::array<std::int64_t, 4>{region[0], region[1], region[2], region[3]};

@@ -62,7 +62,7 @@ class _Encoded:
         """The image the ops run on."""
         from .. import io  # noqa: PLC0415
         if io._is_jpeg(self.data) and _capi.has_decode_into:
-            x = io.decode_into(self.data, "rgb", True, _read_window(ops, self.chw[1], self.chw[2]), self.chw)
+            x = io._decode_into(self.data, "rgb", True, _read_window(ops, self.chw[1], self.chw[2]), self.chw)
         else:
             x = io.decode_image(self.data, mode="rgb")
         try:
