@@ -496,7 +496,10 @@ class Function:
 _run = _capi.lib.toroid_run
 _raw_stream = None
 _ndarray = np.ndarray if np is not None else None
-_MAX_FAST = 64  # fast-path entries per pipeline (input specs times engines and threads)
+# Fast-path entries and compiled functions kept per pipeline (input specs times engines and
+# threads): a loader's images come in a few hundred sizes, seen again every epoch, and an
+# image whose entry was dropped takes the general path (a function looked up or bound).
+_MAX_FAST = 256
 
 
 def _fast_runner(fn, arg):
@@ -858,7 +861,7 @@ class PipelineHandle:
         _capi.check(_capi.lib.toroid_pipeline_num_ops(self._handle, ctypes.byref(n)))
         return n.value
 
-    def function(self, arg, engine=None, threads=None, max_cached=64):
+    def function(self, arg, engine=None, threads=None, max_cached=_MAX_FAST):
         engine = engine or _settings["engine"]
         threads = effective_threads(threads)
         key = (arg.dtype, arg.shape, arg.strides, arg.device, engine, threads)

@@ -107,6 +107,19 @@ class FastPathTest(unittest.TestCase):
             t.join()
         self.assertEqual(errors, [])
 
+    def test_a_loaders_sizes_stay_on_the_fast_path(self):
+        # 200 image sizes (a folder of photos), seen again: no call takes the general path.
+        p = toroid.Pipeline(FLIP_W, threads=1)
+        inputs = [sample((3, 5 + i // 20, 7 + i % 20), i) for i in range(200)]
+        for x in inputs:
+            p(x)
+        general = []
+        original = p._handle.call_general
+        p._handle.call_general = lambda *a, **k: general.append(1) or original(*a, **k)
+        for x in inputs:
+            np.testing.assert_array_equal(p(x), x[:, :, ::-1])
+        self.assertEqual(general, [])
+
     @unittest.skipIf(torch is None, "PyTorch (python3-torch) is not installed")
     def test_torch_fast_path(self):
         p = toroid.Pipeline(FLIP_W, threads=1)
