@@ -44,6 +44,13 @@ std::string_view image_mode_name(ImageMode m) {
 
 namespace {
 
+// Whether a JPEG's region is decoded alone (libjpeg's cropping): not where an EXIF turn is to
+// be applied or a draft scale asked for (those decode whole, then crop or copy).
+bool decodes_jpeg_region(const std::string& bytes, ImageFormat format, const DecodeOptions& options) {
+    return format == ImageFormat::Jpeg && !options.draft &&
+           (!options.apply_exif_orientation || jpeg_exif_orientation(bytes) <= 1);
+}
+
 // The region of a whole decoded image (the same pixels a region decode gives).
 Tensor crop_region(const Tensor& t, const std::array<std::int64_t, 4>& r, const std::string& what) {
     const auto [top, left, height, width] = r;
@@ -58,10 +65,7 @@ Tensor crop_region(const Tensor& t, const std::array<std::int64_t, 4>& r, const 
 Tensor decode_image(const std::string& bytes, const std::string& what, ImageFormat format,
                     const DecodeOptions& options) {
     if (options.region) {
-        const bool jpeg = format == ImageFormat::Jpeg;
-        // 0: no orientation tag; 1: the stored orientation.
-        const int orientation = jpeg && options.apply_exif_orientation ? jpeg_exif_orientation(bytes) : 1;
-        if (jpeg && orientation <= 1 && !options.draft)
+        if (decodes_jpeg_region(bytes, format, options))
             return decode_jpeg_region(bytes, what, options.mode, *options.region);
         DecodeOptions whole = options;
         whole.region.reset();
@@ -90,8 +94,7 @@ Tensor decode_image(const std::string& bytes, const std::string& what, ImageForm
 
 void decode_image_into(const std::string& bytes, const std::string& what, ImageFormat format,
                        const DecodeOptions& options, const Tensor& out) {
-    const bool jpeg = format == ImageFormat::Jpeg;
-    if (jpeg && !options.draft && (!options.apply_exif_orientation || jpeg_exif_orientation(bytes) <= 1)) {
+    if (decodes_jpeg_region(bytes, format, options)) {
         decode_jpeg_region_into(bytes, what, options.mode, options.region, out, {0, 0});
         return;
     }

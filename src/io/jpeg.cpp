@@ -142,7 +142,9 @@ void limit_scans(j_common_ptr cinfo) {
 // Where decoded rows go: the image's pixel (y, x) at data + (y - top) * stride + (x - left) *
 // channels, for rows [top, top + rows) and columns [left, left + cols). Rows outside those, and
 // every row where libjpeg's columns do not fit in them (or CMYK, converted after), land in
-// `scratch` (rows of the image's whole width, by decoded row). Plain data only (decode_rows).
+// `scratch`: rows of the image's whole width, one per decoded row, or a single row that every
+// discarded row shares where the target's columns are the whole width (libjpeg's always fit).
+// Plain data only (decode_rows).
 struct RowTarget {
     unsigned char* data;
     std::size_t stride;
@@ -150,6 +152,7 @@ struct RowTarget {
     bool convert;  // CMYK decoded, converted after: every row through the scratch
     unsigned char* scratch;
     std::size_t scratch_stride;
+    bool one_scratch_row;
 };
 
 // Decodes `rows` rows from row y0, of the columns [*x, *x + *w) widened as libjpeg aligns
@@ -191,7 +194,8 @@ bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE spa
         row_pointers[r] = *direct && y >= target->top && y < target->top + target->rows
                               ? target->data + static_cast<std::size_t>(y - target->top) * target->stride +
                                     static_cast<std::size_t>(static_cast<std::int64_t>(*x) - target->left) * channels
-                              : target->scratch + static_cast<std::size_t>(r) * target->scratch_stride;
+                              : target->scratch + (target->one_scratch_row ? 0 : static_cast<std::size_t>(r)) *
+                                                      target->scratch_stride;
     }
     if (y0 > 0) jpeg_skip_scanlines(&cinfo, y0);
     for (JDIMENSION r = 0; r < rows;) {
@@ -204,14 +208,19 @@ bool decode_rows(const unsigned char* src, unsigned long size, J_COLOR_SPACE spa
     return true;
 }
 
-// The region of a JPEG whose header `hd` was read into `out` (decode_jpeg_region_into).
-void decode_region_into(const std::string& bytes, const std::string& what, const JpegHeader& hd,
-                        const std::array<std::int64_t, 4>& region, const Tensor& out,
-                        std::array<std::int64_t, 2> origin) {
+void check_region(const std::string& what, const JpegHeader& hd, const std::array<std::int64_t, 4>& region) {
     const auto [top, left, height, width] = region;
     if (top < 0 || left < 0 || height < 1 || width < 1 || top + height > hd.height || left + width > hd.width)
         fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, width, height, left, top,
              hd.width, hd.height);
+}
+
+// The region of a JPEG whose header `hd` was read into `out` (decode_jpeg_region_into).
+void decode_region_into(const std::string& bytes, const std::string& what, const JpegHeader& hd,
+                        const std::array<std::int64_t, 4>& region, const Tensor& out,
+                        std::array<std::int64_t, 2> origin) {
+    check_region(what, hd, region);
+    const auto [top, left, height, width] = region;
     if (out.dtype() != DType::UInt8 || out.dim(0) != 1 || out.dim(1) != hd.c || !out.is_dense(Layout::ChannelsLast) ||
         top < origin[0] || left < origin[1] || top + height > origin[0] + out.dim(2) ||
         left + width > origin[1] + out.dim(3))
@@ -229,9 +238,12 @@ void decode_region_into(const std::string& bytes, const std::string& what, const
     auto x = static_cast<JDIMENSION>(x_first);
     auto w = static_cast<JDIMENSION>(x_last - x_first);
     // Rows libjpeg's columns cannot go to straight are decoded into rows of the whole width
-    // and copied (or converted) after: the scratch is allocated whole, touched only there.
+    // and copied (or converted) after. A target of whole rows takes every column libjpeg
+    // decodes: only the margin rows above it are discarded, all into one scratch row.
+    const bool whole_rows = hd.decoded_c == hd.c && origin[1] == 0 && out.dim(3) == hd.width;
     const std::size_t scratch_stride = static_cast<std::size_t>(hd.width * hd.decoded_c);
-    const std::unique_ptr<unsigned char[]> scratch(new unsigned char[static_cast<std::size_t>(rows) * scratch_stride]);
+    const std::size_t scratch_rows = whole_rows ? 1 : static_cast<std::size_t>(rows);
+    const std::unique_ptr<unsigned char[]> scratch(new unsigned char[scratch_rows * scratch_stride]);
     const RowTarget target{out.data_as<unsigned char>(),
                            static_cast<std::size_t>(out.dim(3) * hd.c),
                            origin[0],
@@ -240,7 +252,8 @@ void decode_region_into(const std::string& bytes, const std::string& what, const
                            out.dim(3),
                            hd.decoded_c != hd.c,
                            scratch.get(),
-                           scratch_stride};
+                           scratch_stride,
+                           whole_rows};
     std::vector<JSAMPROW> row_pointers(static_cast<std::size_t>(rows));
     const J_COLOR_SPACE space = hd.cmyk ? JCS_CMYK : hd.c == 1 ? JCS_GRAYSCALE : JCS_RGB;
     JumpingErrors err{};
@@ -252,6 +265,7 @@ void decode_region_into(const std::string& bytes, const std::string& what, const
     if (static_cast<std::int64_t>(x) > left || static_cast<std::int64_t>(x + w) < left + width)
         fail("{}: libjpeg decoded columns {}..{}, not the region's {}..{}", what, x, x + w, left, left + width);
     if (direct) return;
+    if (whole_rows) fail("{}: internal: libjpeg's columns {}..{} are not inside the image's rows", what, x, x + w);
 
     const std::int64_t skip = left - static_cast<std::int64_t>(x);
     for (std::int64_t r = 0; r < height; ++r) {
@@ -269,9 +283,7 @@ void decode_region_into(const std::string& bytes, const std::string& what, const
 // The region alone, in a tensor of its own.
 Tensor decode_region(const std::string& bytes, const std::string& what, const JpegHeader& hd,
                      const std::array<std::int64_t, 4>& region) {
-    if (region[2] < 1 || region[3] < 1)
-        fail("{}: the region {}x{} at ({}, {}) is not inside the {}x{} image", what, region[3], region[2], region[1],
-             region[0], hd.width, hd.height);
+    check_region(what, hd, region);
     Tensor t = Tensor::empty(DType::UInt8, {1, hd.c, region[2], region[3]}, Layout::ChannelsLast);
     decode_region_into(bytes, what, hd, region, t, {region[0], region[1]});
     return t;
