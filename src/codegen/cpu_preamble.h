@@ -212,6 +212,20 @@ template <> struct mask_of<4> { using type = std::int32_t; };
 template <> struct mask_of<8> { using type = std::int64_t; };
 template <typename T> using mask_t = vec<typename mask_of<sizeof(T)>::type>;
 
+// t_lane_seq<N>: the indices 0, ..., N-1 as a parameter pack (std::make_index_sequence without
+// <utility>).
+template <int... I> struct t_seq {};
+#if defined(__clang__)
+template <typename T, T... I> using t_seq_of = t_seq<I...>;
+template <int N> using t_lane_seq = __make_integer_seq<t_seq_of, int, N>;
+#else
+template <int N> using t_lane_seq = t_seq<__integer_pack(N)...>;
+#endif
+// The low To bytes of each From-byte lane of b (little-endian), lanes in order.
+template <int From, int To, typename B, int... I> inline auto t_low_bytes(B b, t_seq<I...>) {
+    return __builtin_shufflevector(b, b, (I / To * From + I % To)...);
+}
+
 // Lane-by-lane conversions. Bytes widen to 4-byte lanes in two steps (bytes to 16-bit
 // lanes to 32-bit lanes): GCC lowers a direct __builtin_convertvector of 16 bytes to 16
 // ints inside loops into per-byte scalar code, and each single step into extend
@@ -232,6 +246,36 @@ template <typename V, typename X> inline V convert_v(X x) {
     } else if constexpr (kLanes == 16 && std::is_same_v<D, float> && (std::is_same_v<S, std::uint8_t> || std::is_same_v<S, std::int16_t>)) {
         return __builtin_convertvector(convert_v<vec<std::int32_t>>(x), V);
     }
+#endif
+#if defined(__AVX2__) && !defined(__AVX512F__) && !defined(__clang__)
+    // GCC, AVX2: one extend instruction for 8 bytes or 16-bit lanes to 32-bit ones (its
+    // generic lowering extends to 16 bits, splits, and extends each half).
+    if constexpr (kLanes == 8 && std::is_integral_v<D> && sizeof(D) == 4 && sizeof(S) <= 2 && std::is_integral_v<S>) {
+        typedef char v16qi __attribute__((vector_size(16)));
+        typedef short v8hi __attribute__((vector_size(16)));
+        if constexpr (sizeof(S) == 1) {
+            typedef char v8qi __attribute__((vector_size(8)));
+            const v8qi a = reinterpret_cast<v8qi>(x);
+            const v16qi b = __builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+            if constexpr (std::is_signed_v<S>) return reinterpret_cast<V>(__builtin_ia32_pmovsxbd256(b));
+            else return reinterpret_cast<V>(__builtin_ia32_pmovzxbd256(b));
+        } else {
+            if constexpr (std::is_signed_v<S>) return reinterpret_cast<V>(__builtin_ia32_pmovsxwd256(reinterpret_cast<v8hi>(x)));
+            else return reinterpret_cast<V>(__builtin_ia32_pmovzxwd256(reinterpret_cast<v8hi>(x)));
+        }
+    } else if constexpr (kLanes == 8 && std::is_same_v<D, float> && std::is_integral_v<S> && sizeof(S) <= 2) {
+        return __builtin_convertvector(convert_v<vec<std::int32_t>>(x), V);
+    }
+#endif
+#if !defined(__AVX512F__)
+    // Integers narrowed without AVX-512's truncating moves: GCC lowers
+    // __builtin_convertvector(int32 lanes, bytes) into one extract and one scalar store per
+    // lane. The low bytes of each lane picked by one byte shuffle are the same truncation, and
+    // compile to two in-lane byte shuffles, a cross-lane move and an or.
+    if constexpr (std::is_integral_v<S> && std::is_integral_v<D> && sizeof(D) < sizeof(S)) {
+        typedef std::uint8_t from_bytes __attribute__((vector_size(kLanes * sizeof(S))));
+        return reinterpret_cast<V>(t_low_bytes<sizeof(S), sizeof(D)>(reinterpret_cast<from_bytes>(x), t_lane_seq<kLanes * sizeof(D)>{}));
+    } else
 #endif
     if constexpr (sizeof(S) == 1 && sizeof(D) >= 4) {
         using W = std::conditional_t<std::is_signed_v<S>, std::int16_t, std::uint16_t>;

@@ -412,6 +412,22 @@ extern "C" int check_bytes() {
         bad += ui[i] != u[i] || hi[i] != h[i] || uf[i] != static_cast<float>(u[i]) || hf[i] != static_cast<float>(h[i]);
         bad += sat[i] != (big[i] < 0 ? 0 : big[i] > 255 ? 255 : big[i]);
     }
+    // Every integer conversion, widening and narrowing (truncating, as static_cast does),
+    // and integers to float, lane by lane against the scalar cast.
+    auto convert_all = [&](auto from) {
+        using S = decltype(from);
+        vec<S> x;
+        for (int i = 0; i < kLanes; ++i) x[i] = static_cast<S>(static_cast<std::uint32_t>(0x9e3779b9u * static_cast<std::uint32_t>(i + 1)) >> (i % 5));
+        auto check = [&](auto to) {
+            using D = decltype(to);
+            const vec<D> y = to_v<vec<D>>(x);
+            for (int i = 0; i < kLanes; ++i) bad += y[i] != static_cast<D>(x[i]);
+        };
+        check(std::uint8_t{}), check(std::int8_t{}), check(std::uint16_t{}), check(std::int16_t{});
+        check(std::int32_t{}), check(std::uint32_t{}), check(float{});
+    };
+    convert_all(std::uint8_t{}), convert_all(std::int8_t{}), convert_all(std::uint16_t{});
+    convert_all(std::int16_t{}), convert_all(std::int32_t{}), convert_all(std::uint32_t{});
     delete[] buf;
     return bad;
 }
