@@ -166,6 +166,62 @@ inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
 }
 #endif
 
+// AVX2 without AVX-512's byte permute: a byte permute within one 32-byte window, made of two
+// in-lane byte shuffles (one of each 16-byte half of the window, copied to both halves of
+// a register) and a blend. x86 has no byte-masked load before AVX-512: a window whose span
+// is shorter than 32 bytes is read whole where its 32 bytes stay inside the page of its
+// first (the bytes past the span are never used, and the page is mapped: no fault), else
+// through a copy of the span alone.
+#if defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE)
+#define TOROID_BYTE_SHUFFLE 1
+typedef char t_bytes32 __attribute__((vector_size(32)));
+__attribute__((noinline, cold)) inline t_bytes32 t_load_window32_copy(const void* p, int span) {
+    char tmp[32] = {};
+    __builtin_memcpy(tmp, p, static_cast<std::size_t>(span < 32 ? span : 32));
+    t_bytes32 r;
+    __builtin_memcpy(&r, tmp, sizeof r);
+    return r;
+}
+inline t_bytes32 t_load_window32(const void* p, int span) {
+    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) > 4096 - 32, 0)) return t_load_window32_copy(p, span);
+    t_bytes32 r;
+    __builtin_memcpy(&r, p, sizeof r);
+    return r;
+}
+// Byte i of the result is byte idx[i] (0..31) of a; sel is idx shifted left by 3 (bit 4,
+// which half the byte comes from, moved to the bit the blend reads).
+inline t_bytes32 t_permute_bytes32(t_bytes32 a, t_bytes32 idx, t_bytes32 sel) {
+    const t_bytes32 lo = __builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                                 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const t_bytes32 hi = __builtin_shufflevector(a, a, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 16,
+                                                 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    return __builtin_ia32_pblendvb256(__builtin_ia32_pshufb256(lo, idx), __builtin_ia32_pshufb256(hi, idx), sel);
+}
+#endif
+
+// AVX2 without AVX-512: windows of 16 4-byte words, read by two masked loads of 8 (a masked
+// load touches only the words its mask selects) and permuted by two 8-word permutes and a
+// blend.
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define TOROID_WORD_SHUFFLE 1
+typedef float t_floats8 __attribute__((vector_size(32)));
+typedef int t_ints8 __attribute__((vector_size(32)));
+// The words of the first n (clamped to 0..8) lanes set.
+inline t_ints8 t_span_mask8(std::int64_t n) {
+    const t_ints8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    const int k = n < 0 ? 0 : n > 8 ? 8 : static_cast<int>(n);
+    return lane < k;
+}
+inline t_floats8 t_load_words8(t_ints8 m, const void* p) {
+    return __builtin_ia32_maskloadps256(static_cast<const t_floats8*>(p), m);
+}
+// Lane i of the result is word idx[i] (0..15) of the 16 words a, b.
+inline t_floats8 t_permute2_words8(t_floats8 a, t_ints8 idx, t_floats8 b) {
+    return __builtin_ia32_blendvps256(__builtin_ia32_permvarsf256(a, idx), __builtin_ia32_permvarsf256(b, idx),
+                                      reinterpret_cast<t_floats8>(idx << 28));
+}
+#endif
+
 #if defined(__AVX512F__)
 #define TOROID_WORD_PERMUTE 1
 typedef float t_floats16 __attribute__((vector_size(64)));
@@ -437,13 +493,23 @@ constexpr bool kWindowPermute =
 #if defined(TOROID_BYTE_PERMUTE)
     (E == 1 && (kLanes == 16 || kLanes == 64)) ||
 #endif
+#if defined(TOROID_BYTE_SHUFFLE)
+    (E == 1 && (kLanes == 8 || kLanes == 16 || kLanes == 32)) ||
+#endif
 #if defined(TOROID_WORD_PERMUTE)
     (E == 4 && kLanes == 16) ||
+#endif
+#if defined(TOROID_WORD_SHUFFLE)
+    (E == 4 && kLanes == 8) ||
 #endif
     false;
 template <int E> struct lane_window;
 template <> struct lane_window<1> {
-    static constexpr int kSpan = 128;  // elements one window holds
+#if defined(TOROID_BYTE_SHUFFLE)
+    static constexpr int kSpan = 32;  // elements one window holds
+#else
+    static constexpr int kSpan = 128;
+#endif
     std::int64_t first = 0;
     int groups = 0;
     std::int32_t rel[kLanes];
@@ -455,9 +521,18 @@ template <> struct lane_window<1> {
     bool shared = false;    // every group's window holds its slack too
     t_bytes64 idx4[4];      // 16 lanes: idx with lane i's byte at 4 * i (the *_u32 gathers)
 #endif
+#if defined(TOROID_BYTE_SHUFFLE)
+    std::int32_t start[4];
+    std::int32_t span[4];
+    t_bytes32 idx[4], sel[4];
+#endif
 };
 template <> struct lane_window<4> {
+#if defined(TOROID_WORD_SHUFFLE)
+    static constexpr int kSpan = 16;
+#else
     static constexpr int kSpan = 32;
+#endif
     std::int64_t first = 0;
     int groups = 0;
     std::int32_t rel[kLanes];
@@ -465,6 +540,11 @@ template <> struct lane_window<4> {
     std::int32_t start[4];
     t_ints16 idx[4];
     unsigned short m0[4], m1[4];
+#endif
+#if defined(TOROID_WORD_SHUFFLE)
+    std::int32_t start[4];
+    t_ints8 idx[4];
+    t_ints8 m0[4], m1[4];
 #endif
 };
 // With `slack` (bytes only): where each group's window also holds the `slack` bytes after
@@ -483,7 +563,10 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
     if constexpr (kWindowPermute<E>) {
         // Words split into groups lose to the hardware gather (gather_window falls back to
         // it): one window or none.
-        for (int groups = 1; groups <= (E == 1 ? 4 : 1); groups *= 2) {
+        // 32-byte windows (AVX2) keep at least 8 lanes a group: fewer lose to loading lanes
+        // one by one.
+        constexpr int kMaxGroups = E != 1 ? 1 : lane_window<1>::kSpan == 32 ? (kLanes / 8 < 4 ? kLanes / 8 : 4) : 4;
+        for (int groups = 1; groups <= kMaxGroups; groups *= 2) {
             const int n = kLanes / groups;
             bool fits = true;
             bool shared = true;  // (bytes) each group's window also holds its slack
@@ -514,6 +597,12 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
 #endif
                 }
                 if constexpr (E == 1) {
+#if defined(TOROID_BYTE_SHUFFLE)
+                    char sel[32] = {};
+                    for (int i = g * n; i < (g + 1) * n; ++i) sel[i] = static_cast<char>((w.rel[i] - a) << 3);
+                    __builtin_memcpy(&w.sel[g], sel, sizeof sel);
+                    w.span[g] = static_cast<std::int32_t>(span);
+#endif
 #if defined(TOROID_BYTE_PERMUTE)
                     w.m0[g] = t_span_mask(span);
                     w.m1[g] = t_span_mask(span - 64);
@@ -525,6 +614,10 @@ template <int E, typename I> inline lane_window<E> make_window(I off, int slack 
 #if defined(TOROID_WORD_PERMUTE)
                     w.m0[g] = t_span_mask16(span);
                     w.m1[g] = t_span_mask16(span - 16);
+#endif
+#if defined(TOROID_WORD_SHUFFLE)
+                    w.m0[g] = t_span_mask8(span);
+                    w.m1[g] = t_span_mask8(span - 8);
 #endif
                 }
             }
@@ -561,9 +654,21 @@ template <typename T> inline vec<T> window_group(const T* q, const lane_window<s
         else return reinterpret_cast<vec<T>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     }
 #endif
+#if defined(TOROID_BYTE_SHUFFLE)
+    if constexpr (sizeof(T) == 1 && kWindowPermute<1>) {
+        const t_bytes32 r = t_permute_bytes32(t_load_window32(q, w.span[g]), w.idx[g], w.sel[g]);
+        vec<T> out;
+        __builtin_memcpy(&out, &r, sizeof out);
+        return out;
+    }
+#endif
 #if defined(TOROID_WORD_PERMUTE)
     if constexpr (sizeof(T) == 4 && kLanes == 16)
         return reinterpret_cast<vec<T>>(t_permute2_words(t_load_words(w.m0[g], q), w.idx[g], t_load_words(w.m1[g], q + 16)));
+#endif
+#if defined(TOROID_WORD_SHUFFLE)
+    if constexpr (sizeof(T) == 4 && kLanes == 8)
+        return reinterpret_cast<vec<T>>(t_permute2_words8(t_load_words8(w.m0[g], q), w.idx[g], t_load_words8(w.m1[g], q + 8)));
 #endif
     (void)g;
     vec<T> r;
@@ -585,10 +690,15 @@ template <typename T> inline vec<T> gather_window(const T* p, const lane_window<
 template <typename T> __attribute__((noinline, cold)) vec<T> gather_window_cold(const T* p, const lane_window<sizeof(T)>& w) {
     return gather_window(p, w);
 }
+template <typename T> inline vec<T> gather_window2(const T* p, const lane_window<sizeof(T)>& w);
 template <typename T> inline vec<T> gather_window_any(const T* p, const lane_window<sizeof(T)>& w) {
     // At 64 lanes the groups' blend is long code (lane masks of 64 bytes) that would crowd
     // the usual case's registers: out of line.
     if constexpr (kLanes == 64) return w.groups == 1 ? gather_window1(p, w) : gather_window_cold(p, w);
+    // 32-byte windows (AVX2): lanes in two groups are common (a downscale by 1 to 2 at 32
+    // lanes), and blended by a fixed mask.
+    else if constexpr (lane_window<sizeof(T)>::kSpan == 32 && sizeof(T) == 1)
+        return w.groups == 1 ? gather_window1(p, w) : w.groups == 2 ? gather_window2(p, w) : gather_window(p, w);
     else return w.groups == 1 ? gather_window1(p, w) : gather_window(p, w);
 }
 // The elements at p + w.rel[i], any window.
@@ -597,6 +707,16 @@ template <typename T> inline vec<T> gather_window(const T* p, const lane_window<
         if (w.groups > 0) {
             // Each group's lanes are blended in by a lane mask.
             using M = typename mask_of<sizeof(T)>::type;
+            if constexpr (sizeof(T) == 1 && kLanes >= 8) {
+                // Bytes in four groups (a downscale by 2 to 4 at 32-byte windows): fixed masks.
+                if (w.groups == 4) {
+                    vec<M> q[4] = {};
+                    for (int i = 0; i < kLanes; ++i) q[i / (kLanes / 4)][i] = -1;
+                    vec<M> r = {};
+                    for (int g = 0; g < 4; ++g) r |= reinterpret_cast<vec<M>>(window_group(p + w.start[g], w, g)) & q[g];
+                    return reinterpret_cast<vec<T>>(r);
+                }
+            }
             vec<T> r = {};
             vec<std::int32_t> lane32;
             for (int i = 0; i < kLanes; ++i) lane32[i] = i;
@@ -747,6 +867,25 @@ template <typename T> inline vec<T> gather_stride_v(const T* p, std::int64_t str
             for (int i = 0; i < kLanes; ++i) idx[i] = static_cast<char>(i * stride - lo);
             const T* q = p + lo;
             const t_bytes64 r = t_permute2_bytes(t_load_bytes(t_span_mask(span), q), idx, t_load_bytes(t_span_mask(span - 64), q + 64));
+            vec<T> out;
+            __builtin_memcpy(&out, &r, sizeof out);
+            return out;
+        }
+    }
+#endif
+#if defined(TOROID_BYTE_SHUFFLE)
+    // AVX2: lanes spanning at most 32 bytes (8 lanes: a stride up to 4; 16: up to 2; 32: 1),
+    // one window and its two shuffles.
+    if constexpr (kLanes >= 8 && kLanes <= 32 && sizeof(T) == 1) {
+        const std::int64_t a = stride > 0 ? stride : -stride;
+        if (stride != 0 && (kLanes - 1) * a + 1 <= 32) {
+            const std::int64_t lo = stride > 0 ? 0 : (kLanes - 1) * stride;
+            t_bytes32 idx = {}, sel = {};
+            for (int i = 0; i < kLanes; ++i) {
+                idx[i] = static_cast<char>(i * stride - lo);
+                sel[i] = static_cast<char>((i * stride - lo) << 3);
+            }
+            const t_bytes32 r = t_permute_bytes32(t_load_window32(p + lo, static_cast<int>((kLanes - 1) * a + 1)), idx, sel);
             vec<T> out;
             __builtin_memcpy(&out, &r, sizeof out);
             return out;

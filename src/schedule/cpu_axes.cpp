@@ -35,9 +35,9 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
 // Whether the value gathers 1- or 2-byte elements along loop var `v` (computed addresses):
 // there is no gather instruction for those, and lane-by-lane loads in vector code lose to
 // the scalar loop (uint8 separable resize passes, say).
-// With a byte permute, 1-byte gathers inside a run-time tap loop whose addresses move with
-// the tap only by a lane-uniform amount read a window of memory per tap (codegen's
-// gather_window): those do not count.
+// With byte windows (Target::byte_windows), 1-byte gathers inside a run-time tap loop whose
+// addresses move with the tap only by a lane-uniform amount read a window of memory per tap
+// (codegen's gather_window): those do not count.
 // (Terms split through additions, else through subtractions too: codegen's split_gather
 // splits the same way.)
 bool column_only(const Expr& off, int v) {
@@ -55,7 +55,7 @@ bool column_only(const Expr& off, int v) {
 
 // Bytes of a Temp buffer (the engine leaves kTempTailBytes readable after it) are gathered
 // as 4-byte words by targets with a word gather (`word_gather`): those do not count either.
-bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permute, bool word_gather) {
+bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_windows, bool word_gather) {
     bool found = false;
     // Each distinct node once per tap context: the value is a DAG (inlined tensors share
     // their index expressions), and a tree walk takes time exponential in its depth.
@@ -72,11 +72,11 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
         if (type_bytes(b.type) >= 4) return;
         const Expr off = simplify(offset_expr(b, e->args));
         if (linear_stride(off, v)) return;
-        if (byte_permute && tap >= 0 && type_bytes(b.type) == 1 && depends_on_var(off, tap)) return;
+        if (byte_windows && tap >= 0 && type_bytes(b.type) == 1 && depends_on_var(off, tap)) return;
         // Outside a tap loop: the part of the address that moves with v depends on nothing
         // else (a table indexed by the output column): a window per block of outputs,
         // computed once per call.
-        if (byte_permute && type_bytes(b.type) == 1 && column_only(off, v)) return;
+        if (byte_windows && type_bytes(b.type) == 1 && column_only(off, v)) return;
         // Bytes gathered as 4-byte words: of a Temp buffer (kTempTailBytes to spare), and of
         // the input, each word kept inside its span (codegen's gather_bytes_bounded_v).
         if (word_gather && type_bytes(b.type) == 1 && (b.role == BufferRole::Temp || b.role == BufferRole::Input)) return;
@@ -91,7 +91,7 @@ bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_permu
 // value depends on c or w. Then the two loops are one loop over C * w + c for code
 // generation (channels-last pixels as consecutive elements: a vertical resize pass, a
 // crop, a conversion), with contiguous vectors instead of interleaved ones.
-// With `mirrored` (the target permutes bytes), byte loads may also run through the pixels
+// With `mirrored` (the target reads byte windows), byte loads may also run through the pixels
 // backwards, A + s * (c - C * w) (a horizontal flip of channels-last pixels): the fused
 // loop reads them through windows of memory (codegen's gather_window: the lanes' pattern
 // depends on the position along the row only, so it is worked out once per call) instead
@@ -136,7 +136,7 @@ bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int6
 // of gathers (int32 or int64 vectors) — but not the addresses of affine accesses (one
 // scalar base per vector) nor the lanes of byte windows worked out once per call
 // (gather_window over a row position's pattern: codegen's window_table).
-std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, bool byte_permute) {
+std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, const Target& target) {
     std::size_t widest = type_bytes(prog.buffer(k.output).type);
     std::vector<Expr> idx = k.store_index;
     const Buffer& out = prog.buffer(k.output);
@@ -160,7 +160,7 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
             const Buffer& b = prog.buffer(e->buffer);
             widest = std::max(widest, type_bytes(b.type));
             // A byte table's entries are permuted in registers by the byte it looks up.
-            if (byte_permute)
+            if (target.byte_permute)
                 if (const auto byte = byte_table_argument(prog, e);
                     byte && !depends_on_var(e->args[0], v) && !depends_on_var(e->args[1], v)) {
                     walk(*byte, in_taps);
@@ -168,7 +168,7 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, boo
                 }
             const Expr off = offsets.emplace_back(simplify(offset_expr(b, e->args)));
             if (linear_stride(off, v)) return;
-            if (byte_permute && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;
+            if (target.byte_windows && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;
             walk(off, in_taps);
             return;
         }
@@ -213,7 +213,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                                               last.extent->ival));
             --inner;
             bool reversed = false;
-            if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival, target.byte_permute,
+            if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival, target.byte_windows,
                               &reversed)) {
                 k.fused_channels = static_cast<int>(last.extent->ival);
                 k.fused_mirrored = reversed;
@@ -253,7 +253,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
             pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
         }
-        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_permute, target.word_gather);
+        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_windows, target.word_gather);
         if ((contiguous || heavy || pixels) && !narrow && target.explicit_vectors) {
             l.kind = LoopKind::Vector;
             // The lane count: a kernel whose vectors hold bytes only (it moves bytes:
@@ -272,7 +272,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                 Kernel piece = printed;
                 for (int i = 0; i < 3; ++i) {
                     piece.value = partitioned_value(printed.value, l.var, i);
-                    widest = std::max(widest, widest_vector_bytes(prog, piece, l.var, target.byte_permute));
+                    widest = std::max(widest, widest_vector_bytes(prog, piece, l.var, target));
                 }
                 k.partition_lo = part->lo;
                 k.partition_hi = part->hi;
@@ -280,7 +280,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                                                   "v{0} are constants in each",
                                                   l.var, to_string(part->lo), to_string(part->hi)));
             } else {
-                widest = widest_vector_bytes(prog, printed, l.var, target.byte_permute);
+                widest = widest_vector_bytes(prog, printed, l.var, target);
             }
             const bool bytes = widest == 1 && !pixels;
             k.vector_width = bytes ? target.vector_bytes : target.kernel_lanes();

@@ -22,7 +22,10 @@ int Target::lanes(ir::Type t) const {
 std::string Target::name() const {
     if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
     if (!explicit_vectors) return "cpu (scalar loops)";
-    return fmt::format("cpu ({}-byte vectors{}{})", vector_bytes, byte_permute ? ", byte permute" : "",
+    return fmt::format("cpu ({}-byte vectors{}{})", vector_bytes,
+                       byte_permute   ? ", byte permute"
+                       : byte_windows ? ", byte windows"
+                                      : "",
                        word_gather ? ", word gather" : "");
 }
 
@@ -36,6 +39,7 @@ Target Target::scalar() const {
     Target t = *this;
     t.explicit_vectors = false;
     t.byte_permute = false;
+    t.byte_windows = false;
     t.tap_pairs = false;
     t.tap_lanes_span = -1;
     return t;
@@ -64,6 +68,7 @@ std::optional<Target> named_cpu_target(std::string_view name) {
     else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_span = Target::kTapLanesShortRowsOnly;
     else return std::nullopt;
     t.byte_tables = t.byte_permute;
+    t.byte_windows = t.byte_permute || t.vector_bytes == 32;
     return t;
 }
 
@@ -99,6 +104,8 @@ Target Target::host_cpu() {
         t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
         t.byte_tables = t.byte_permute;
         t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
+        // The preamble's 32-byte windows: AVX2 code (-march=native without AVX-512).
+        t.byte_windows = t.byte_permute || (t.vector_bytes == 32 && __builtin_cpu_supports("avx2"));
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
         // where 16 outputs span several windows (docs/results/history.md, section 14): there the
         // form serves only rows of fewer than 16 outputs.

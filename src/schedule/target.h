@@ -17,6 +17,11 @@ struct Target {
     // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
     // lanes lie close together become a window load and a permute (codegen's gather_window).
     bool byte_permute = false;
+    // CPU: byte gathers whose lanes lie close together are read through windows of memory
+    // and a permute (codegen's gather_window): 128-byte windows with byte_permute, 32-byte
+    // ones on AVX2 (two in-lane byte shuffles and a blend). Without it those gathers load lane
+    // by lane, which loses to a scalar loop.
+    bool byte_windows = false;
     // CPU: the ISA looks bytes up in 256-entry tables held in registers (byte permutes: AVX-512
     // VBMI), so any uint8 function of one byte is tabulated (schedule/tabulate.h). Kept by
     // scalar(): the quick tier's program has the full one's buffers.

@@ -304,7 +304,10 @@ extern "C" int check_bytes() {
             }
         }
     }
+#if defined(TOROID_BYTE_PERMUTE)
     if (kWindowPermute<1> && kLanes == 16) bad += unshared == 0;
+#endif
+    (void)unshared;
     // 16-bit products into int32 (mul16_v): a in [0, 32767] times b in [-32768, 32767].
     {
         const int as[] = {0, 1, 255, 32767}, bs[] = {-32768, -32767, -1, 0, 1, 255, 32767};
@@ -323,6 +326,43 @@ extern "C" int check_bytes() {
         const lane_window<1> w = window_u8(off);
         const vec<std::uint8_t> g = gather_window(buf + w.first, w);
         for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[off[i]];
+    }
+    // Windows of bytes ending where an unreadable page begins: every span and place, and the
+    // strided byte reads (forwards and backwards) the same; nothing faults.
+    {
+        const long page = sysconf(_SC_PAGESIZE);
+        char* m = static_cast<char*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        if (m == MAP_FAILED || mprotect(m + page, page, PROT_NONE) != 0) return 1000;
+        std::uint8_t* end = reinterpret_cast<std::uint8_t*>(m + page);
+        for (long i = 0; i < page; ++i) end[i - page] = static_cast<std::uint8_t>(i * 13 + 5);
+        for (int scale = 0; scale <= 5; ++scale) {
+            for (int back = 0; back < 8; ++back) {
+                vec<std::int32_t> off;  // the highest lane reads the page's last byte minus `back`
+                for (int i = 0; i < kLanes; ++i) off[i] = -1 - back - (kLanes - 1 - i) * scale / 2;
+                const lane_window<1> w = window_u8(off);
+                const vec<std::uint8_t> g = gather_window(end + w.first, w);
+                for (int i = 0; i < kLanes; ++i) bad += g[i] != end[off[i]];
+            }
+        }
+        for (int stride : {1, 2, 3, 4, -1, -2, -4}) {
+            for (int back = 0; back < 4; ++back) {
+                const int a = stride > 0 ? stride : -stride;
+                const std::uint8_t* p = stride > 0 ? end - 1 - back - (kLanes - 1) * a : end - 1 - back;
+                const vec<std::uint8_t> g = gather_stride_v(p, stride);
+                for (int i = 0; i < kLanes; ++i) bad += g[i] != p[i * stride];
+            }
+        }
+        // Words through windows, the last one the page's last word.
+        const std::int32_t* wend = reinterpret_cast<const std::int32_t*>(end);
+        for (int scale = 0; scale <= 4; ++scale) {
+            vec<std::int32_t> off;
+            for (int i = 0; i < kLanes; ++i) off[i] = -1 - (kLanes - 1 - i) * scale / 2;
+            const lane_window<4> w = make_window<4>(off);
+            const vec<std::int32_t> g = gather_window(wend + w.first, w);
+            for (int i = 0; i < kLanes; ++i) bad += g[i] != wend[off[i]];
+            if (kWindowPermute<4> && scale <= 2) bad += w.groups != 1;  // read through a window
+        }
+        munmap(m, 2 * page);
     }
     // 4-byte words through windows of 32.
     std::int32_t* words = new std::int32_t[n];
@@ -354,7 +394,8 @@ extern "C" int check_bytes() {
         const lane_window<1> w = window_u8(off);
         const vec<std::uint8_t> g = gather_window_any(buf + w.first, w);
         for (int i = 0; i < kLanes; ++i) bad += g[i] != buf[off[i]];
-        if (kWindowPermute<1>) bad += w.groups != 1;
+        // One window where the lanes' span (up to kLanes + 2 bytes) fits in one, else groups.
+        if (kWindowPermute<1>) bad += kLanes + 2 <= lane_window<1>::kSpan ? w.groups != 1 : w.groups == 0;
     }
     for (int stride = -9; stride <= 9; ++stride) {
         const std::uint8_t* p = stride < 0 ? buf + n - 1 : buf;
@@ -481,7 +522,11 @@ using jit_test::Variant;
 std::vector<Variant> runnable_variants() {
     std::vector<Variant> v = {{4, {}}, {32, {}}};
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2")) v.push_back({8, {"-mavx2"}});
+    if (__builtin_cpu_supports("avx2")) {
+        v.push_back({8, {"-mavx2"}});
+        v.push_back({16, {"-mavx2"}});  // AVX2 byte windows at 8, 16 and 32 lanes
+        v.push_back({32, {"-mavx2"}});
+    }
     if (__builtin_cpu_supports("avx512f")) {
         v.push_back({16, {"-mavx512f"}});
         v.push_back({8, {"-mavx512f"}});  // AVX-512 compiler, 8 lanes: the AVX2 gather

@@ -30,6 +30,7 @@ schedule::Target cpu_target(int vector_bytes, bool byte_permute) {
     t.vector_bytes = vector_bytes;
     t.byte_permute = byte_permute;
     t.byte_tables = byte_permute;
+    t.byte_windows = byte_permute || vector_bytes == 32;  // AVX2: 32-byte windows
     t.word_gather = true;
     return t;
 }

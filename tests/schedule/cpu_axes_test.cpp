@@ -15,13 +15,17 @@
 namespace toroid {
 namespace {
 
-schedule::Target cpu(int vector_bytes, bool byte_permute) {
+// A CPU target; byte windows come with the byte permute unless given (AVX2: windows
+// without it).
+schedule::Target cpu(int vector_bytes, bool byte_permute, bool byte_windows) {
     schedule::Target t;
     t.kind = schedule::TargetKind::Cpu;
     t.vector_bytes = vector_bytes;
     t.byte_permute = byte_permute;
+    t.byte_windows = byte_windows;
     return t;
 }
+schedule::Target cpu(int vector_bytes, bool byte_permute) { return cpu(vector_bytes, byte_permute, byte_permute); }
 
 ir::Program program_for(const std::string& json, DType dt, Layout layout, const schedule::Target& target) {
     const Pipeline p = parse_pipeline(json, ".");
@@ -119,10 +123,15 @@ TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
     const ir::Program v = program_for(kVflip, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
     EXPECT_EQ(v.kernels[0].fused_channels, 3);
     EXPECT_FALSE(v.kernels[0].fused_mirrored);
-    // Without a byte permute the backward pixels are not fused (no window reads there).
+    // Without byte windows the backward pixels are not fused (no window reads there).
     const ir::Program n = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(64, false));
     EXPECT_EQ(n.kernels[0].fused_channels, 0) << decisions(n.kernels[0]);
     EXPECT_FALSE(n.kernels[0].fused_mirrored);
+    // AVX2's 32-byte windows (no byte permute) fuse them, 32 lanes of bytes.
+    const ir::Program a = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(32, false, true));
+    EXPECT_EQ(a.kernels[0].fused_channels, 3) << decisions(a.kernels[0]);
+    EXPECT_TRUE(a.kernels[0].fused_mirrored);
+    EXPECT_EQ(a.kernels[0].vector_width, 32) << decisions(a.kernels[0]);
     // Nor are float pixels (no word windows at this width).
     const ir::Program fl = program_for(kHflip, DType::Float32, Layout::ChannelsLast, cpu(64, true));
     EXPECT_FALSE(fl.kernels[0].fused_mirrored);
