@@ -150,12 +150,24 @@ TEST(CudaCodegen, NvrtcCompilesEveryConformanceSource) {
     fs::remove_all(cache);
 }
 
-TEST(CudaCodegen, ClangCompilesEveryConformanceSourceWithoutAnSdk) {
-    const test::CudaSourceCheck r = test::check_cuda_sources(conformance_sources("sm_70"));
+// Clang's CUDA front end takes seconds a source: the sources are checked in kClangShards
+// tests (source i in shard i mod kClangShards), so that each stays well inside the test
+// timeout on a 2-core machine running other tests beside it.
+constexpr int kClangShards = 4;
+class ClangCudaSources : public ::testing::TestWithParam<int> {};
+
+TEST_P(ClangCudaSources, CompileWithoutAnSdk) {
+    const std::vector<std::string> all = conformance_sources("sm_70");
+    std::vector<std::string> mine;
+    for (std::size_t i = static_cast<std::size_t>(GetParam()); i < all.size(); i += kClangShards) mine.push_back(all[i]);
+    ASSERT_FALSE(mine.empty());
+    const test::CudaSourceCheck r = test::check_cuda_sources(mine);
     ASSERT_NE(r.status, -1) << r.log;
     if (r.status == 77) GTEST_SKIP() << r.log;
     EXPECT_EQ(r.status, 0) << r.log;
 }
+
+INSTANTIATE_TEST_SUITE_P(CudaCodegen, ClangCudaSources, ::testing::Range(0, kClangShards));
 
 }  // namespace
 }  // namespace toroid
