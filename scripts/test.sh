@@ -5,10 +5,16 @@
 # default 60) built with clang.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+# Each step's wall time goes to the log: CI's budget is 90 minutes on 2 cores.
+step() {
+  local start=$SECONDS
+  "$@"
+  echo "test.sh: '$*' took $((SECONDS - start)) s (total $SECONDS s)"
+}
+step scripts/install-deps.sh
 jobs=$(nproc)
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOROID_WERROR=ON >/dev/null
-cmake --build build-test -j "$jobs"
-ctest --test-dir build-test --output-on-failure -j "$jobs"
-scripts/sanitize.sh
-scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+step cmake --build build-test -j "$jobs"
+step ctest --test-dir build-test --output-on-failure -j "$jobs"
+step scripts/sanitize.sh
+step scripts/fuzz.sh "${FUZZ_SECONDS:-60}"

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,19 @@
 #include <unistd.h>
 
 namespace toroid::test {
+
+// The grid tests' sampling stride (TOROID_TEST_STRIDE, default 1: every case). The
+// sanitized run (scripts/sanitize.sh) sets it to check every k-th case of the largest
+// grids, whose instrumented kernels would otherwise take most of CI's time; the main run
+// checks every case.
+inline int sample_stride() {
+    const char* v = std::getenv("TOROID_TEST_STRIDE");
+    const int k = v ? std::atoi(v) : 1;
+    return k > 1 ? k : 1;
+}
+
+// Whether the `index`-th case of a grid runs at sample_stride().
+inline bool sampled(std::size_t index) { return index % static_cast<std::size_t>(sample_stride()) == 0; }
 
 // An image of `shape` in `layout` from a seeded generator: uint8 over 0..255, float32 over
 // [-1, 3).
