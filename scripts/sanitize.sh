@@ -38,7 +38,7 @@ export TOROID_SWEEP_SEED="${TOROID_ASAN_SWEEP_SEED:-5000}"
 # random images against the reference engine (the op tables, taps in lanes) build some
 # hundred instrumented kernels each: every TOROID_TEST_STRIDE-th case of each runs here,
 # every case in the main run.
-export TOROID_TEST_STRIDE="${TOROID_ASAN_TEST_STRIDE:-4}"
+export TOROID_TEST_STRIDE="${TOROID_ASAN_TEST_STRIDE:-6}"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" \
   -E '^(python_api|check_cuda_source.*|pip_install|stress_fuzz_python|stress_cache|stress_files|CudaCodegen\.NvrtcCompilesEveryConformanceSource|CudaCodegen/ClangCudaSources\..*|.*Cuda\.SourcesCompileWithClangWithoutAnSdk|.*\.CudaSourcesCompileWithoutAnSdk)$|EngineConformance'
 ctest --test-dir "$build" --output-on-failure -j "$jobs" \

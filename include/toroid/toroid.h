@@ -321,6 +321,34 @@ TOROID_API toroid_status toroid_decode_image_into(const void* data, size_t size,
  * header without decoding it; other files are decoded. */
 TOROID_API toroid_status toroid_image_info(const void* data, size_t size, const char* mode,
                                            int32_t apply_exif_orientation, int64_t chw[3]);
+/* The (channels, height, width) toroid_decode_jpegs_cuda decodes a JPEG to with `mode` and
+ * the EXIF flag (toroid_image_info's answer), into chw[3], after checking that the file is a
+ * JPEG whose header parses, within the pixel limit, and whole (its last scan ends with the
+ * end-of-image marker). */
+TOROID_API toroid_status toroid_jpeg_info(const void* data, size_t size, const char* mode,
+                                          int32_t apply_exif_orientation, int64_t chw[3]);
+/* Decodes `count` JPEG files on CUDA device `device_index` into its memory, enqueued on
+ * `stream` (a CUstream of that device, e.g. PyTorch's current stream; NULL: the legacy
+ * default stream): file i (data[i], size[i] bytes) into out[i], planar uint8 (C, H, W) with
+ * (C, H, W) = chw[3i..3i+2], toroid_jpeg_info's answer for it with the same mode and EXIF
+ * flag (the files are not parsed again; a file nvJPEG or libjpeg-turbo finds of another
+ * size fails with a message and nothing past its buffer is written). Baseline files go
+ * through the GPU's hardware JPEG decoder in one batch where it has one, the others through
+ * nvJPEG's CUDA decoder (both within a few levels of libjpeg-turbo's pixels: nvJPEG's own
+ * IDCT and chroma upsampling), and what nvJPEG cannot decode as asked (CMYK, an EXIF turn)
+ * through libjpeg-turbo on the CPU, copied up. nvJPEG is loaded at run time
+ * ($TOROID_NVJPEG, else libnvjpeg.so.13/.12 from the loader's path, the CUDA toolkit or
+ * PyTorch's wheels). failed[i] is 0 where file i decoded, else 1, with its one-line message
+ * at errors + i * error_stride (NUL-terminated, cut to error_stride bytes): one bad file
+ * never fails the others. The call fails as a whole only when the device or nvJPEG is
+ * unavailable. The bytes may be freed when it returns. */
+TOROID_API toroid_status toroid_decode_jpegs_cuda(int32_t device_index, int64_t count, const void* const* data,
+                                                  const size_t* size, const int64_t* chw, const char* mode,
+                                                  int32_t apply_exif_orientation, void* const* out, void* stream,
+                                                  int32_t* failed, char* errors, size_t error_stride);
+/* "nvJPEG 13.0 (hardware decoder)" (or "CUDA decoder") for device `device_index`, into
+ * `buffer` (NUL-terminated, cut to `size` bytes). */
+TOROID_API toroid_status toroid_jpeg_decoder_cuda(int32_t device_index, char* buffer, size_t size);
 /* The decoded image: `out->data` stays valid until toroid_image_free. */
 TOROID_API toroid_status toroid_image_tensor(const toroid_image* image, toroid_tensor* out);
 TOROID_API void toroid_image_free(toroid_image* image); /* NULL is fine */

@@ -254,6 +254,15 @@ if has_decode_into:
     _declare("toroid_decode_image_into", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
              ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p, ctypes.c_size_t)
 
+has_decode_jpegs_cuda = hasattr(lib, "toroid_decode_jpegs_cuda")
+if has_decode_jpegs_cuda:
+    _declare("toroid_jpeg_info", _status, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int32,
+             ctypes.POINTER(ctypes.c_int64))
+    _declare("toroid_decode_jpegs_cuda", _status, ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_char_p),
+             ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
+             ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_char_p, ctypes.c_size_t)
+    _declare("toroid_jpeg_decoder_cuda", _status, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t)
+
 # Grid path policy (toroid_pipeline_from_json_flags) and the decoders' pixel limit.
 ALLOW_PATHS = 1
 has_pipeline_flags = hasattr(lib, "toroid_pipeline_from_json_flags")

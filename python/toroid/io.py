@@ -9,6 +9,13 @@ torchvision's enum itself); CMYK JPEGs, palettes, grey and alpha images included
 orientation is applied unless apply_exif_orientation=False (torchvision applies it only when
 asked). The decoders' pixel limit (toroid.batch's --max-pixels, $TOROID_MAX_IMAGE_PIXELS)
 refuses decompression bombs before anything is allocated.
+
+    xs = toroid.io.decode_jpeg(list_of_bytes, device="cuda")   # torch uint8 (C, H, W) each
+
+decode_jpeg decodes JPEG files into torch tensors on the CPU or straight into GPU memory:
+decode="fast" (the default on CUDA) through nvJPEG (the GPU's hardware JPEG decoder where it
+has one), decode="exact" through libjpeg-turbo on CPU threads, uploaded: the pixels of
+decode_image, bit for bit.
 """
 
 import ctypes
@@ -17,7 +24,7 @@ import os
 from . import _capi
 from ._capi import Error, InvalidTypeError, public, show
 
-__all__ = ["decode_image", "image_info", "read_file", "MODES"]
+__all__ = ["decode_image", "decode_jpeg", "image_info", "jpeg_decoder", "read_file", "MODES"]
 
 MODES = ("unchanged", "gray", "gray_alpha", "rgb", "rgb_alpha")
 
@@ -147,3 +154,189 @@ def _image_array(image, np, channels_last=False):
     finally:
         _capi.lib.toroid_image_free(image)
     return out[0] if out.shape[0] == 1 else out
+
+
+# The longest message kept per failed image of a GPU batch.
+_ERROR_STRIDE = 512
+
+
+def _jpeg_inputs(input):
+    """(list of bytes, whether one input was given)."""
+    if isinstance(input, (list, tuple)):
+        return [_bytes_of(x) for x in input], False
+    return [_bytes_of(input)], True
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise Error("decode_jpeg returns torch tensors: PyTorch is not importable") from None
+    return torch
+
+
+@public("decode_jpeg")
+def decode_jpeg(input, mode="unchanged", device="cpu", apply_exif_orientation=False, decode=None, errors="raise",
+                threads=None):
+    """Decodes JPEG files into torch uint8 (C, H, W) tensors, as torchvision.io.decode_jpeg:
+    `input` is one file (bytes, a path, a 1-D uint8 tensor or array) or a list of them (a list
+    of tensors back). On a CUDA `device`:
+    - decode="fast" (the default): nvJPEG decodes the batch into GPU memory on the current
+      stream: baseline files through the GPU's hardware JPEG decoder (A100, H100, H200) in one
+      batch, the others through nvJPEG's CUDA decoder. nvJPEG's IDCT and chroma upsampling are
+      its own: pixels differ from libjpeg-turbo's by a few levels (docs/reference.md).
+      What nvJPEG cannot decode as asked (CMYK, an EXIF turn to apply) decodes on the CPU.
+    - decode="exact": libjpeg-turbo on `threads` CPU threads (default: every core), each
+      image uploaded from pinned memory as it is ready: decode_image's pixels, bit for bit.
+    On the CPU, decode is always exact. mode: "unchanged", "gray" or "rgb" (torchvision's
+    ImageReadMode too). errors="raise" raises toroid.Error naming the first file that failed;
+    errors="skip" returns (images, failures): None in images where a file failed and
+    failures {index: message}. A corrupt, truncated or over-large file fails alone."""
+    torch = _torch()
+    datas, single = _jpeg_inputs(input)
+    if errors not in ("raise", "skip"):
+        raise Error("errors must be 'raise' or 'skip', got %s" % show(errors))
+    mode_name = _mode_name(mode)
+    dev = torch.device(device)
+    if decode is None:
+        decode = "fast" if dev.type == "cuda" else "exact"
+    if decode not in ("fast", "exact"):
+        raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
+    if dev.type == "cuda" and decode == "fast":
+        images, failures = _decode_jpegs_nvjpeg(datas, mode_name, dev, apply_exif_orientation, torch)
+    elif dev.type in ("cuda", "cpu"):
+        images, failures = _decode_jpegs_cpu(datas, mode_name, dev, apply_exif_orientation, torch, threads)
+    else:
+        raise Error("decode_jpeg decodes to 'cpu' or 'cuda', got device %s" % show(device))
+    if errors == "raise" and failures:
+        i = min(failures)
+        raise Error("decode_jpeg: file %d of %d: %s" % (i, len(datas), failures[i]))
+    if single:
+        return (images[0], failures) if errors == "skip" else images[0]
+    return (images, failures) if errors == "skip" else images
+
+
+def _infos(datas, mode, exif):
+    """The (C, H, W) of each whole JPEG file (toroid_jpeg_info), and {index: message} for
+    the others."""
+    if not _capi.has_decode_jpegs_cuda:
+        raise Error("%s has no toroid_jpeg_info: rebuild libtoroid_c" % _capi.library_path)
+    infos, failures = [None] * len(datas), {}
+    chw = (ctypes.c_int64 * 3)()
+    e = 1 if exif else 0
+    m = mode.encode()
+    for i, data in enumerate(datas):
+        if _capi.lib.toroid_jpeg_info(data, len(data), m, e, chw) != _capi.OK:
+            failures[i] = _capi.lib.toroid_last_error().decode("utf-8", "replace")
+        else:
+            infos[i] = (chw[0], chw[1], chw[2])
+    return infos, failures
+
+
+def _offsets(infos):
+    """Each image's byte offset in one buffer for the batch (aligned to 256 bytes, as the
+    CUDA allocator aligns), and the buffer's size."""
+    offsets, total = [None] * len(infos), 0
+    for i, chw in enumerate(infos):
+        if chw is not None:
+            offsets[i] = total
+            total += (chw[0] * chw[1] * chw[2] + 255) // 256 * 256
+    return offsets, max(total, 1)
+
+
+_pool = None
+
+
+def _thread_pool(n):
+    global _pool
+    if _pool is None or _pool._max_workers != n:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="toroid-decode")
+    return _pool
+
+
+def _decode_jpegs_cpu(datas, mode, dev, apply_exif_orientation, torch, threads):
+    """libjpeg-turbo on CPU threads (ctypes releases the GIL during a decode), each image's
+    (H, W, C) rows straight into one buffer for the batch: pinned memory on CUDA, copied up
+    in chunks as they are decoded, without blocking the host. The images are (C, H, W) views of their
+    rows: channels-last strides, as torchvision's CPU decode gives them."""
+    infos, failures = _infos(datas, mode, apply_exif_orientation)
+    offsets, total = _offsets(infos)
+    upload = dev.type == "cuda"
+    host = torch.empty(total, dtype=torch.uint8, pin_memory=upload)
+    base = host.data_ptr()
+    m = mode.encode()
+    e = 1 if apply_exif_orientation else 0
+
+    def one(i):
+        c, h, w = infos[i]
+        if _capi.lib.toroid_decode_image_into(datas[i], len(datas[i]), m, e, None, base + offsets[i],
+                                              c * h * w) != _capi.OK:
+            failures[i] = _capi.lib.toroid_last_error().decode("utf-8", "replace")
+
+    live = [i for i in range(len(datas)) if infos[i] is not None]
+    n = int(threads) if threads is not None else (os.cpu_count() or 1)
+    buf = torch.empty(total, dtype=torch.uint8, device=dev) if upload else host
+    # On CUDA the images go up in chunks as they are decoded (in order), so that the copies
+    # overlap the decoding of the next chunk.
+    chunk = max(1, len(live) // 8) if upload else len(live) or 1
+    done = 0
+    results = map(one, live) if n <= 1 or len(live) <= 1 else _thread_pool(n).map(one, live)
+    for k, _ in enumerate(results, 1):
+        if upload and (k % chunk == 0 or k == len(live)):
+            first, last = live[done], live[k - 1]
+            c, h, w = infos[last]
+            a, b = offsets[first], offsets[last] + c * h * w
+            buf[a:b].copy_(host[a:b], non_blocking=True)
+            done = k
+    images = [None] * len(datas)
+    for i in live:
+        if i not in failures:
+            c, h, w = infos[i]
+            images[i] = buf[offsets[i]:offsets[i] + c * h * w].view(h, w, c).permute(2, 0, 1)
+    return images, failures
+
+
+def _decode_jpegs_nvjpeg(datas, mode, dev, apply_exif_orientation, torch):
+    if not _capi.has_decode_jpegs_cuda:
+        raise Error("%s has no toroid_decode_jpegs_cuda: rebuild libtoroid_c" % _capi.library_path)
+    index = dev.index if dev.index is not None else torch.cuda.current_device()
+    dev = torch.device("cuda", index)
+    infos, failures = _infos(datas, mode, apply_exif_orientation)
+    offsets, total = _offsets(infos)
+    buf = torch.empty(total, dtype=torch.uint8, device=dev)
+    base = buf.data_ptr()
+    live = [i for i in range(len(datas)) if infos[i] is not None]
+    images = [None] * len(datas)
+    if live:
+        n = len(live)
+        data = (ctypes.c_char_p * n)(*(datas[i] for i in live))
+        sizes = (ctypes.c_size_t * n)(*(len(datas[i]) for i in live))
+        chw = (ctypes.c_int64 * (3 * n))(*(v for i in live for v in infos[i]))
+        outs = (ctypes.c_void_p * n)(*(base + offsets[i] for i in live))
+        failed = (ctypes.c_int32 * n)()
+        messages = ctypes.create_string_buffer(n * _ERROR_STRIDE)
+        stream = torch.cuda.current_stream(dev).cuda_stream
+        _capi.check(_capi.lib.toroid_decode_jpegs_cuda(index, n, data, sizes, chw, mode.encode(),
+                                                       1 if apply_exif_orientation else 0, outs, stream,
+                                                       failed, messages, _ERROR_STRIDE))
+        for k, i in enumerate(live):
+            if failed[k]:
+                text = messages.raw[k * _ERROR_STRIDE:(k + 1) * _ERROR_STRIDE].split(b"\0", 1)[0]
+                failures[i] = text.decode("utf-8", "replace")
+            else:
+                c, h, w = infos[i]
+                images[i] = buf[offsets[i]:offsets[i] + c * h * w].view(c, h, w)
+    return images, failures
+
+
+@public("jpeg_decoder")
+def jpeg_decoder(device="cuda"):
+    """What decode_jpeg(device=...) decodes with on a CUDA device: "nvJPEG 13.0 (hardware
+    decoder)" or "nvJPEG 13.0 (CUDA decoder)"; toroid.Error when nvJPEG does not load."""
+    torch = _torch()
+    dev = torch.device(device)
+    index = dev.index if dev.index is not None else torch.cuda.current_device()
+    buf = ctypes.create_string_buffer(200)
+    _capi.check(_capi.lib.toroid_jpeg_decoder_cuda(index, buf, len(buf)))
+    return buf.value.decode()

@@ -9,6 +9,7 @@
 #include "core/tensor.h"
 #include "engine/cuda_engine.h"
 #include "runtime/cuda/cuda.h"
+#include "runtime/cuda/jpeg_decode.h"
 #include "runtime/jit.h"
 #include "engine/engine.h"
 #include "engine/files.h"
@@ -1027,6 +1028,82 @@ toroid_status toroid_image_info(const void* data, size_t size, const char* mode,
         const DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
         const auto info = io::image_info(call.bytes, "image", call.format, call.options);
         for (int i = 0; i < 3; ++i) chw[i] = info[static_cast<std::size_t>(i)];
+    });
+}
+
+toroid_status toroid_jpeg_info(const void* data, size_t size, const char* mode, int32_t apply_exif_orientation,
+                               int64_t chw[3]) {
+    return guard([&] {
+        require(chw, "chw");
+        const DecodeCall call = decode_call(data, size, mode, apply_exif_orientation);
+        const auto info = cuda::jpeg_image_info(call.bytes, "image", call.options);
+        for (int i = 0; i < 3; ++i) chw[i] = info[static_cast<std::size_t>(i)];
+    });
+}
+
+toroid_status toroid_decode_jpegs_cuda(int32_t device_index, int64_t count, const void* const* data, const size_t* size,
+                                       const int64_t* chw, const char* mode, int32_t apply_exif_orientation, void* const* out, void* stream,
+                                       int32_t* failed, char* errors, size_t error_stride) {
+    return guard([&] {
+        if (count < 0) bad("count is negative");
+        if (count == 0) return;
+        require(data, "data");
+        require(size, "size");
+        require(chw, "chw");
+        require(out, "out");
+        require(failed, "failed");
+        if (device_index < 0) bad("device_index is negative");
+        io::DecodeOptions options;
+        if (mode) options.mode = io::parse_image_mode(mode);
+        options.apply_exif_orientation = apply_exif_orientation != 0;
+        const cuda::Device& device = cuda::Device::get(device_index);
+        std::vector<cuda::JpegJob> jobs(static_cast<std::size_t>(count));
+        std::vector<std::string> messages(jobs.size());
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            cuda::JpegJob& job = jobs[i];
+            const int64_t* info = chw + 3 * i;
+            if (!data[i] || size[i] < 2) messages[i] = "image: not a JPEG file (no start-of-image marker)";
+            else if (!out[i]) messages[i] = fmt::format("out[{}] is NULL", i);
+            else if ((info[0] != 1 && info[0] != 3 && info[0] != 4) || info[1] <= 0 || info[2] <= 0)
+                messages[i] = fmt::format("image: ({}, {}, {}) is not toroid_jpeg_info's answer for a JPEG", info[0],
+                                          info[1], info[2]);
+            if (!messages[i].empty()) continue;
+            job.bytes = std::string_view(static_cast<const char*>(data[i]), size[i]);
+            job.info = {info[0], info[1], info[2]};
+            job.out = reinterpret_cast<cuda::CUdeviceptr>(out[i]);
+        }
+        // The files whose headers were read decode; the others keep their messages.
+        std::vector<std::size_t> index;
+        std::vector<cuda::JpegJob> ready;
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            if (messages[i].empty()) {
+                index.push_back(i);
+                ready.push_back(std::move(jobs[i]));
+            }
+        const std::vector<std::string> decoded =
+            cuda::decode_jpegs(device, std::move(ready), options, static_cast<cuda::CUstream>(stream));
+        for (std::size_t k = 0; k < index.size(); ++k) messages[index[k]] = decoded[k];
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+            failed[i] = messages[i].empty() ? 0 : 1;
+            if (errors && error_stride > 0) {
+                char* at = errors + i * error_stride;
+                const std::size_t n = std::min(messages[i].size(), error_stride - 1);
+                std::memcpy(at, messages[i].data(), n);
+                at[n] = '\0';
+            }
+        }
+    });
+}
+
+toroid_status toroid_jpeg_decoder_cuda(int32_t device_index, char* buffer, size_t size) {
+    return guard([&] {
+        require(buffer, "buffer");
+        if (size == 0) bad("size is 0");
+        if (device_index < 0) bad("device_index is negative");
+        const std::string text = cuda::describe_jpeg_decoder(cuda::Device::get(device_index));
+        const std::size_t n = std::min(text.size(), size - 1);
+        std::memcpy(buffer, text.data(), n);
+        buffer[n] = '\0';
     });
 }
 

@@ -234,5 +234,116 @@ class FileBytesIntoTransforms(unittest.TestCase):
                     T.Compose([T.RandomResizedCrop(8)])(bad)
 
 
+def _cuda_jpeg():
+    """Why decode_jpeg(device="cuda") cannot run here, or None."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        return "no CUDA device"
+    try:
+        toroid.io.jpeg_decoder("cuda")
+    except toroid.Error as e:
+        return str(e)
+    return None
+
+
+def _raw(name):
+    with open(name, "rb") as f:
+        return f.read()
+
+
+class DecodeJpegTest(unittest.TestCase):
+    FILES = [os.path.join(DATA, "..", "decode", n) for n in
+             ("rgb.jpg", "rgb_420.jpg", "gray.jpg", "cmyk.jpg", "exif6.jpg")] + [data("rgb_progressive_pillow.jpg")]
+
+    def setUp(self):
+        if _torch() is None:
+            self.skipTest("decode_jpeg returns torch tensors: no PyTorch here")
+
+    def test_cpu_is_decode_image(self):
+        for mode in ("unchanged", "rgb", "gray"):
+            for exif in (False, True):
+                got = toroid.io.decode_jpeg([_raw(f) for f in self.FILES], mode=mode, apply_exif_orientation=exif)
+                for f, x in zip(self.FILES, got):
+                    want = toroid.io.decode_image(f, mode=mode, apply_exif_orientation=exif)
+                    np.testing.assert_array_equal(x.numpy(), want, err_msg=f)
+        one = toroid.io.decode_jpeg(self.FILES[0])
+        self.assertEqual(tuple(one.shape), toroid.io.decode_image(self.FILES[0]).shape)
+
+    def test_bad_files_fail_alone(self):
+        good = _raw(self.FILES[1])
+        batch = [good, good[: len(good) - 10], _raw(os.path.join(DATA, "..", "decode", "rgb.png")), b"", good]
+        images, failures = toroid.io.decode_jpeg(batch, errors="skip")
+        self.assertEqual(sorted(failures), [1, 2, 3])
+        self.assertIn("truncated", failures[1])
+        self.assertIn("not a JPEG", failures[2])
+        self.assertIsNone(images[1])
+        np.testing.assert_array_equal(images[4].numpy(), images[0].numpy())
+        with self.assertRaisesRegex(toroid.Error, "file 1 of 5: .*truncated"):
+            toroid.io.decode_jpeg(batch)
+        with self.assertRaisesRegex(toroid.Error, "errors must be"):
+            toroid.io.decode_jpeg(good, errors="ignore")
+        with self.assertRaisesRegex(toroid.Error, "decode must be"):
+            toroid.io.decode_jpeg(good, decode="best")
+
+    def test_cuda_fast_is_within_a_few_levels_and_exact_is_exact(self):
+        why = _cuda_jpeg()
+        if why:
+            self.skipTest(why)
+        torch = _torch()
+        raws = [_raw(f) for f in self.FILES]
+        for mode in ("unchanged", "rgb", "gray"):
+            for exif in (False, True):
+                cpu = toroid.io.decode_jpeg(raws, mode=mode, apply_exif_orientation=exif)
+                fast = toroid.io.decode_jpeg(raws, mode=mode, device="cuda", apply_exif_orientation=exif)
+                exact = toroid.io.decode_jpeg(raws, mode=mode, device="cuda", decode="exact",
+                                              apply_exif_orientation=exif)
+                torch.cuda.synchronize()
+                for f, c, x, e in zip(self.FILES, cpu, fast, exact):
+                    name = "%s %s exif=%s" % (os.path.basename(f), mode, exif)
+                    self.assertTrue(x.is_cuda and e.is_cuda, name)
+                    self.assertEqual(x.shape, c.shape, name)
+                    self.assertTrue(torch.equal(e.cpu(), c), name)
+                    d = (x.cpu().int() - c.int()).abs()
+                    on_cpu = os.path.basename(f) == "cmyk.jpg" or (exif and os.path.basename(f) == "exif6.jpg")
+                    baseline = "progressive" not in f
+                    if on_cpu or (c.shape[0] == 1 and baseline):
+                        # libjpeg-turbo's pixels, or luma alone of a baseline file (the hardware
+                        # decoder's Y is libjpeg's; nvJPEG's CUDA decoder, which progressive
+                        # files take, rounds its own way).
+                        self.assertTrue(torch.equal(x.cpu(), c), name)
+                    else:
+                        # nvJPEG's colour conversion and chroma upsampling: 0.37 levels on
+                        # average over 128 photos (docs/reference.md), 5.5-8 on these small
+                        # files of saturated colour edges.
+                        self.assertLess(float(d.float().mean()), 10.0, name)
+
+    def test_cuda_bad_files_fail_alone_and_threads_agree(self):
+        why = _cuda_jpeg()
+        if why:
+            self.skipTest(why)
+        torch = _torch()
+        good = _raw(self.FILES[1])
+        corrupt = bytearray(good)
+        corrupt[len(corrupt) // 2: len(corrupt) // 2 + 64] = bytes(64)
+        batch = [good, good[: len(good) - 10], b"\xff\xd8 not a jpeg", bytes(corrupt), good]
+        images, failures = toroid.io.decode_jpeg(batch, device="cuda", errors="skip")
+        self.assertIn(1, failures)
+        self.assertIn(2, failures)
+        self.assertTrue(torch.equal(images[0], images[4]))
+        # Several threads decoding at once on one device: each gets its own files' pixels.
+        from concurrent.futures import ThreadPoolExecutor
+        raws = [_raw(f) for f in self.FILES]
+        want = [x.cpu() for x in toroid.io.decode_jpeg(raws, device="cuda")]
+
+        def run(k):
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                got = toroid.io.decode_jpeg(raws[k:] + raws[:k], device="cuda")
+                s.synchronize()
+            return all(torch.equal(g.cpu(), want[(k + i) % len(raws)]) for i, g in enumerate(got))
+        with ThreadPoolExecutor(4) as pool:
+            self.assertTrue(all(pool.map(run, [k % len(raws) for k in range(16)])))
+
+
 if __name__ == "__main__":
     unittest.main()

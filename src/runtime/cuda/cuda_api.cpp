@@ -204,6 +204,68 @@ LoadedNvrtc load_nvrtc() {
          errors.empty() ? "" : "; ", printable(errors, 300));
 }
 
+NvjpegApi bind_nvjpeg(void* handle, std::string* missing) {
+    NvjpegApi api{};
+    auto need = [&](auto*& slot, const char* name) {
+        if (!bind(handle, slot, name)) *missing += (missing->empty() ? "" : ", ") + std::string(name);
+    };
+    need(api.nvjpegGetProperty, "nvjpegGetProperty");
+    need(api.nvjpegCreateEx, "nvjpegCreateEx");
+    need(api.nvjpegDestroy, "nvjpegDestroy");
+    need(api.nvjpegJpegStateCreate, "nvjpegJpegStateCreate");
+    need(api.nvjpegJpegStateDestroy, "nvjpegJpegStateDestroy");
+    need(api.nvjpegGetImageInfo, "nvjpegGetImageInfo");
+    need(api.nvjpegDecode, "nvjpegDecode");
+    need(api.nvjpegDecodeBatchedInitialize, "nvjpegDecodeBatchedInitialize");
+    need(api.nvjpegDecodeBatched, "nvjpegDecodeBatched");
+    need(api.nvjpegJpegStreamCreate, "nvjpegJpegStreamCreate");
+    need(api.nvjpegJpegStreamDestroy, "nvjpegJpegStreamDestroy");
+    need(api.nvjpegJpegStreamParseHeader, "nvjpegJpegStreamParseHeader");
+    need(api.nvjpegDecodeBatchedSupported, "nvjpegDecodeBatchedSupported");
+    return api;
+}
+
+struct LoadedNvjpeg {
+    NvjpegApi api;
+    std::string path;
+};
+
+LoadedNvjpeg load_nvjpeg() {
+    const char* forced = std::getenv("TOROID_NVJPEG");
+    const bool is_forced = forced != nullptr && *forced != '\0';
+    std::string errors;
+    for (const auto& candidate : nvjpeg_candidates()) {
+        ::dlerror();
+        void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            if (is_forced) errors = dl_error();
+            continue;
+        }
+        std::string missing;
+        NvjpegApi api = bind_nvjpeg(handle, &missing);
+        if (!missing.empty()) {
+            errors += fmt::format("{}{} lacks {}", errors.empty() ? "" : "; ", candidate, missing);
+            ::dlclose(handle);
+            continue;
+        }
+        Dl_info info{};
+        std::string path = candidate;
+        if (::dladdr(reinterpret_cast<void*>(api.nvjpegCreateEx), &info) != 0 && info.dli_fname != nullptr)
+            path = info.dli_fname;
+        return {api, path};
+    }
+    if (is_forced)
+        fail("cannot load nvJPEG from TOROID_NVJPEG={}: {}", printable(forced, 300), printable(errors, 300));
+    fail("cannot load nvJPEG (set TOROID_NVJPEG to libnvjpeg.so; it ships with the CUDA toolkit and PyTorch's CUDA "
+         "wheels){}{}",
+         errors.empty() ? "" : ": ", printable(errors, 300));
+}
+
+Once<LoadedNvjpeg>& nvjpeg_once() {
+    static Once<LoadedNvjpeg> once;
+    return once;
+}
+
 Once<DriverApi>& driver_once() {
     static Once<DriverApi> once;
     return once;
@@ -222,30 +284,44 @@ const NvrtcApi& nvrtc() { return nvrtc_once().get(load_nvrtc).api; }
 
 std::string nvrtc_path() { return nvrtc_once().get(load_nvrtc).path; }
 
-std::vector<std::string> nvrtc_candidates() {
-    const char* forced = std::getenv("TOROID_NVRTC");
+namespace {
+
+// The files a CUDA library `stem` ("libnvrtc") is looked for in, as nvrtc_candidates() says.
+std::vector<std::string> library_candidates(const char* env, const std::string& stem) {
+    const char* forced = std::getenv(env);
     if (forced != nullptr && *forced != '\0') return {forced};
 
-    std::vector<std::string> out = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-    std::vector<std::string> patterns = {"/usr/local/cuda/lib64/libnvrtc.so*", "/usr/local/cuda/lib/libnvrtc.so*"};
-    // Python wheels (nvidia-cuda-nvrtc, as PyTorch's CUDA builds depend on) put the library
-    // in site-packages/nvidia/<part>/lib/: cuda_nvrtc for CUDA 12, cu13 for CUDA 13.
+    std::vector<std::string> out = {stem + ".so.13", stem + ".so.12", stem + ".so"};
+    std::vector<std::string> patterns = {"/usr/local/cuda/lib64/" + stem + ".so*", "/usr/local/cuda/lib/" + stem + ".so*"};
+    // Python wheels (nvidia-cuda-nvrtc, nvidia-nvjpeg, as PyTorch's CUDA builds depend on) put
+    // the library in site-packages/nvidia/<part>/lib/: cuda_nvrtc or nvjpeg for CUDA 12, cu13
+    // for CUDA 13.
     std::vector<std::string> roots = {"/usr/local/lib/python3*/dist-packages", "/usr/local/lib/python3*/site-packages",
                                       "/usr/lib/python3/dist-packages", "/opt/*/.venv/lib/python3*/site-packages",
                                       "/opt/*/lib/python3*/site-packages"};
     if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv)
         roots.insert(roots.begin(), std::string(venv) + "/lib/python3*/site-packages");
     if (const char* conda = std::getenv("CONDA_PREFIX"); conda && *conda) {
-        patterns.push_back(std::string(conda) + "/lib/libnvrtc.so*");
+        patterns.push_back(std::string(conda) + "/lib/" + stem + ".so*");
         roots.push_back(std::string(conda) + "/lib/python3*/site-packages");
     }
     if (const char* home = std::getenv("HOME"); home && *home)
         roots.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
-    for (const auto& root : roots) patterns.push_back(root + "/nvidia/*/lib/libnvrtc.so*");
+    for (const auto& root : roots) patterns.push_back(root + "/nvidia/*/lib/" + stem + ".so*");
     for (const auto& pattern : patterns)
         for (auto& file : glob_files(pattern)) out.push_back(std::move(file));
     return out;
 }
+
+}  // namespace
+
+std::vector<std::string> nvrtc_candidates() { return library_candidates("TOROID_NVRTC", "libnvrtc"); }
+
+std::vector<std::string> nvjpeg_candidates() { return library_candidates("TOROID_NVJPEG", "libnvjpeg"); }
+
+const NvjpegApi& nvjpeg() { return nvjpeg_once().get(load_nvjpeg).api; }
+
+std::string nvjpeg_path() { return nvjpeg_once().get(load_nvjpeg).path; }
 
 std::string driver_error_text(CUresult result) {
     const DriverApi& api = driver();

@@ -1,5 +1,5 @@
-// The part of the CUDA driver API and of NVRTC that toroid uses, declared here (types,
-// enum values, function signatures as in CUDA 13's cuda.h and nvrtc.h) and loaded at run
+// The part of the CUDA driver API, NVRTC and nvJPEG that toroid uses, declared here (types,
+// enum values, function signatures as in CUDA 13's cuda.h, nvrtc.h and nvjpeg.h) and loaded at run
 // time with dlopen/dlsym, so that building toroid needs no CUDA SDK and CPU use needs no GPU.
 #pragma once
 
@@ -114,6 +114,56 @@ struct NvrtcApi {
     nvrtcResult (*nvrtcGetPTX)(nvrtcProgram program, char* ptx);
 };
 
+// ---- nvJPEG (libnvjpeg.so) -------------------------------------------------------------
+
+using nvjpegStatus_t = int;  // an enum in nvjpeg.h
+using nvjpegHandle_t = struct nvjpegHandle*;
+using nvjpegJpegState_t = struct nvjpegJpegState*;
+using nvjpegJpegStream_t = struct nvjpegJpegStream*;
+inline constexpr nvjpegStatus_t NVJPEG_STATUS_SUCCESS = 0;
+inline constexpr nvjpegStatus_t NVJPEG_STATUS_ARCH_MISMATCH = 7;
+inline constexpr int NVJPEG_MAX_COMPONENT = 4;
+// nvjpegBackend_t
+inline constexpr int NVJPEG_BACKEND_DEFAULT = 0;
+inline constexpr int NVJPEG_BACKEND_HARDWARE = 3;
+// nvjpegOutputFormat_t
+inline constexpr int NVJPEG_OUTPUT_Y = 2;
+inline constexpr int NVJPEG_OUTPUT_RGB = 3;
+// nvjpegChromaSubsampling_t: NVJPEG_CSS_UNKNOWN
+inline constexpr int NVJPEG_CSS_UNKNOWN = -1;
+// libraryPropertyType
+inline constexpr int MAJOR_VERSION = 0;
+inline constexpr int MINOR_VERSION = 1;
+
+// nvjpegImage_t: one plane pointer and row pitch per channel.
+struct NvjpegImage {
+    unsigned char* channel[NVJPEG_MAX_COMPONENT];
+    std::size_t pitch[NVJPEG_MAX_COMPONENT];
+};
+
+struct NvjpegApi {
+    nvjpegStatus_t (*nvjpegGetProperty)(int type, int* value);
+    nvjpegStatus_t (*nvjpegCreateEx)(int backend, void* device_allocator, void* pinned_allocator, unsigned flags,
+                                     nvjpegHandle_t* handle);
+    nvjpegStatus_t (*nvjpegDestroy)(nvjpegHandle_t handle);
+    nvjpegStatus_t (*nvjpegJpegStateCreate)(nvjpegHandle_t handle, nvjpegJpegState_t* state);
+    nvjpegStatus_t (*nvjpegJpegStateDestroy)(nvjpegJpegState_t state);
+    nvjpegStatus_t (*nvjpegGetImageInfo)(nvjpegHandle_t handle, const unsigned char* data, std::size_t length,
+                                         int* components, int* subsampling, int* widths, int* heights);
+    nvjpegStatus_t (*nvjpegDecode)(nvjpegHandle_t handle, nvjpegJpegState_t state, const unsigned char* data,
+                                   std::size_t length, int output_format, NvjpegImage* destination, CUstream stream);
+    nvjpegStatus_t (*nvjpegDecodeBatchedInitialize)(nvjpegHandle_t handle, nvjpegJpegState_t state, int batch_size,
+                                                    int max_cpu_threads, int output_format);
+    nvjpegStatus_t (*nvjpegDecodeBatched)(nvjpegHandle_t handle, nvjpegJpegState_t state,
+                                          const unsigned char* const* data, const std::size_t* lengths,
+                                          NvjpegImage* destinations, CUstream stream);
+    nvjpegStatus_t (*nvjpegJpegStreamCreate)(nvjpegHandle_t handle, nvjpegJpegStream_t* stream);
+    nvjpegStatus_t (*nvjpegJpegStreamDestroy)(nvjpegJpegStream_t stream);
+    nvjpegStatus_t (*nvjpegJpegStreamParseHeader)(nvjpegHandle_t handle, const unsigned char* data, std::size_t length,
+                                                  nvjpegJpegStream_t stream);
+    nvjpegStatus_t (*nvjpegDecodeBatchedSupported)(nvjpegHandle_t handle, nvjpegJpegStream_t stream, int* is_supported);
+};
+
 // The driver, loaded and initialized (cuInit) once per process; later calls return the
 // same table or throw the same toroid::Error, e.g. "CUDA is not available: cannot load
 // libcuda.so.1 (the NVIDIA driver): ..." or "no CUDA device found".
@@ -129,6 +179,13 @@ std::string nvrtc_path();
 // search path (libnvrtc.so.13, .so.12, .so), /usr/local/cuda/lib64, and the nvidia/*/lib
 // folders of Python wheels (PyTorch's) under the usual site-packages roots.
 std::vector<std::string> nvrtc_candidates();
+
+// nvJPEG, loaded once per process like NVRTC (from $TOROID_NVJPEG alone when set, else
+// libnvjpeg.so.13, .so.12, .so and the same folders); throws toroid::Error "cannot load
+// nvJPEG (set TOROID_NVJPEG to libnvjpeg.so): tried ..." otherwise.
+const NvjpegApi& nvjpeg();
+std::string nvjpeg_path();
+std::vector<std::string> nvjpeg_candidates();
 
 // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a driver result.
 std::string driver_error_text(CUresult result);
