@@ -1,8 +1,8 @@
 // libFuzzer target for the JPEG reader: decodes arbitrary bytes in every mode with the EXIF
 // orientation applied, and checks that whatever decodes has the mode's channels and a sane
-// shape, that a region of it decoded alone (and in place, into an image of the whole
-// size) has the same pixels, and that it survives a
-// re-encode / decode. Seeds (fuzz/corpus/fuzz_jpeg)
+// shape, that a region of it decoded alone (and in place, into an image of the whole size)
+// has the same pixels, and that it survives a re-encode / decode; the GPU decoder's marker
+// walk (io::jpeg_reaches_end_marker) runs on every input too. Seeds (fuzz/corpus/fuzz_jpeg)
 // are copies of the Pillow-made files in tests/data/jpeg.
 #include "fuzz_common.h"
 #include "io/file.h"
@@ -14,6 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace toroid;
     const std::string bytes(reinterpret_cast<const char*>(data), size);
+    // The GPU decoder's marker walk: bounded, and never a read past the bytes, on any input.
+    (void)io::jpeg_reaches_end_marker(bytes);
     for (io::ImageMode mode : {io::ImageMode::Unchanged, io::ImageMode::Rgb, io::ImageMode::Gray}) {
         fuzz::expect_ok_or_error([&] {
             Tensor t = io::decode_image(bytes, "fuzz.jpg", io::ImageFormat::Jpeg, {mode, true, {}});

@@ -323,8 +323,7 @@ TOROID_API toroid_status toroid_image_info(const void* data, size_t size, const 
                                            int32_t apply_exif_orientation, int64_t chw[3]);
 /* The (channels, height, width) toroid_decode_jpegs_cuda decodes a JPEG to with `mode` and
  * the EXIF flag (toroid_image_info's answer), into chw[3], after checking that the file is a
- * JPEG whose header parses, within the pixel limit, and whole (its last scan ends with the
- * end-of-image marker). */
+ * JPEG whose header parses, within the pixel limit. */
 TOROID_API toroid_status toroid_jpeg_info(const void* data, size_t size, const char* mode,
                                           int32_t apply_exif_orientation, int64_t chw[3]);
 /* Decodes `count` JPEG files on CUDA device `device_index` into its memory, enqueued on
@@ -336,7 +335,9 @@ TOROID_API toroid_status toroid_jpeg_info(const void* data, size_t size, const c
  * through the GPU's hardware JPEG decoder in one batch where it has one, the others through
  * nvJPEG's CUDA decoder (both within a few levels of libjpeg-turbo's pixels: nvJPEG's own
  * IDCT and chroma upsampling), and what nvJPEG cannot decode as asked (CMYK, an EXIF turn)
- * through libjpeg-turbo on the CPU, copied up. nvJPEG is loaded at run time
+ * or should not (a file whose markers stop before the end-of-image marker: libjpeg-turbo
+ * decodes one whose scans are whole and names the fault of a cut one) through libjpeg-turbo
+ * on the CPU, copied up. nvJPEG is loaded at run time
  * ($TOROID_NVJPEG, else libnvjpeg.so.13/.12 from the loader's path, the CUDA toolkit or
  * PyTorch's wheels). failed[i] is 0 where file i decoded, else 1, with its one-line message
  * at errors + i * error_stride (NUL-terminated, cut to error_stride bytes): one bad file

@@ -309,6 +309,45 @@ void decode_jpeg_region_into(const std::string& bytes, const std::string& what, 
                        origin);
 }
 
+bool jpeg_reaches_end_marker(std::string_view b) {
+    const auto* d = reinterpret_cast<const unsigned char*>(b.data());
+    const std::size_t n = b.size();
+    std::size_t pos = 2;  // after the start-of-image marker
+    while (pos + 1 < n) {
+        if (d[pos] != 0xFF) return false;  // not at a marker: the stream is broken
+        const unsigned char m = d[pos + 1];
+        if (m == 0xFF) {  // fill byte
+            ++pos;
+            continue;
+        }
+        if (m == 0xD9) return true;
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) {  // markers without a length
+            pos += 2;
+            continue;
+        }
+        if (pos + 3 >= n) return false;
+        const std::size_t length = (std::size_t{d[pos + 2]} << 8) | d[pos + 3];
+        if (length < 2) return false;
+        pos += 2 + length;
+        if (m != 0xDA) continue;
+        // Entropy-coded data: the next 0xFF followed by neither 0 nor a restart marker.
+        for (;;) {
+            if (pos >= n) return false;
+            const void* ff = std::memchr(d + pos, 0xFF, n - pos);
+            if (ff == nullptr) return false;
+            pos = static_cast<std::size_t>(static_cast<const unsigned char*>(ff) - d);
+            if (pos + 1 >= n) return false;
+            const unsigned char next = d[pos + 1];
+            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7) || next == 0xFF) {
+                pos += next == 0xFF ? 1 : 2;
+                continue;
+            }
+            break;
+        }
+    }
+    return false;
+}
+
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes) {
     Handle h(tjInitDecompress());
     if (!h) return std::nullopt;

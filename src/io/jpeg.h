@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace toroid::io {
 
@@ -41,6 +42,12 @@ void decode_jpeg_region_into(const std::string& bytes, const std::string& what, 
 // The (channels in `mode`, height, width) a JPEG's header declares, checked as decode_jpeg
 // checks it (a one-line toroid::Error for a bad header or mode).
 std::array<std::int64_t, 3> jpeg_info(const std::string& bytes, const std::string& what, ImageMode mode);
+// Whether a JPEG's marker walk reaches its end-of-image marker (false: truncated or broken
+// between markers). Segments are skipped by their lengths (an EXIF thumbnail's markers are
+// never seen), entropy-coded data up to the next marker that is not a stuffed 0xFF or a
+// restart (memchr), and bytes after the end marker (camera trailers, a motion photo's video)
+// are never read.
+bool jpeg_reaches_end_marker(std::string_view bytes);
 // The (height, width) a JPEG's header declares; nullopt where it cannot be read.
 std::optional<std::array<std::int64_t, 2>> jpeg_size(const std::string& bytes);
 Tensor read_jpeg(const std::filesystem::path& path, ImageMode mode = ImageMode::Unchanged);

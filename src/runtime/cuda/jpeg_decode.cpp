@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "io/exif.h"
 #include "io/file.h"
+#include "io/jpeg.h"
 
 #include <fmt/format.h>
 
@@ -124,6 +125,11 @@ private:
         Plan p;
         const auto [c, h, w] = job.info;
         if (c != 1 && c != 3) return p;  // CMYK kept as stored
+        // A file whose marker walk stops short of its end marker (truncated, or broken
+        // between segments) is libjpeg-turbo's to judge: it decodes one whose scans are whole
+        // and names the fault of one cut inside them, where nvJPEG's hardware decoder may give
+        // pixels of nothing without an error.
+        if (!io::jpeg_reaches_end_marker(job.bytes)) return p;
         if (options.apply_exif_orientation) {
             const int o = io::jpeg_exif_orientation(job.bytes);
             if (o > 1) return p;  // the turn: done by io::decode_image
@@ -228,60 +234,11 @@ Decoder& decoder(const Device& device) {
 
 }  // namespace
 
-namespace {
-
-// Whether a JPEG's marker walk reaches its end-of-image marker: segments are skipped by
-// their lengths (an EXIF thumbnail's markers are never seen), entropy-coded data up to the
-// next marker that is not a stuffed 0xFF or a restart (found by memchr), and bytes after
-// the end marker (camera trailers, a motion photo's video) are never read.
-bool reaches_end_marker(const std::string& b) {
-    const auto* d = reinterpret_cast<const unsigned char*>(b.data());
-    const std::size_t n = b.size();
-    std::size_t pos = 2;  // after the start-of-image marker
-    while (pos + 1 < n) {
-        if (d[pos] != 0xFF) return false;  // not at a marker: the stream is broken
-        const unsigned char m = d[pos + 1];
-        if (m == 0xFF) {  // fill byte
-            ++pos;
-            continue;
-        }
-        if (m == 0xD9) return true;
-        if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) {  // markers without a length
-            pos += 2;
-            continue;
-        }
-        if (pos + 3 >= n) return false;
-        const std::size_t length = (std::size_t{d[pos + 2]} << 8) | d[pos + 3];
-        if (length < 2) return false;
-        pos += 2 + length;
-        if (m != 0xDA) continue;
-        // Entropy-coded data: the next 0xFF followed by neither 0 nor a restart marker.
-        for (;;) {
-            if (pos >= n) return false;
-            const void* ff = std::memchr(d + pos, 0xFF, n - pos);
-            if (ff == nullptr) return false;
-            pos = static_cast<std::size_t>(static_cast<const unsigned char*>(ff) - d);
-            if (pos + 1 >= n) return false;
-            const unsigned char next = d[pos + 1];
-            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7) || next == 0xFF) {
-                pos += next == 0xFF ? 1 : 2;
-                continue;
-            }
-            break;
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
 std::array<std::int64_t, 3> jpeg_image_info(const std::string& bytes, const std::string& name,
                                             const io::DecodeOptions& options) {
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0xFF || static_cast<unsigned char>(bytes[1]) != 0xD8)
         fail("{}: not a JPEG file (no start-of-image marker)", name);
-    const auto info = io::image_info(bytes, name, io::ImageFormat::Jpeg, options);
-    if (!reaches_end_marker(bytes)) fail("{}: truncated JPEG (its data ends before the end-of-image marker)", name);
-    return info;
+    return io::image_info(bytes, name, io::ImageFormat::Jpeg, options);
 }
 
 std::vector<std::string> decode_jpegs(const Device& device, std::vector<JpegJob> jobs, const io::DecodeOptions& options,

@@ -3,10 +3,11 @@
 // batch where it has one (A100, H100, H200: NVJPEG_BACKEND_HARDWARE); the others (progressive,
 // or a GPU without the decoder) through nvJPEG's CUDA decoder one by one. nvJPEG's IDCT and
 // chroma upsampling are not libjpeg-turbo's: pixels differ from the CPU decoders' by a few
-// levels (docs/reference.md). What nvJPEG cannot decode as asked (CMYK/YCCK, alpha modes, an
-// EXIF turn to apply) is decoded on the CPU by io::decode_image and copied up, so every image
-// of a batch decodes; a file that is not a whole JPEG (corrupt, truncated, too many pixels)
-// fails alone, with a message, and the rest of the batch still decodes.
+// levels (docs/reference.md). What nvJPEG cannot decode as asked (CMYK/YCCK, an EXIF turn to
+// apply) and files whose marker walk does not reach the end marker (truncated: judged by
+// libjpeg-turbo, as the CPU path judges them) are decoded on the CPU by io::decode_image and
+// copied up; a file that does not decode fails alone, with a message, and the rest of the
+// batch still decodes.
 #pragma once
 
 #include "io/decode.h"
@@ -31,8 +32,7 @@ struct JpegJob {
 
 // (C, H, W) of the image the decode of `bytes` gives (io::image_info for a JPEG with these
 // options); throws toroid::Error "<name>: ..." for a file that is not a JPEG, a header
-// that does not parse, a pixel count over the decoders' limit, or a file whose marker walk
-// ends before the end-of-image marker (truncated; bytes after the marker are not read).
+// that does not parse, or a pixel count over the decoders' limit.
 std::array<std::int64_t, 3> jpeg_image_info(const std::string& bytes, const std::string& name,
                                             const io::DecodeOptions& options);
 
