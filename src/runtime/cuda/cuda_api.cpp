@@ -13,6 +13,7 @@
 #include <optional>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <glob.h>
 
 namespace toroid::cuda {
@@ -129,10 +130,13 @@ std::vector<std::string> glob_files(const std::string& pattern) {
 }
 
 // The search folders as one phrase for the error message.
-const char* const kSearchSummary =
-    "libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so on the loader's path, /usr/local/cuda/lib64, "
-    "and nvidia/*/lib of Python wheels under /usr/local/lib/python3*, /usr/lib/python3, /opt/*/.venv, "
-    "/opt/*/lib, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local";
+std::string search_summary(const std::string& stem) {
+    return fmt::format(
+        "{0}.so.13, {0}.so.12, {0}.so on the loader's path, /usr/local/cuda/lib64, "
+        "and nvidia/*/lib of Python wheels under /usr/local/lib/python3*, /usr/lib/python3, /opt/*/.venv, "
+        "/opt/*/lib, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local",
+        stem);
+}
 
 NvrtcApi bind_nvrtc(void* handle, std::string* missing) {
     NvrtcApi api{};
@@ -167,17 +171,26 @@ void preload_builtins(const std::string& nvrtc_file) {
     }
 }
 
-struct LoadedNvrtc {
-    NvrtcApi api;
+// A library loaded by load_first: its bound functions and the file they came from.
+template <typename Api>
+struct Loaded {
+    Api api;
     std::string path;
 };
 
-LoadedNvrtc load_nvrtc() {
-    const char* forced = std::getenv("TOROID_NVRTC");
+// The first of `candidates` that dlopens and has every function `bind_all` binds (one that
+// lacks some is too old: the search goes on); `before` runs ahead of each dlopen. `name` and
+// `env` word the errors: "cannot load NVRTC from TOROID_NVRTC=...: <why>" when the variable
+// is set, else "cannot load NVRTC (set TOROID_NVRTC to <hint>): tried <where stem is looked
+// for>".
+template <typename Api, typename Bind, typename Before>
+Loaded<Api> load_first(const char* name, const char* env, const std::string& stem, const std::string& hint,
+                       const std::vector<std::string>& candidates, Bind bind_all, Before before) {
+    const char* forced = std::getenv(env);
     const bool is_forced = forced != nullptr && *forced != '\0';
     std::string errors;
-    for (const auto& candidate : nvrtc_candidates()) {
-        preload_builtins(candidate);
+    for (const auto& candidate : candidates) {
+        before(candidate);
         ::dlerror();
         void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (handle == nullptr) {
@@ -185,23 +198,27 @@ LoadedNvrtc load_nvrtc() {
             continue;
         }
         std::string missing;
-        NvrtcApi api = bind_nvrtc(handle, &missing);
+        Loaded<Api> loaded{bind_all(handle, &missing), candidate};
         if (!missing.empty()) {
-            // Too old (CUBIN output came with CUDA 11.1): keep looking for a newer one.
             errors += fmt::format("{}{} lacks {}", errors.empty() ? "" : "; ", candidate, missing);
             ::dlclose(handle);
             continue;
         }
-        Dl_info info{};
-        std::string path = candidate;
-        if (::dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) != 0 && info.dli_fname != nullptr)
-            path = info.dli_fname;
-        return {api, path};
+        // The file the loader chose (a bare soname names no folder).
+        struct link_map* map = nullptr;
+        if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && *map->l_name)
+            loaded.path = map->l_name;
+        return loaded;
     }
-    if (is_forced)
-        fail("cannot load NVRTC from TOROID_NVRTC={}: {}", printable(forced, 300), printable(errors, 300));
-    fail("cannot load NVRTC (set TOROID_NVRTC to libnvrtc.so): tried {}{}{}", kSearchSummary,
+    if (is_forced) fail("cannot load {} from {}={}: {}", name, env, printable(forced, 300), printable(errors, 300));
+    fail("cannot load {} (set {} to {}): tried {}{}{}", name, env, hint, search_summary(stem),
          errors.empty() ? "" : "; ", printable(errors, 300));
+}
+
+Loaded<NvrtcApi> load_nvrtc() {
+    // A candidate that lacks a function is too old (CUBIN output came with CUDA 11.1).
+    return load_first<NvrtcApi>("NVRTC", "TOROID_NVRTC", "libnvrtc", "libnvrtc.so", nvrtc_candidates(), bind_nvrtc,
+                                preload_builtins);
 }
 
 NvjpegApi bind_nvjpeg(void* handle, std::string* missing) {
@@ -225,44 +242,14 @@ NvjpegApi bind_nvjpeg(void* handle, std::string* missing) {
     return api;
 }
 
-struct LoadedNvjpeg {
-    NvjpegApi api;
-    std::string path;
-};
-
-LoadedNvjpeg load_nvjpeg() {
-    const char* forced = std::getenv("TOROID_NVJPEG");
-    const bool is_forced = forced != nullptr && *forced != '\0';
-    std::string errors;
-    for (const auto& candidate : nvjpeg_candidates()) {
-        ::dlerror();
-        void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) {
-            if (is_forced) errors = dl_error();
-            continue;
-        }
-        std::string missing;
-        NvjpegApi api = bind_nvjpeg(handle, &missing);
-        if (!missing.empty()) {
-            errors += fmt::format("{}{} lacks {}", errors.empty() ? "" : "; ", candidate, missing);
-            ::dlclose(handle);
-            continue;
-        }
-        Dl_info info{};
-        std::string path = candidate;
-        if (::dladdr(reinterpret_cast<void*>(api.nvjpegCreateEx), &info) != 0 && info.dli_fname != nullptr)
-            path = info.dli_fname;
-        return {api, path};
-    }
-    if (is_forced)
-        fail("cannot load nvJPEG from TOROID_NVJPEG={}: {}", printable(forced, 300), printable(errors, 300));
-    fail("cannot load nvJPEG (set TOROID_NVJPEG to libnvjpeg.so; it ships with the CUDA toolkit and PyTorch's CUDA "
-         "wheels){}{}",
-         errors.empty() ? "" : ": ", printable(errors, 300));
+Loaded<NvjpegApi> load_nvjpeg() {
+    return load_first<NvjpegApi>("nvJPEG", "TOROID_NVJPEG", "libnvjpeg",
+                                 "libnvjpeg.so; it ships with the CUDA toolkit and PyTorch's CUDA wheels",
+                                 nvjpeg_candidates(), bind_nvjpeg, [](const std::string&) {});
 }
 
-Once<LoadedNvjpeg>& nvjpeg_once() {
-    static Once<LoadedNvjpeg> once;
+Once<Loaded<NvjpegApi>>& nvjpeg_once() {
+    static Once<Loaded<NvjpegApi>> once;
     return once;
 }
 
@@ -271,8 +258,8 @@ Once<DriverApi>& driver_once() {
     return once;
 }
 
-Once<LoadedNvrtc>& nvrtc_once() {
-    static Once<LoadedNvrtc> once;
+Once<Loaded<NvrtcApi>>& nvrtc_once() {
+    static Once<Loaded<NvrtcApi>> once;
     return once;
 }
 
