@@ -244,15 +244,15 @@ def _offsets(infos):
     return offsets, max(total, 1)
 
 
-_pool = None
+_pool = (0, None)  # (workers, executor) of the exact decoder's threads, kept between calls
 
 
 def _thread_pool(n):
     global _pool
-    if _pool is None or _pool._max_workers != n:
+    if _pool[0] != n:
         from concurrent.futures import ThreadPoolExecutor
-        _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="toroid-decode")
-    return _pool
+        _pool = (n, ThreadPoolExecutor(max_workers=n, thread_name_prefix="toroid-decode"))
+    return _pool[1]
 
 
 def _decode_jpegs_cpu(datas, mode, dev, apply_exif_orientation, torch, threads):
