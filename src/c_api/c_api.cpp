@@ -732,9 +732,17 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
         // Each item is checked on its own: a bad one is reported and skipped.
         items.resize(count);
         std::vector<bool> on_cuda(count, false);
+        // A CUDA image: its spec, and its prepared pipeline (the handle's, or made below).
+        struct CudaItem {
+            std::size_t index = 0;
+            toroid_pipeline::CudaKey key;
+            TensorSpec spec, out;
+            std::shared_ptr<CudaPipeline> prepared;  // alive through the call
+            std::string error;
+        };
+        std::vector<CudaItem> cuda_items;
         std::vector<CudaBatchRun> cuda_runs;
-        std::vector<std::size_t> cuda_items;
-        std::vector<std::shared_ptr<CudaPipeline>> keep;  // the runs' pipelines, alive through the call
+        std::vector<std::size_t> cuda_run_items;
         int cuda_device = -1;  // the device of the batch's CUDA images (the stream's)
         for (std::size_t i = 0; i < count; ++i) {
             status[i] = guard([&] {
@@ -774,37 +782,67 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
                     const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
                     if (ib < oe && ob < ie) bad(fmt::format("image {}: output memory overlaps the input", i));
                 }
-                // The prepared pipeline of this spec: the handle's, else prepared now (outside
-                // the lock: it may compile).
-                const toroid_pipeline::CudaKey key{id.device_index, static_cast<int>(is.dtype), is.shape, is.strides};
-                std::shared_ptr<CudaPipeline> q;
+                // The prepared pipeline of this spec: the handle's, else prepared below.
+                CudaItem& c = cuda_items.emplace_back();
+                c.index = i;
+                c.key = toroid_pipeline::CudaKey{id.device_index, static_cast<int>(is.dtype), is.shape, is.strides};
+                c.spec = is;
+                c.out = os;
+                std::lock_guard lock(handle->engines_mutex);
+                if (const auto it = handle->cuda_prepared.find(c.key); it != handle->cuda_prepared.end())
+                    c.prepared = it->second;
+            });
+            if (status[i] != TOROID_OK) text[i] = g_last_error;
+        }
+        // The specs no handle holds yet, prepared on the call's threads (outside the handles'
+        // locks: a prepare may compile; threads needing a structure another is compiling wait
+        // for it). With a pipeline per image (each its own random draws), binding is most of
+        // a small image's time.
+        if (!cuda_items.empty()) {
+            try {
+                cuda::Device::get(cuda_device);
+            } catch (const Error& e) {  // no driver, no device: every CUDA image says so
+                for (const CudaItem& c : cuda_items) {
+                    status[c.index] = TOROID_ERROR_UNSUPPORTED;
+                    text[c.index] = fmt::format("image {}: {}", c.index, e.what());
+                }
+                cuda_items.clear();
+            }
+        }
+        std::vector<std::size_t> cold;
+        for (std::size_t k = 0; k < cuda_items.size(); ++k)
+            if (!cuda_items[k].prepared) cold.push_back(k);
+        parallel_each(cold.size(), threads == 0 ? default_threads() : threads, [&](std::size_t j) {
+            CudaItem& c = cuda_items[cold[j]];
+            try {
+                c.prepared = prepare_cuda(pipeline_of(c.index)->pipeline, c.spec, EngineOptions{}, cuda_device);
+            } catch (const Error& e) {
+                c.error = e.what();
+            } catch (const std::bad_alloc&) {
+                c.error = "out of memory";
+            } catch (const std::exception& e) {
+                c.error = fmt::format("internal error: {}", e.what());
+            }
+        });
+        for (CudaItem& c : cuda_items) {
+            const std::size_t i = c.index;
+            status[i] = guard([&] {
+                if (!c.prepared) bad(fmt::format("image {}: {}", i, c.error));
+                auto* handle = const_cast<toroid_pipeline*>(pipeline_of(i));
                 {
                     std::lock_guard lock(handle->engines_mutex);
-                    if (const auto it = handle->cuda_prepared.find(key); it != handle->cuda_prepared.end())
-                        q = it->second;
-                }
-                if (!q) {
-                    try {
-                        cuda::Device::get(id.device_index);
-                    } catch (const Error& e) {
-                        throw Unsupported(fmt::format("image {}: {}", i, e.what()));  // no driver, no device
+                    if (!handle->cuda_prepared.count(c.key)) {
+                        if (handle->cuda_prepared.size() >= toroid_pipeline::kMaxCudaPrepared)
+                            handle->cuda_prepared.clear();
+                        handle->cuda_prepared.emplace(c.key, c.prepared);
                     }
-                    try {
-                        q = prepare_cuda(pipeline->pipeline, is, EngineOptions{}, id.device_index);
-                    } catch (const Error& e) {
-                        bad(fmt::format("image {}: {}", i, e.what()));
-                    }
-                    std::lock_guard lock(handle->engines_mutex);
-                    if (handle->cuda_prepared.size() >= toroid_pipeline::kMaxCudaPrepared) handle->cuda_prepared.clear();
-                    handle->cuda_prepared.emplace(key, q);
                 }
-                const ShapeInfo o = q->output();
-                if (os.dtype != o.dtype || os.shape != o.shape)
-                    bad(fmt::format("image {}: output is {} {} but the result is {} {}", i, dtype_name(os.dtype),
-                                    shape_text(os.shape), dtype_name(o.dtype), shape_text(o.shape)));
-                cuda_runs.push_back(CudaBatchRun{q.get(), inputs[i].data, outputs[i].data, os.strides, false, {}});
-                cuda_items.push_back(i);
-                keep.push_back(std::move(q));
+                const ShapeInfo o = c.prepared->output();
+                if (c.out.dtype != o.dtype || c.out.shape != o.shape)
+                    bad(fmt::format("image {}: output is {} {} but the result is {} {}", i, dtype_name(c.out.dtype),
+                                    shape_text(c.out.shape), dtype_name(o.dtype), shape_text(o.shape)));
+                cuda_runs.push_back(CudaBatchRun{c.prepared.get(), inputs[i].data, outputs[i].data, c.out.strides, false, {}});
+                cuda_run_items.push_back(i);
             });
             if (status[i] != TOROID_OK) text[i] = g_last_error;
         }
@@ -812,8 +850,8 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
             run_device_batch(cuda_runs, stream);
             for (std::size_t k = 0; k < cuda_runs.size(); ++k)
                 if (!cuda_runs[k].ok) {
-                    status[cuda_items[k]] = TOROID_ERROR_INVALID_ARGUMENT;
-                    text[cuda_items[k]] = fmt::format("image {}: {}", cuda_items[k], cuda_runs[k].error);
+                    status[cuda_run_items[k]] = TOROID_ERROR_INVALID_ARGUMENT;
+                    text[cuda_run_items[k]] = fmt::format("image {}: {}", cuda_run_items[k], cuda_runs[k].error);
                 }
         }
         const int workers = threads == 0 ? default_threads() : threads;

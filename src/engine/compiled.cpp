@@ -360,9 +360,14 @@ public:
             driver::Decomposed d = driver::decompose_for(p, in, shapes, options_.specialize, host_target().name(),
                                                          options_.debug_dir, {options_.max_ops, options_.max_graph_nodes});
             const std::string structure = tier + d.structure;
-            made->art = fresh ? nullptr : cache().find_artifact(structure);
-            if (made->art) stats.memory_hits = 1;
-            else made->art = compile(d.graph, d.width, options_, stats);
+            if (fresh) {
+                made->art = compile(d.graph, d.width, options_, stats);
+            } else {
+                bool built = false;
+                made->art = cache().artifact(
+                    structure, [&] { return compile(d.graph, d.width, options_, stats); }, built);
+                if (!built) stats.memory_hits = 1;
+            }
             made->binding = schedule::bind(made->art->program, d.graph);
             made->tables = driver::take_tables(d.graph);
             counted.binds = 1;

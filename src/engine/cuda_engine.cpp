@@ -355,12 +355,11 @@ std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWi
     std::optional<cuda::Compiler> own;
     if (options.cold_prepare) own.emplace();
     cuda::Compiler& compiler = own ? *own : nvrtc_compiler();
-    const cuda::CompilerStats before = compiler.stats();
-    art->module = compiler.load(dev, art->source);
-    const cuda::CompilerStats after = compiler.stats();
-    stats.compiled += after.compiled - before.compiled;
-    stats.disk_hits += after.disk_hits - before.disk_hits;
-    stats.memory_hits += after.memory_hits - before.memory_hits;
+    cuda::CompilerStats loaded;  // this load's (other threads load at the same time)
+    art->module = compiler.load(dev, art->source, &loaded);
+    stats.compiled += loaded.compiled;
+    stats.disk_hits += loaded.disk_hits;
+    stats.memory_hits += loaded.memory_hits;
     for (std::size_t k = 0; k < art->program.kernels.size(); ++k)
         art->kernels.push_back(art->module->function(codegen::cuda_kernel_name(art->program, k)));
     for (std::size_t i = 0; i < art->program.gpu_fusions.size(); ++i) {
@@ -376,13 +375,12 @@ void load_batch_entries(const CudaArtifact& art) {
     std::lock_guard lock(art.batch_mutex);
     if (art.batch_module) return;
     const cuda::Device& dev = art.module->device();
-    const cuda::CompilerStats before = nvrtc_compiler().stats();
+    cuda::CompilerStats own;
     std::shared_ptr<cuda::Module> module =
-        nvrtc_compiler().load(dev, codegen::generate_cuda_batch(art.program, kBlockThreads));
-    const cuda::CompilerStats after = nvrtc_compiler().stats();
+        nvrtc_compiler().load(dev, codegen::generate_cuda_batch(art.program, kBlockThreads), &own);
     CacheStats counted;
-    counted.compiles = after.compiled - before.compiled;
-    counted.disk_hits = after.disk_hits - before.disk_hits;
+    counted.compiles = own.compiled;
+    counted.disk_hits = own.disk_hits;
     count_cache(counted);
     std::vector<cuda::Function> kernels, fused;
     for (std::size_t k = 0; k < art.program.kernels.size(); ++k)
@@ -653,9 +651,14 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
         driver::Decomposed d = driver::decompose_for(p, in, shapes, options.specialize, target.name(), options.debug_dir,
                                                      {options.max_ops, options.max_graph_nodes});
         made->graph = std::move(d.graph);
-        made->art = fresh ? nullptr : cuda_cache().find_artifact(d.structure);
-        if (made->art) stats.memory_hits = 1;
-        else made->art = compile_cuda(made->graph, d.width, dev, options, stats);
+        if (fresh) {
+            made->art = compile_cuda(made->graph, d.width, dev, options, stats);
+        } else {
+            bool built = false;
+            made->art = cuda_cache().artifact(
+                d.structure, [&] { return compile_cuda(made->graph, d.width, dev, options, stats); }, built);
+            if (!built) stats.memory_hits = 1;
+        }
         made->binding = schedule::bind(made->art->program, made->graph);
         counted.binds = 1;
         counted.compiles = stats.compiled;

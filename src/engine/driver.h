@@ -11,6 +11,7 @@
 #include "schedule/schedule.h"
 
 #include <filesystem>
+#include <future>
 #include <list>
 #include <map>
 #include <memory>
@@ -81,6 +82,40 @@ public:
         const auto it = artifacts_.find(structure);
         return it == artifacts_.end() ? nullptr : it->second;
     }
+    // The program of `structure`: the cached one, else make() (a compile). Threads asking
+    // for a structure another thread is making wait for its result (or its error) instead
+    // of making it again; `made` says whether this call made it. A failed make is not kept:
+    // the next call tries again.
+    template <typename Make>
+    std::shared_ptr<const Artifact> artifact(const std::string& structure, Make&& make, bool& made) {
+        made = false;
+        std::unique_lock lock(mutex_);
+        if (const auto it = artifacts_.find(structure); it != artifacts_.end()) return it->second;
+        if (const auto it = making_.find(structure); it != making_.end()) {
+            const auto pending = it->second;
+            lock.unlock();
+            return pending.get();
+        }
+        std::promise<std::shared_ptr<const Artifact>> promise;
+        making_.emplace(structure, promise.get_future().share());
+        lock.unlock();
+        try {
+            std::shared_ptr<const Artifact> art = make();
+            lock.lock();
+            artifacts_.emplace(structure, art);
+            making_.erase(structure);
+            lock.unlock();
+            promise.set_value(art);
+            made = true;
+            return art;
+        } catch (...) {
+            lock.lock();
+            making_.erase(structure);
+            lock.unlock();
+            promise.set_exception(std::current_exception());
+            throw;
+        }
+    }
     void add(const std::string& key, const std::string& structure, std::shared_ptr<const Artifact> art,
              std::shared_ptr<const Instance> inst) {
         std::lock_guard lock(mutex_);
@@ -98,6 +133,7 @@ private:
     static constexpr std::size_t kMaxInstances = 512;
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<const Artifact>> artifacts_;
+    std::map<std::string, std::shared_future<std::shared_ptr<const Artifact>>> making_;  // being made
     std::list<std::string> order_;  // most recently used first
     std::map<std::string, std::pair<std::shared_ptr<const Instance>, std::list<std::string>::iterator>> instances_;
 };

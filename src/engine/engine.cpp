@@ -154,39 +154,60 @@ void run_batch(std::span<const Pipeline* const> pipelines, std::span<Engine* con
         fail("internal: run_batch has {} pipelines and {} engines for {} items", pipelines.size(), engines.size(),
              items.size());
     // Prepared once per pipeline, engine and input spec (a compile only for a new
-    // structure), found by the spec's values (no key text printed per image).
+    // structure), found by the spec's values (no key text printed per image). The distinct
+    // specs are prepared on the batch's threads: with a pipeline per image (each its own
+    // random draws), binding is most of a small image's time. Threads that need a structure
+    // another one is compiling wait for it (driver::ProgramCache::artifact).
     using SpecKey = std::tuple<const Pipeline*, Engine*, DType, Dims, Dims>;
-    std::map<SpecKey, std::shared_ptr<PreparedPipeline>> by_spec;
+    std::map<SpecKey, std::size_t> slot_of;
+    std::vector<std::size_t> slot(items.size());
+    std::vector<std::size_t> first;  // by slot: its first item
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const TensorSpec s = items[i].input.spec();
+        const auto [it, added] = slot_of.emplace(SpecKey{pipelines[i], engines[i], s.dtype, s.shape, s.strides},
+                                                 first.size());
+        if (added) first.push_back(i);
+        slot[i] = it->second;
+    }
+    std::vector<std::shared_ptr<PreparedPipeline>> slots(first.size());
+    std::vector<std::string> slot_error(first.size());
+    parallel_each(first.size(), threads, [&](std::size_t k) {
+        const std::size_t i = first[k];
+        try {
+            slots[k] = engines[i]->prepare(*pipelines[i], items[i].input.spec());
+        } catch (const Error& err) {
+            slot_error[k] = err.what();
+        } catch (const std::bad_alloc&) {
+            slot_error[k] = "out of memory";
+        } catch (const std::exception& err) {
+            slot_error[k] = fmt::format("internal error: {}", err.what());
+        }
+    });
     std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         BatchItem& it = items[i];
         const Pipeline& p = *pipelines[i];
         try {
+            if (!slots[slot[i]]) fail("{}", slot_error[slot[i]]);
             const TensorSpec s = it.input.spec();
-            auto& slot = by_spec[SpecKey{&p, engines[i], s.dtype, s.shape, s.strides}];
-            if (!slot) slot = engines[i]->prepare(p, s);
             const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
             if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
                 fail("output is {} ({}, {}, {}, {}), the result is {} ({}, {}, {}, {})", dtype_name(it.output.dtype()),
                      it.output.shape()[0], it.output.shape()[1], it.output.shape()[2], it.output.shape()[3],
                      dtype_name(out.dtype), out.shape[0], out.shape[1], out.shape[2], out.shape[3]);
-            prepared[i] = slot;
+            prepared[i] = slots[slot[i]];
         } catch (const Error& err) {
             it.error = err.what();
         }
     }
     // One loop over the items; each worker takes the next item (sizes differ).
-    std::atomic<std::size_t> next{0};
-    const int workers = std::max(1, std::min<int>(threads, static_cast<int>(items.size())));
-    parallel_for(0, workers, workers, [&](std::int64_t) {
-        for (std::size_t i = next++; i < items.size(); i = next++) {
-            if (!prepared[i]) continue;
-            try {
-                prepared[i]->run_into(items[i].input, items[i].output);
-                items[i].ok = true;
-            } catch (const std::exception& err) {
-                items[i].error = err.what();
-            }
+    parallel_each(items.size(), threads, [&](std::size_t i) {
+        if (!prepared[i]) return;
+        try {
+            prepared[i]->run_into(items[i].input, items[i].output);
+            items[i].ok = true;
+        } catch (const std::exception& err) {
+            items[i].error = err.what();
         }
     });
 }

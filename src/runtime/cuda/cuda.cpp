@@ -376,10 +376,11 @@ CompiledCubin Compiler::compile(const std::string& source, const std::string& ar
     }
     out.directory = result.directory;
     out.cubin = read_file_bytes(result.directory / "kernel.cubin");
+    out.built = result.built;
     return out;
 }
 
-std::shared_ptr<Module> Compiler::load(const Device& device, const std::string& source) {
+std::shared_ptr<Module> Compiler::load(const Device& device, const std::string& source, CompilerStats* own) {
     std::lock_guard load_lock(load_mutex_);
     const std::string k = key(source, device.arch());
     const std::string memory_key = fmt::format("{}/{}", device.ordinal(), k);
@@ -387,10 +388,12 @@ std::shared_ptr<Module> Compiler::load(const Device& device, const std::string& 
         std::lock_guard lock(mutex_);
         if (auto it = modules_.find(memory_key); it != modules_.end()) {
             ++stats_.memory_hits;
+            if (own) ++own->memory_hits;
             return it->second;
         }
     }
     CompiledCubin cubin = compile(source, device.arch());
+    if (own) ++(cubin.built ? own->compiled : own->disk_hits);
     auto module = std::make_shared<Module>(device, cubin.cubin, cubin.key);
     std::lock_guard lock(mutex_);
     modules_.emplace(memory_key, module);

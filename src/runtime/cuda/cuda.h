@@ -204,6 +204,7 @@ struct CompiledCubin {
     std::string key;
     std::filesystem::path directory;  // the cache entry: kernel.cu, kernel.cubin, nvrtc_log.txt
     std::string cubin;
+    bool built = false;  // NVRTC ran (else the disk cache had it)
 };
 
 // Compiles CUDA C++ sources with NVRTC into cubins, cached on disk (in the folder the C++
@@ -230,8 +231,10 @@ public:
     // names failed/<key>/, where source, options and log are kept).
     CompiledCubin compile(const std::string& source, const std::string& arch);
 
-    // The module of `source` compiled for and loaded on `device`, cached in memory.
-    std::shared_ptr<Module> load(const Device& device, const std::string& source);
+    // The module of `source` compiled for and loaded on `device`, cached in memory. `own`,
+    // when given, counts this load alone (compiled, disk hit or memory hit): stats() counts
+    // every thread's loads.
+    std::shared_ptr<Module> load(const Device& device, const std::string& source, CompilerStats* own = nullptr);
 
     CompilerStats stats() const;
     const DiskCache& cache() const { return cache_; }
