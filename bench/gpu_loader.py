@@ -7,11 +7,11 @@ GPU out, through the ImageNet eval and train pipelines, in images/s.
 
 Engines, interleaved batch by batch in each round (median of the rounds; wall time from the
 bytes to the finished batch, torch.cuda.synchronize() included):
-- toroid fast: toroid.io.decode_jpeg(batch, device="cuda") (nvJPEG: the GPU's hardware JPEG
-  decoder for baseline files), then the Compose's per_sample on the list of varied-size images
-  (one batched call, each image its own draws);
-- toroid exact: decode_jpeg(..., decode="exact") (libjpeg-turbo on every CPU thread, pinned
-  uploads), then the same call: bit for bit the CPU pipeline's result (checked);
+- toroid fast: the Compose's per_sample(batch, device="cuda") on the files' bytes: nvJPEG
+  decodes the batch (the GPU's hardware JPEG decoder for baseline files) while each image's
+  draws are made from its header, then one batched call runs every image's own draws;
+- toroid exact: per_sample(batch, device="cuda", decode="exact") (libjpeg-turbo on every CPU
+  thread, pinned uploads): bit for bit the CPU pipeline's result (checked);
 - torchvision: torchvision.io.decode_jpeg(batch, device="cuda") (nvJPEG), then
   torchvision.transforms.v2 image by image on the GPU and torch.stack.
 The train pipeline draws each image's crop and flip (toroid's per_sample draws differ from
@@ -62,9 +62,8 @@ def main():
     blobs = [open(files[i % len(files)], "rb").read() for i in range(args.batch)]
     ours = pipelines(T)
     engines = {
-        "toroid fast": lambda p: stacked(ours[p].per_sample(toroid.io.decode_jpeg(blobs, mode="rgb", device="cuda"))),
-        "toroid exact": lambda p: stacked(ours[p].per_sample(toroid.io.decode_jpeg(blobs, mode="rgb", device="cuda",
-                                                                                   decode="exact"))),
+        "toroid fast": lambda p: stacked(ours[p].per_sample(blobs, device="cuda")),
+        "toroid exact": lambda p: stacked(ours[p].per_sample(blobs, device="cuda", decode="exact")),
     }
     try:
         import torchvision
@@ -88,7 +87,7 @@ def main():
         torch.cuda.synchronize()
         if p == "eval":
             # exact: the CPU pipeline's result on the CPU decode, bit for bit.
-            cpu = stacked(ours[p].per_sample(toroid.io.decode_jpeg(blobs, mode="rgb")))
+            cpu = stacked(ours[p].per_sample(blobs))
             report["checks"]["exact_equals_cpu_pipeline"] = bool(torch.equal(outs["toroid exact"].cpu(), cpu))
             if "torchvision" in outs:
                 report["checks"]["fast_vs_torchvision_max_abs"] = float(

@@ -202,18 +202,55 @@ def decode_jpeg(input, mode="unchanged", device="cpu", apply_exif_orientation=Fa
         decode = "fast" if dev.type == "cuda" else "exact"
     if decode not in ("fast", "exact"):
         raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
-    if dev.type == "cuda" and decode == "fast":
-        images, failures = _decode_jpegs_nvjpeg(datas, mode_name, dev, apply_exif_orientation, torch)
-    elif dev.type in ("cuda", "cpu"):
-        images, failures = _decode_jpegs_cpu(datas, mode_name, dev, apply_exif_orientation, torch, threads)
-    else:
+    if dev.type not in ("cuda", "cpu"):
         raise Error("decode_jpeg decodes to 'cpu' or 'cuda', got device %s" % show(device))
+    infos, failures = _infos(datas, mode_name, apply_exif_orientation)
+    images = _decode_jpegs(datas, infos, failures, mode_name, dev, apply_exif_orientation, decode, threads, torch)
     if errors == "raise" and failures:
         i = min(failures)
         raise Error("decode_jpeg: file %d of %d: %s" % (i, len(datas), failures[i]))
     if single:
         return (images[0], failures) if errors == "skip" else images[0]
     return (images, failures) if errors == "skip" else images
+
+
+def _decode_jpegs(datas, infos, failures, mode, dev, exif, decode, threads, torch):
+    """The images of the files whose (C, H, W) `infos` holds (None for the others), decoded
+    as decode_jpeg's `decode` says; the files that fail are added to `failures`."""
+    if dev.type == "cuda" and decode == "fast":
+        return _decode_jpegs_nvjpeg(datas, infos, failures, mode, dev, exif, torch)
+    return _decode_jpegs_cpu(datas, infos, failures, mode, dev, exif, torch, threads)
+
+
+def _decode_started(datas, infos, mode, device, exif, decode, threads=None):
+    """decode_jpeg of files whose headers were read (`infos`, as _infos gives them), started
+    on a worker thread (the decoders release the GIL), on the caller's current CUDA stream:
+    the caller works on while the files decode. Returns a future of (images, failures)."""
+    torch = _torch()
+    dev = torch.device(device)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    if decode is None:
+        decode = "fast" if dev.type == "cuda" else "exact"
+    if decode not in ("fast", "exact"):
+        raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
+    stream = torch.cuda.current_stream(dev) if dev.type == "cuda" else None
+    infos, failures = list(infos[0]), dict(infos[1])
+
+    def run():
+        if stream is None:
+            return _decode_jpegs(datas, infos, failures, mode, dev, exif, decode, threads, torch), failures
+        with torch.cuda.stream(stream):
+            return _decode_jpegs(datas, infos, failures, mode, dev, exif, decode, threads, torch), failures
+
+    global _starter
+    if _starter is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toroid-decode-batch")
+    return _starter.submit(run)
+
+
+_starter = None  # the worker of _decode_started
 
 
 def _infos(datas, mode, exif):
@@ -255,12 +292,11 @@ def _thread_pool(n):
     return _pool[1]
 
 
-def _decode_jpegs_cpu(datas, mode, dev, apply_exif_orientation, torch, threads):
+def _decode_jpegs_cpu(datas, infos, failures, mode, dev, apply_exif_orientation, torch, threads):
     """libjpeg-turbo on CPU threads (ctypes releases the GIL during a decode), each image's
     (H, W, C) rows straight into one buffer for the batch: pinned memory on CUDA, copied up
     in chunks as they are decoded, without blocking the host. The images are (C, H, W) views of their
     rows: channels-last strides, as torchvision's CPU decode gives them."""
-    infos, failures = _infos(datas, mode, apply_exif_orientation)
     offsets, total = _offsets(infos)
     upload = dev.type == "cuda"
     host = torch.empty(total, dtype=torch.uint8, pin_memory=upload)
@@ -294,15 +330,14 @@ def _decode_jpegs_cpu(datas, mode, dev, apply_exif_orientation, torch, threads):
         if i not in failures:
             c, h, w = infos[i]
             images[i] = buf[offsets[i]:offsets[i] + c * h * w].view(h, w, c).permute(2, 0, 1)
-    return images, failures
+    return images
 
 
-def _decode_jpegs_nvjpeg(datas, mode, dev, apply_exif_orientation, torch):
+def _decode_jpegs_nvjpeg(datas, infos, failures, mode, dev, apply_exif_orientation, torch):
     if not _capi.has_decode_jpegs_cuda:
         raise Error("%s has no toroid_decode_jpegs_cuda: rebuild libtoroid_c" % _capi.library_path)
     index = dev.index if dev.index is not None else torch.cuda.current_device()
     dev = torch.device("cuda", index)
-    infos, failures = _infos(datas, mode, apply_exif_orientation)
     offsets, total = _offsets(infos)
     buf = torch.empty(total, dtype=torch.uint8, device=dev)
     base = buf.data_ptr()
@@ -327,7 +362,7 @@ def _decode_jpegs_nvjpeg(datas, mode, dev, apply_exif_orientation, torch):
             else:
                 c, h, w = infos[i]
                 images[i] = buf[offsets[i]:offsets[i] + c * h * w].view(c, h, w)
-    return images, failures
+    return images
 
 
 @public("jpeg_decoder")

@@ -344,5 +344,74 @@ class DecodeJpegTest(unittest.TestCase):
             self.assertTrue(all(pool.map(run, [k % len(raws) for k in range(16)])))
 
 
+class PerSampleFilesOnADevice(unittest.TestCase):
+    """Compose.per_sample on files' bytes with device=: the JPEGs decode as a batch on the GPU
+    while the draws are made from their headers. Under one seed the results are those of
+    decoding first (RGB, EXIF applied) and running per_sample on the images; a file that fails
+    is a failed image, the others finish."""
+
+    FILES = ["rgb_pillow.jpg", "rgb_progressive_pillow.jpg", "gray_pillow.jpg", "../decode/exif6.jpg",
+             "../decode/cmyk.jpg", "../decode/exif5_rgba.png", "rgb_pillow.jpg"]
+
+    def setUp(self):
+        if _torch() is None:
+            self.skipTest("per_sample on devices takes torch: no PyTorch here")
+        import torch
+        import toroid.transforms as T
+        self.torch, self.T = torch, T
+        self.raws = [_raw(data(n)) for n in self.FILES]
+        self.train = T.Compose([T.RandomResizedCrop(20, antialias=True), T.RandomHorizontalFlip(),
+                                T.ToDtype(torch.float32, scale=True), T.Normalize([0.5, 0.4, 0.3], [0.2, 0.3, 0.25])])
+
+    def decoded_first(self, seed, device, fast=False):
+        torch = self.torch
+        if fast:  # nvJPEG's pixels for the JPEGs it decodes, CPU decodes for the rest
+            images = [toroid.io.decode_jpeg(r, mode="rgb", device=device, apply_exif_orientation=True)
+                      if r[:2] == b"\xff\xd8" else torch.from_numpy(toroid.io.decode_image(r, mode="rgb")).to(device)
+                      for r in self.raws]
+        else:
+            images = [torch.from_numpy(toroid.io.decode_image(r, mode="rgb")).to(device) for r in self.raws]
+        torch.manual_seed(seed)
+        return self.train.per_sample(images)
+
+    def test_on_the_cpu_the_files_decode_as_the_draws_need_them(self):
+        torch = self.torch
+        for seed in range(3):
+            torch.manual_seed(seed)
+            got = self.train.per_sample(self.raws, device="cpu")
+            self.assertTrue(torch.equal(got, self.decoded_first(seed, "cpu")), seed)
+        with self.assertRaisesRegex(toroid.Error, "needs a CUDA device"):
+            self.train.per_sample(self.raws, device="cpu", decode="fast")
+        with self.assertRaisesRegex(toroid.Error, "device"):
+            self.train.per_sample(self.raws, device="tpu")
+
+    def test_cuda_exact_is_the_cpu_result_and_fast_is_decode_jpegs(self):
+        why = _cuda_jpeg()
+        if why:
+            self.skipTest(why)
+        torch = self.torch
+        for seed in range(3):
+            torch.manual_seed(seed)
+            exact = self.train.per_sample(self.raws, device="cuda", decode="exact")
+            self.assertTrue(exact.is_cuda)
+            # libjpeg-turbo's pixels; the float math on the GPU within rounding of the CPU's.
+            self.assertLessEqual(float((exact.cpu() - self.decoded_first(seed, "cpu")).abs().max()), 1e-5, seed)
+            torch.manual_seed(seed)
+            fast = self.train.per_sample(self.raws, device="cuda")
+            self.assertTrue(torch.equal(fast, self.decoded_first(seed, "cuda", fast=True)), seed)
+        # Bad files fail alone: a truncated JPEG (a bad header: no draws), a corrupt body.
+        good = self.raws[0]
+        body = bytearray(good)
+        body[len(body) // 2:len(body) // 2 + 64] = b"\xff" * 64
+        batch = [good, good[:40], bytes(body)[:len(body) * 3 // 4] + b"", good]
+        out, failed = self.train.per_sample(batch, device="cuda", errors="skip")
+        self.assertIn(1, failed)
+        self.assertIsNone(out[1])
+        self.assertTrue(out[0] is not None and out[3] is not None)
+        self.assertEqual(tuple(out[0].shape), (3, 20, 20))
+        with self.assertRaisesRegex(toroid.Error, "image 1: "):
+            self.train.per_sample(batch, device="cuda")
+
+
 if __name__ == "__main__":
     unittest.main()

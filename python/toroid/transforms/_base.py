@@ -57,10 +57,26 @@ class _Encoded:
         from .. import io  # noqa: PLC0415
         self.data = bytes(data)
         self.chw = io.image_info(self.data, mode="rgb")
+        self.device = None  # where per_sample's batch decode makes it (of_size), else None
 
-    def decode(self, ops):
-        """The image the ops run on."""
+    @classmethod
+    def of_size(cls, data, chw, device):
+        """A JPEG of known (C, H, W) that per_sample decodes on `device` in one batch."""
+        e = cls.__new__(cls)
+        e.data, e.chw, e.device = data, tuple(chw), device
+        return e
+
+    def decode(self, ops, decoding=None):
+        """The image the ops run on: None for a file per_sample's batch decode makes (it
+        stands in until the batch is decoded); with a CUDA `decoding`, a file it does not
+        decode (PNG, WebP) is decoded here and copied there."""
         from .. import io  # noqa: PLC0415
+        if self.device is not None:
+            return None
+        x = self._decode_here(ops, io)
+        return x if decoding is None else x.to(decoding.device)
+
+    def _decode_here(self, ops, io):
         if io._is_jpeg(self.data) and _capi.has_decode_into:
             x = io._decode_into(self.data, "rgb", True, _read_window(ops, self.chw[1], self.chw[2]), self.chw)
         else:
@@ -449,7 +465,7 @@ class Transform:
     def __call__(self, *inputs):
         return _run(self, *inputs)
 
-    def per_sample(self, images, errors="raise"):
+    def per_sample(self, images, errors="raise", device=None, decode=None):
         """Runs this transform on each image of `images` (a list of any sizes, or a stacked
         batch's images) with its own random draws, drawn in the order
         [self(x) for x in images] draws them, as batched calls: images whose draws share a
@@ -462,12 +478,23 @@ class Transform:
         callable that is not a toroid transform runs image by image where it stands.
         Samples (dicts, tuples: an image with its boxes, masks, labels) may stand for images:
         their images run batched, their other items follow each one's draws, and the results
-        come back as a list of samples."""
+        come back as a list of samples.
+        Files' bytes (JPEG, PNG, WebP) are decoded as RGB with their EXIF orientation. With
+        a CUDA `device`, the JPEGs among them decode on the GPU (toroid.io.decode_jpeg's
+        `decode`: "fast", nvJPEG, the default; "exact", libjpeg-turbo's pixels) while their
+        draws are made from their headers, and everything runs there; a file that fails to
+        decode is reported as a failed image (never drawn for)."""
         try:
             if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
                 raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
-            plans, xs, states = [], [], []
-            for x in images:
+            images = list(images)
+            decoding, bad = None, {}
+            if device is not None:
+                decoding, bad = _start_decodes(images, device, decode)
+            plans, xs, states, ran = [], [], [], []
+            for i, x in enumerate(images):
+                if i in bad:
+                    continue
                 if _sample.is_sample(x):
                     state = _State.for_sample(_sample.Sample(x, False))
                     if state.x is None:
@@ -479,28 +506,45 @@ class Transform:
                 states.append(state)
                 segments = (state.segments or []) + ([state.ops] if state.ops else [])
                 if isinstance(state.x, _Encoded):  # file bytes: decoded where the first segment reads
-                    state.x = state.x.decode(segments[0] if segments else [])
+                    state.x = state.x.decode(segments[0] if segments else [], decoding)
                 if not segments:
                     segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
                 plans.append(segments)
                 xs.append(state.x)
-            if not xs:
-                return []
-            if any(st.sample is not None for st in states):
-                outs, failed = _rounds(plans, xs)
-                if failed and errors != "skip":
-                    raise Error(failed[min(failed)])
-                results = [None if i in failed else
-                           st.sample.result(outs[i]) if st.sample is not None else outs[i]
-                           for i, st in enumerate(states)]
-                return (results, failed) if errors == "skip" else results
-            if all(len(p) == 1 for p in plans):
-                handles = [_draw_pipeline(p[0]) for p in plans]
-                return handles[0].run_batch(xs, errors=errors, handles=handles)
-            return _run_rounds(plans, xs, errors)
+                ran.append(i)
+            if decoding is not None:
+                xs = decoding.resolve(xs, ran, bad)
+                keep = [k for k, i in enumerate(ran) if i not in bad]
+                if len(keep) < len(ran):
+                    plans, xs, states, ran = ([v[k] for k in keep] for v in (plans, xs, states, ran))
+            if bad and errors != "skip":
+                first = min(bad)
+                raise Error("image %d: %s" % (first, bad[first]))
+            out = self._run_planned(plans, xs, states, errors)
+            if not bad:
+                return out
+            return _merge_failed(out, ran, bad, len(images), xs)
         except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
             err = as_error(e, type(self).__name__)
         raise err
+
+    @staticmethod
+    def _run_planned(plans, xs, states, errors):
+        """per_sample's run of the images' planned segments (as run_batch returns results)."""
+        if not xs:
+            return ([], {}) if errors == "skip" else []
+        if any(st.sample is not None for st in states):
+            outs, failed = _rounds(plans, xs)
+            if failed and errors != "skip":
+                raise Error(failed[min(failed)])
+            results = [None if i in failed else
+                       st.sample.result(outs[i]) if st.sample is not None else outs[i]
+                       for i, st in enumerate(states)]
+            return (results, failed) if errors == "skip" else results
+        if all(len(p) == 1 for p in plans):
+            handles = [_draw_pipeline(p[0]) for p in plans]
+            return handles[0].run_batch(xs, errors=errors, handles=handles)
+        return _run_rounds(plans, xs, errors)
 
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
@@ -516,6 +560,75 @@ def _draw_pipeline(ops):
     if any("grid" in op for op in ops):
         return _core.cached_pipeline(ops)
     return _core.PipelineHandle(json.dumps(ops, allow_nan=False))
+
+
+class _Decoding:
+    """per_sample's JPEGs decoding on a device while their draws are made (_start_decodes):
+    the future of toroid.io's batch decode and which images it decodes."""
+
+    def __init__(self, device, future, which):
+        self.device = device
+        self.future = future
+        self.which = which  # image index -> index in the decode's batch
+
+    def resolve(self, xs, ran, bad):
+        """xs with the pending images replaced by their decoded tensors; the images whose
+        decode failed added to `bad` (left as they were in xs)."""
+        images, failures = self.future.result()
+        xs = list(xs)
+        for k, i in enumerate(ran):
+            j = self.which.get(i)
+            if j is None:
+                continue
+            if j in failures:
+                bad[i] = failures[j]
+            else:
+                xs[k] = images[j]
+        return xs
+
+
+def _start_decodes(images, device, decode):
+    """Starts decoding per_sample's JPEG bytes on `device` (a CUDA device; on the CPU, files
+    decode as the draws need them): their headers are read now, and each becomes an _Encoded
+    of known size that the draws can be made from. Returns (_Decoding or None, {index:
+    message} of the files whose header is bad)."""
+    from .. import io  # noqa: PLC0415
+    torch = _torch()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise Error("device must be a torch device, got %s (%s)" % (show(device), e)) from None
+    if dev.type == "cpu":
+        if decode not in (None, "exact"):
+            raise Error("decode=%s needs a CUDA device: on the CPU, files decode with libjpeg-turbo" % show(decode))
+        return None, {}
+    if dev.type != "cuda":
+        raise Error("per_sample decodes files on 'cpu' or 'cuda', got device %s" % show(device))
+    which = [i for i, x in enumerate(images) if isinstance(x, (bytes, bytearray, memoryview)) and io._is_jpeg(x)]
+    datas = [bytes(images[i]) for i in which]
+    infos, failures = io._infos(datas, "rgb", True)
+    future = io._decode_started(datas, (infos, failures), "rgb", dev, True, decode)
+    bad = {}
+    for k, i in enumerate(which):
+        if infos[k] is None:
+            bad[i] = failures[k]
+        else:
+            images[i] = _Encoded.of_size(datas[k], infos[k], dev)
+    return _Decoding(dev, future, {i: k for k, i in enumerate(which)}), bad
+
+
+def _merge_failed(out, ran, bad, n, xs):
+    """per_sample's (results, failed) for all n images, from the run of the images `ran`
+    (their result `out`, run_batch's (results, failed)) and the files that failed to decode."""
+    results, failed = out
+    merged = [None] * n
+    for k, i in enumerate(ran):
+        if k not in failed:
+            merged[i] = _nth(results, k, xs[k])
+    failures = dict(bad)
+    for k, message in failed.items():
+        failures[ran[k]] = message
+    return merged, failures
 
 
 def _run_rounds(plans, xs, errors):
