@@ -992,8 +992,11 @@ class PipelineHandle:
             return self._run_batch_cuda(args, descs, failed, engine, threads, errors, handles)
         outs = [None] * len(xs)
         # The results' kind, device and desc up to its strides (dtype, device, index, ndim and
-        # shape: the desc's first 48 bytes) decide whether they stack.
-        keys = {(args[i].kind, bytes(descs[i])[:48]) for i in good}
+        # shape: the desc's first 48 bytes) decide whether they stack; on CUDA their strides
+        # too (a kernel writes the layout it was compiled for: images of several layouts
+        # come back as a list).
+        keys = {(args[i].kind, bytes(descs[i]) if args[i].device == _capi.CUDA else bytes(descs[i])[:48])
+                for i in good}
         stacked = None
         n = len(good)
         in_t = _capi.Tensor * n

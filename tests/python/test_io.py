@@ -367,7 +367,8 @@ class PerSampleFilesOnADevice(unittest.TestCase):
         torch = self.torch
         if fast:  # nvJPEG's pixels for the JPEGs it decodes, CPU decodes for the rest
             images = [toroid.io.decode_jpeg(r, mode="rgb", device=device, apply_exif_orientation=True)
-                      if r[:2] == b"\xff\xd8" else torch.from_numpy(toroid.io.decode_image(r, mode="rgb")).to(device)
+                      if r[:2] == b"\xff\xd8" else
+                      torch.from_numpy(toroid.io.decode_image(r, mode="rgb")).to(device).contiguous()
                       for r in self.raws]
         else:
             images = [torch.from_numpy(toroid.io.decode_image(r, mode="rgb")).to(device) for r in self.raws]

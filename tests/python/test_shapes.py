@@ -257,6 +257,19 @@ class CudaTensors(unittest.TestCase):
         self.assertEqual(out.device.type, "cuda")
         self.assertTrue(torch.equal(out[1].cpu(), p(xs[1].cpu())))
 
+    def test_cuda_batch_of_two_layouts_comes_back_as_a_list(self):
+        # A kernel writes the layout it was compiled for: a channels-last image among planar
+        # ones cannot write into a planar stacked result (its own layout comes back).
+        p = toroid.Pipeline([{"op": "resize", "mode": "bilinear", "antialias": True, "size": [12, 16]}])
+        x = torch.from_numpy(image(30, 40, 3, np.uint8)).cuda()
+        cl = x.permute(1, 2, 0).contiguous().permute(2, 0, 1)
+        out = p.run_batch([x, cl, x])
+        self.assertIsInstance(out, list)
+        for y in out:
+            self.assertTrue(torch.equal(y.cpu(), p(x.cpu())))
+        self.assertEqual(out[1].stride(), (1, 48, 3))
+        self.assertEqual(tuple(p.run_batch([cl, cl]).shape), (2, 3, 12, 16))
+
     def test_cuda_batch_of_random_sizes_matches_each_image(self):
         # One call: the images whose sizes share kernels run as one launch per kernel, the
         # others in their own groups; each result equals the single-image call on CUDA bit for

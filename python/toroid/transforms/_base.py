@@ -74,7 +74,12 @@ class _Encoded:
         if self.device is not None:
             return None
         x = self._decode_here(ops, io)
-        return x if decoding is None else x.to(decoding.device)
+        if decoding is None:
+            return x
+        # In the layout of the batch decode's images (nvJPEG's planes, libjpeg's rows), so
+        # that the results stack.
+        x = x.to(decoding.device)
+        return x.contiguous() if decoding.planar else x
 
     def _decode_here(self, ops, io):
         if io._is_jpeg(self.data) and _capi.has_decode_into:
@@ -566,10 +571,11 @@ class _Decoding:
     """per_sample's JPEGs decoding on a device while their draws are made (_start_decodes):
     the future of toroid.io's batch decode and which images it decodes."""
 
-    def __init__(self, device, future, which):
+    def __init__(self, device, future, which, planar):
         self.device = device
         self.future = future
         self.which = which  # image index -> index in the decode's batch
+        self.planar = planar  # its images are planes (nvJPEG), else channels-last rows
 
     def resolve(self, xs, ran, bad):
         """xs with the pending images replaced by their decoded tensors; the images whose
@@ -614,7 +620,7 @@ def _start_decodes(images, device, decode):
             bad[i] = failures[k]
         else:
             images[i] = _Encoded.of_size(datas[k], infos[k], dev)
-    return _Decoding(dev, future, {i: k for k, i in enumerate(which)}), bad
+    return _Decoding(dev, future, {i: k for k, i in enumerate(which)}, decode in (None, "fast")), bad
 
 
 def _merge_failed(out, ran, bad, n, xs):
