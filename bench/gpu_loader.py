@@ -14,6 +14,9 @@ bytes to the finished batch, torch.cuda.synchronize() included):
   thread, pinned uploads): bit for bit the CPU pipeline's result (checked);
 - torchvision: torchvision.io.decode_jpeg(batch, device="cuda") (nvJPEG), then
   torchvision.transforms.v2 image by image on the GPU and torch.stack.
+Then the steady rate of a loader (--steady K batches in a row per engine, interleaved):
+toroid's per_sample_batches, where batch k+1's files decode on the GPU while batch k's draws
+are made and run, against the same engines' calls one batch after another.
 The train pipeline draws each image's crop and flip (toroid's per_sample draws differ from
 torchvision's per-image loop under one seed, so only eval results are compared).
 """
@@ -52,6 +55,7 @@ def main():
     ap.add_argument("folder")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--steady", type=int, default=8, help="batches in a row for the steady rate (0: none)")
     ap.add_argument("--json", default="")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -109,6 +113,23 @@ def main():
             line += "  | fast/torchvision %.2fx, exact/torchvision %.2fx" % (
                 rates["toroid fast"] / rates["torchvision"], rates["toroid exact"] / rates["torchvision"])
         print("%-5s %s" % (p, line))
+        if args.steady > 0:
+            k = args.steady
+            loops = {name: (lambda f: lambda: [f(p) for _ in range(k)])(f) for name, f in engines.items()}
+            for name, decode in (("toroid fast", "fast"), ("toroid exact", "exact")):
+                loops[name + " pipelined"] = (lambda d: lambda: [
+                    stacked(x) for x in ours[p].per_sample_batches([blobs] * k, device="cuda", decode=d)])(decode)
+            times = {name: [] for name in loops}
+            for _ in range(max(3, args.rounds // 3)):
+                for name, f in loops.items():
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                    f()
+                    torch.cuda.synchronize()
+                    times[name].append(time.perf_counter() - t0)
+            steady = {name: k * args.batch / statistics.median(v) for name, v in times.items()}
+            report.setdefault("steady_images_per_s", {})[p] = steady
+            print("      steady (%d batches): %s" % (k, "  ".join("%s %.0f" % (n, v) for n, v in steady.items())))
     print("checks:", report["checks"])
     if args.json:
         with open(args.json, "w") as f:

@@ -386,6 +386,33 @@ class PerSampleFilesOnADevice(unittest.TestCase):
         with self.assertRaisesRegex(toroid.Error, "device"):
             self.train.per_sample(self.raws, device="tpu")
 
+    def batches_equal_calls_in_turn(self, device, decode=None):
+        torch = self.torch
+        batches = [self.raws[k:] + self.raws[:k] for k in range(4)]
+        torch.manual_seed(7)
+        want = [self.train.per_sample(b, device=device, decode=decode) for b in batches]
+        after = torch.rand(3)
+        torch.manual_seed(7)
+        got = list(self.train.per_sample_batches(iter(batches), device=device, decode=decode))
+        self.assertTrue(torch.equal(torch.rand(3), after))  # the same draws, no more
+        self.assertEqual(len(got), len(want))
+        for g, w in zip(got, want):
+            self.assertTrue(torch.equal(g, w))
+
+    def test_batches_in_turn_on_the_cpu(self):
+        self.batches_equal_calls_in_turn("cpu")
+        self.batches_equal_calls_in_turn(None)
+        self.assertEqual(list(self.train.per_sample_batches([], device="cpu")), [])
+        with self.assertRaisesRegex(toroid.Error, "needs a CUDA device"):
+            list(self.train.per_sample_batches([self.raws], device="cpu", decode="fast"))
+
+    def test_batches_in_turn_on_cuda(self):
+        why = _cuda_jpeg()
+        if why:
+            self.skipTest(why)
+        self.batches_equal_calls_in_turn("cuda")
+        self.batches_equal_calls_in_turn("cuda", "exact")
+
     def test_cuda_exact_is_the_cpu_result_and_fast_is_decode_jpegs(self):
         why = _cuda_jpeg()
         if why:

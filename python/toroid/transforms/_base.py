@@ -490,48 +490,69 @@ class Transform:
         draws are made from their headers, and everything runs there; a file that fails to
         decode is reported as a failed image (never drawn for)."""
         try:
-            if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
-                raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
-            images = list(images)
-            decoding, bad = None, {}
-            if device is not None:
-                decoding, bad = _start_decodes(images, device, decode)
-            plans, xs, states, ran = [], [], [], []
-            for i, x in enumerate(images):
-                if i in bad:
-                    continue
-                if _sample.is_sample(x):
-                    state = _State.for_sample(_sample.Sample(x, False))
-                    if state.x is None:
-                        raise InvalidTypeError("per_sample needs an image in every sample")
-                else:
-                    state = _State(x)
-                state.segments = []
-                self._emit(state)
-                states.append(state)
-                segments = (state.segments or []) + ([state.ops] if state.ops else [])
-                if isinstance(state.x, _Encoded):  # file bytes: decoded where the first segment reads
-                    state.x = state.x.decode(segments[0] if segments else [], decoding)
-                if not segments:
-                    segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
-                plans.append(segments)
-                xs.append(state.x)
-                ran.append(i)
-            if decoding is not None:
-                xs = decoding.resolve(xs, ran, bad)
-                keep = [k for k, i in enumerate(ran) if i not in bad]
-                if len(keep) < len(ran):
-                    plans, xs, states, ran = ([v[k] for k in keep] for v in (plans, xs, states, ran))
-            if bad and errors != "skip":
-                first = min(bad)
-                raise Error("image %d: %s" % (first, bad[first]))
-            out = self._run_planned(plans, xs, states, errors)
-            if not bad:
-                return out
-            return _merge_failed(out, ran, bad, len(images), xs)
+            return self._per_sample_started(_begin(images, device, decode), errors)
         except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
             err = as_error(e, type(self).__name__)
         raise err
+
+    def per_sample_batches(self, batches, device=None, decode=None, errors="raise"):
+        """per_sample(batch, device=, decode=, errors=) of each batch (a list of images or
+        files' bytes) of the iterable `batches`, yielded in order, with the same draws as those
+        calls in turn. With a CUDA device, the next batch's files are already decoding on the
+        GPU while a batch's draws are made and run: a loader's steady rate is that of the
+        slower of the two, not their sum."""
+        it = iter(batches)
+        try:
+            started = None
+            for batch in it:
+                begun = _begin(batch, device, decode)
+                if started is not None:
+                    yield self._per_sample_started(started, errors)
+                started = begun
+            if started is not None:
+                yield self._per_sample_started(started, errors)
+        except Exception as e:  # noqa: BLE001 - every failure a toroid.Error, the callables' own aside
+            err = as_error(e, type(self).__name__)
+        else:
+            return
+        raise err
+
+    def _per_sample_started(self, begun, errors):
+        """per_sample on images whose files may be decoding (_begin)."""
+        images, decoding, bad = begun
+        plans, xs, states, ran = [], [], [], []
+        for i, x in enumerate(images):
+            if i in bad:
+                continue
+            if _sample.is_sample(x):
+                state = _State.for_sample(_sample.Sample(x, False))
+                if state.x is None:
+                    raise InvalidTypeError("per_sample needs an image in every sample")
+            else:
+                state = _State(x)
+            state.segments = []
+            self._emit(state)
+            states.append(state)
+            segments = (state.segments or []) + ([state.ops] if state.ops else [])
+            if isinstance(state.x, _Encoded):  # file bytes: decoded where the first segment reads
+                state.x = state.x.decode(segments[0] if segments else [], decoding)
+            if not segments:
+                segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
+            plans.append(segments)
+            xs.append(state.x)
+            ran.append(i)
+        if decoding is not None:
+            xs = decoding.resolve(xs, ran, bad)
+            keep = [k for k, i in enumerate(ran) if i not in bad]
+            if len(keep) < len(ran):
+                plans, xs, states, ran = ([v[k] for k in keep] for v in (plans, xs, states, ran))
+        if bad and errors != "skip":
+            first = min(bad)
+            raise Error("image %d: %s" % (first, bad[first]))
+        out = self._run_planned(plans, xs, states, errors)
+        if not bad:
+            return out
+        return _merge_failed(out, ran, bad, len(images), xs)
 
     @staticmethod
     def _run_planned(plans, xs, states, errors):
@@ -591,6 +612,18 @@ class _Decoding:
             else:
                 xs[k] = images[j]
         return xs
+
+
+def _begin(images, device, decode):
+    """(the images as a list, _Decoding or None, {index: message}) of a per_sample call: its
+    files started decoding on `device` (see _start_decodes)."""
+    if isinstance(images, (str, bytes, dict)) or not hasattr(images, "__iter__"):
+        raise InvalidTypeError("per_sample takes a list of images, got %s" % type(images).__name__)
+    images = list(images)
+    decoding, bad = None, {}
+    if device is not None:
+        decoding, bad = _start_decodes(images, device, decode)
+    return images, decoding, bad
 
 
 def _start_decodes(images, device, decode):
