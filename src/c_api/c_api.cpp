@@ -282,7 +282,6 @@ toroid_pipeline* parse(const std::string& text, const std::filesystem::path& bas
     auto handle = std::make_unique<toroid_pipeline>();
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     std::set<std::size_t> pending;
-    std::string to_parse = text;
     if (doc.is_array()) {
         for (std::size_t i = 0; i < doc.size(); ++i) {
             nlohmann::json& op = doc[i];
@@ -298,10 +297,11 @@ toroid_pipeline* parse(const std::string& text, const std::filesystem::path& bas
             op["theta"] = {{1, 0, 0}, {0, 1, 0}};
             pending.insert(i);
         }
-        if (!pending.empty()) to_parse = doc.dump();
     }
     try {
-        handle->pipeline = parse_pipeline(to_parse, base_dir, allow_paths);
+        // Text that is not JSON gets parse_pipeline's message; a document is read once.
+        handle->pipeline = doc.is_discarded() ? parse_pipeline(text, base_dir, allow_paths)
+                                              : parse_pipeline_doc(doc, base_dir, allow_paths);
     } catch (const Error& e) {
         std::string msg = e.what();
         for (std::size_t i : pending) {

@@ -94,6 +94,10 @@ Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& ba
         // The message quotes the last token read, which can be as long as the file.
         fail("pipeline is not valid JSON: {}", printable(one_line(e.what()), 200));
     }
+    return parse_pipeline_doc(doc, base_dir, allow_paths);
+}
+
+Pipeline parse_pipeline_doc(const json& doc, const std::filesystem::path& base_dir, bool allow_paths) {
     if (!doc.is_array()) fail("pipeline must be a JSON list of ops, got {}", doc.type_name());
     const ParseContext context{base_dir, allow_paths};
     Pipeline p;

@@ -4,6 +4,8 @@
 
 #include "ops/ops.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <filesystem>
 #include <string>
 
@@ -12,6 +14,8 @@ namespace toroid {
 // `text` is the JSON; grid paths are resolved against `base_dir` and may not leave it
 // unless `allow_paths` (io::resolve_pipeline_path).
 Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& base_dir, bool allow_paths = false);
+// The same of a document already parsed (valid JSON).
+Pipeline parse_pipeline_doc(const nlohmann::json& doc, const std::filesystem::path& base_dir, bool allow_paths = false);
 // Reads the file (at most io::kMaxPipelineBytes), or parses `arg` itself when it starts
 // with '[' (inline JSON; its grid paths start from the current folder).
 Pipeline load_pipeline(const std::string& arg, bool allow_paths = false);
