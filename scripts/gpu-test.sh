@@ -18,7 +18,7 @@ log=$(mktemp)
 # cuda engine (clang's SDK-free check is CI's, not this machine's).
 # They run as $GPU_TEST_SHARDS gtest shards at once (4 by default), so that they also run with
 # other processes using the GPU and the shared disk cache.
-filter='Cuda*:DiskCache*:*cuda_*:-CudaLoaderChild.*:CudaCodegen.Clang*'
+filter='Cuda*:DiskCache*:*cuda_*:-CudaLoaderChild.*:CudaCodegen.Clang*:CudaCodegen/ClangCudaSources.*'
 shards=${GPU_TEST_SHARDS:-4}
 pids=()
 for ((k = 0; k < shards; k++)); do

@@ -3,6 +3,7 @@ per-image loop [t(x) for x in images] (the same tensors, and the same state of t
 generator after it), stacked when the results share a shape; on CUDA tensors too, where
 images of one structure share their kernels' launches."""
 
+import json
 import unittest
 
 import numpy as np
@@ -63,6 +64,16 @@ class PerSampleTest(unittest.TestCase):
             got = self.check_like_a_loop(recipe(), images(seed=seed), seed)
             self.assertIsInstance(got, torch.Tensor)  # one shape: stacked
             self.assertEqual(tuple(got.shape), (6, 3, 30, 30))
+
+    def test_repeated_op_lists_share_a_handle_and_one_offs_are_not_kept(self):
+        from toroid.transforms import _base
+        ops = [{"op": "crop", "top": 1, "left": 2, "height": 3, "width": 4}]
+        first, second, third = (_base._draw_pipeline(ops) for _ in range(3))
+        self.assertIsNot(first, second)  # kept from its second coming on
+        self.assertIs(second, third)
+        once = [{"op": "crop", "top": 5, "left": 6, "height": 3, "width": 4}]
+        _base._draw_pipeline(once)
+        self.assertNotIn(json.dumps(once), _base._drawn)
 
     def test_results_of_several_sizes_come_back_as_a_list(self):
         t = T.Compose([T.RandomRotation(40, expand=True), T.RandomHorizontalFlip()])

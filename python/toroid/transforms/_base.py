@@ -578,14 +578,32 @@ class Transform:
 
 
 def _draw_pipeline(ops):
-    """The pipeline of one image's draws in per_sample. Its values are drawn, so it seldom
-    repeats: it is made from its JSON text at once, not looked up (and kept) in the op-list
-    cache, whose key costs as much as the JSON; the prepared program is still shared by
-    structure, and a repeated op list still finds its bound instance in toroid's own cache.
-    Op lists holding arrays (grids) go through the cache."""
+    """The pipeline of one image's draws in per_sample, found by its JSON text among the
+    recent ones (the op-list cache's key costs more than the text): a transform without
+    random draws (an eval pipeline) repeats its op list for every image of a size, and its
+    handle keeps the programs bound to that size. Drawn values seldom repeat: a handle is
+    kept once its text comes a second time, so that one-off draws hold no memory. Op lists
+    holding arrays (grids) go through the op-list cache."""
     if any("grid" in op for op in ops):
         return _core.cached_pipeline(ops)
-    return _core.PipelineHandle(json.dumps(ops, allow_nan=False))
+    text = json.dumps(ops, allow_nan=False)
+    handle = _drawn.get(text)
+    if handle is None:
+        handle = _core.PipelineHandle(text)
+        if text in _seen:
+            if len(_drawn) >= _MAX_DRAWN:
+                _drawn.clear()
+            _drawn[text] = handle
+        else:
+            if len(_seen) >= 4 * _MAX_DRAWN:
+                _seen.clear()
+            _seen[text] = None
+    return handle
+
+
+_drawn = {}  # JSON text -> PipelineHandle of the texts seen twice, for _draw_pipeline
+_seen = {}   # the texts seen once
+_MAX_DRAWN = 1024
 
 
 class _Decoding:
