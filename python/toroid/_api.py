@@ -373,10 +373,33 @@ class Pipeline:
         raise err
 
     @public("run_batch")
-    def run_batch(self, xs, errors="raise"):
+    def run_batch(self, xs, errors="raise", device=None, decode=None):
         """A list of images of any sizes in one call: stacked results when they all have one
-        shape, else a list; errors="skip" returns (results, {index: message})."""
-        return self._handle.run_batch(xs, self.engine, self.threads, errors)
+        shape, else a list; errors="skip" returns (results, {index: message}).
+        Files' bytes (JPEG, PNG, WebP) among the images are decoded as RGB with their EXIF
+        orientation first: with a CUDA `device`, the JPEGs as one batch on the GPU
+        (toroid.io.decode_jpeg's `decode`: "fast", nvJPEG, the default; "exact",
+        libjpeg-turbo's pixels uploaded) and the other files on the CPU, copied up; without
+        one, on the CPU (NumPy arrays). A file that fails to decode is a failed image."""
+        xs = list(xs) if not isinstance(xs, (str, bytes, dict)) and hasattr(xs, "__iter__") else xs
+        if device is None and decode is None and not any(
+                isinstance(x, (bytes, bytearray, memoryview)) for x in (xs if isinstance(xs, list) else ())):
+            return self._handle.run_batch(xs, self.engine, self.threads, errors)
+        if not isinstance(xs, list):
+            raise _capi.InvalidTypeError("run_batch takes a list of images or files, got %s" % type(xs).__name__)
+        if errors not in ("raise", "skip"):
+            raise Error("errors must be 'raise' or 'skip', got %s" % _capi.show(errors))
+        from . import io  # noqa: PLC0415
+        items, bad = io._decode_files(xs, device, decode)
+        if bad and errors != "skip":
+            first = min(bad)
+            raise Error("image %d: %s" % (first, bad[first]))
+        ran = [i for i in range(len(items)) if i not in bad]
+        good = [items[i] for i in ran]
+        if not bad:
+            return self._handle.run_batch(good, self.engine, self.threads, errors)
+        out = self._handle.run_batch(good, self.engine, self.threads, "skip") if good else ([], {})
+        return _core.merge_failed(out, ran, bad, len(items), good)
 
     def to_json(self):
         """The canonical JSON (grids given as arrays print as "<array>")."""

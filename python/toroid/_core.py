@@ -1175,3 +1175,29 @@ def cached_pipeline(ops):
         while len(_op_pipelines) > _MAX_OP_PIPELINES:
             _op_pipelines.popitem(last=False)
     return p
+
+
+def nth(results, j, like):
+    """The j-th image's result of run_batch (a stacked array, or a list), of the rank of its
+    input `like` (4-D inputs were concatenated along N: each of like.shape[0] images)."""
+    if isinstance(results, list):
+        return results[j]
+    if len(like.shape) == 4:
+        n = like.shape[0]
+        return results[j * n:(j + 1) * n]
+    return results[j]
+
+
+def merge_failed(out, ran, bad, n, xs):
+    """(results, failed) for all n images of a call, from the run of the images `ran` (their
+    result `out`, run_batch's (results, failed)) and the images `bad` ({index: message})
+    that failed before it (files that did not decode)."""
+    results, failed = out
+    merged = [None] * n
+    for k, i in enumerate(ran):
+        if k not in failed:
+            merged[i] = nth(results, k, xs[k])
+    failures = dict(bad)
+    for k, message in failed.items():
+        failures[ran[k]] = message
+    return merged, failures

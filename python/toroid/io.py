@@ -253,6 +253,53 @@ def _decode_started(datas, infos, mode, device, exif, decode, threads=None):
 _starter = None  # the worker of _decode_started
 
 
+def _decode_files(items, device, decode, threads=None):
+    """`items` with the files' bytes among them decoded as RGB with their EXIF orientation
+    (Pipeline.run_batch's files): on a CUDA device the JPEGs as one GPU batch (decode_jpeg's
+    `decode`) and the other files on the CPU, copied up in the batch's layout; else on the
+    CPU, as NumPy arrays. Returns (items, {index: message} of the files that failed)."""
+    items = list(items)
+    which = [i for i, x in enumerate(items) if isinstance(x, (bytes, bytearray, memoryview))]
+    cuda, dev = False, None
+    if device is not None:
+        torch = _torch()
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, TypeError) as e:
+            raise Error("device must be a torch device, got %s (%s)" % (show(device), e)) from None
+        if dev.type not in ("cpu", "cuda"):
+            raise Error("files decode on 'cpu' or 'cuda', got device %s" % show(device))
+        cuda = dev.type == "cuda"
+    if decode not in (None, "fast", "exact"):
+        raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
+    if decode == "fast" and not cuda:
+        raise Error("decode='fast' needs a CUDA device: on the CPU, files decode with libjpeg-turbo")
+    bad = {}
+    rest = which
+    if cuda:
+        jpegs = [i for i in which if _is_jpeg(items[i])]
+        rest = [i for i in which if not _is_jpeg(items[i])]
+        if jpegs:
+            images, failures = decode_jpeg([bytes(items[i]) for i in jpegs], mode="rgb", device=dev,
+                                           apply_exif_orientation=True, decode=decode, errors="skip", threads=threads)
+            for k, i in enumerate(jpegs):
+                if k in failures:
+                    bad[i] = failures[k]
+                else:
+                    items[i] = images[k]
+    for i in rest:
+        try:
+            x = decode_image(bytes(items[i]), mode="rgb")
+        except Error as e:
+            bad[i] = str(e)
+            continue
+        if cuda:
+            x = _torch().from_numpy(x).to(dev)
+            x = x.contiguous() if decode in (None, "fast") else x  # nvJPEG's planes, or libjpeg's rows
+        items[i] = x
+    return items, bad
+
+
 def _infos(datas, mode, exif):
     """The (C, H, W) of each whole JPEG file (toroid_jpeg_info), and {index: message} for
     the others."""

@@ -441,5 +441,52 @@ class PerSampleFilesOnADevice(unittest.TestCase):
             self.train.per_sample(batch, device="cuda")
 
 
+class PipelineOnFiles(unittest.TestCase):
+    """Pipeline.run_batch on files' bytes: decoded as RGB with their EXIF orientation (on
+    the GPU with device="cuda"), then the one batched call; bad files fail alone."""
+
+    OPS = [{"op": "resize", "size": [12, 16], "mode": "bilinear", "antialias": True},
+           {"op": "convert", "dtype": "float32", "scale": True}]
+    FILES = ["rgb_pillow.jpg", "gray_pillow.jpg", "../decode/exif6.jpg", "../decode/exif5_rgba.png"]
+
+    def test_on_the_cpu(self):
+        p = toroid.Pipeline(self.OPS)
+        raws = [_raw(data(n)) for n in self.FILES]
+        want = [p(np.ascontiguousarray(toroid.io.decode_image(r, mode="rgb"))) for r in raws]
+        got = p.run_batch(raws)
+        self.assertEqual(got.shape, (len(raws), 3, 12, 16))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        mixed = p.run_batch([raws[0], np.ascontiguousarray(toroid.io.decode_image(raws[1], mode="rgb"))])
+        np.testing.assert_array_equal(mixed[1], want[1])
+        out, failed = p.run_batch([raws[0], raws[0][:30], b"not an image", raws[3]], errors="skip")
+        self.assertEqual(sorted(failed), [1, 2])
+        self.assertIsNone(out[1])
+        np.testing.assert_array_equal(out[3], want[3])
+        with self.assertRaisesRegex(toroid.Error, "image 1: "):
+            p.run_batch([raws[0], raws[0][:30]])
+        with self.assertRaisesRegex(toroid.Error, "needs a CUDA device"):
+            p.run_batch(raws, decode="fast")
+
+    def test_on_cuda(self):
+        why = _cuda_jpeg()
+        if why:
+            self.skipTest(why)
+        import torch
+        p = toroid.Pipeline(self.OPS)
+        raws = [_raw(data(n)) for n in self.FILES]
+        exact = p.run_batch(raws, device="cuda", decode="exact")
+        cpu = p.run_batch(raws)
+        self.assertTrue(exact.is_cuda)
+        self.assertLessEqual(float((exact.cpu() - torch.from_numpy(cpu)).abs().max()), 1e-5)
+        fast = p.run_batch(raws, device="cuda")
+        jpegs = toroid.io.decode_jpeg(raws[:3], mode="rgb", device="cuda", apply_exif_orientation=True)
+        for k in range(3):
+            self.assertTrue(torch.equal(fast[k], p(jpegs[k])), k)
+        out, failed = p.run_batch([raws[0], raws[0][:30], raws[3]], device="cuda", errors="skip")
+        self.assertEqual(sorted(failed), [1])
+        self.assertTrue(torch.equal(out[2], fast[3]))
+
+
 if __name__ == "__main__":
     unittest.main()

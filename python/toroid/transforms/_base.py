@@ -552,7 +552,7 @@ class Transform:
         out = self._run_planned(plans, xs, states, errors)
         if not bad:
             return out
-        return _merge_failed(out, ran, bad, len(images), xs)
+        return _core.merge_failed(out, ran, bad, len(images), xs)
 
     @staticmethod
     def _run_planned(plans, xs, states, errors):
@@ -674,20 +674,6 @@ def _start_decodes(images, device, decode):
     return _Decoding(dev, future, {i: k for k, i in enumerate(which)}, decode in (None, "fast")), bad
 
 
-def _merge_failed(out, ran, bad, n, xs):
-    """per_sample's (results, failed) for all n images, from the run of the images `ran`
-    (their result `out`, run_batch's (results, failed)) and the files that failed to decode."""
-    results, failed = out
-    merged = [None] * n
-    for k, i in enumerate(ran):
-        if k not in failed:
-            merged[i] = _nth(results, k, xs[k])
-    failures = dict(bad)
-    for k, message in failed.items():
-        failures[ran[k]] = message
-    return merged, failures
-
-
 def _run_rounds(plans, xs, errors):
     """Each image's programs in turn: round k runs the k-th program of every image that has
     one in one batched call. The results as run_batch returns them."""
@@ -721,19 +707,8 @@ def _rounds(plans, xs):
             if j in bad:
                 failed[i] = "image %d: %s" % (i, bad[j].split(": ", 1)[1] if bad[j].startswith("image ") else bad[j])
             else:
-                xs[i] = _nth(results, j, xs[i])
+                xs[i] = _core.nth(results, j, xs[i])
     return xs, failed
-
-
-def _nth(results, j, like):
-    """The j-th image's result of run_batch (a stacked array, or a list), of the rank of its
-    input `like` (4-D inputs were concatenated along N: each of like.shape[0] images)."""
-    if isinstance(results, list):
-        return results[j]
-    if len(like.shape) == 4:
-        n = like.shape[0]
-        return results[j * n:(j + 1) * n]
-    return results[j]
 
 
 def _stack_like(xs):
