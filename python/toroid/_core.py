@@ -777,13 +777,15 @@ class PipelineHandle:
         self._handle = handle
         self._text = text
         self._skeleton = None
-        digest = hashlib.sha256()
-        for i, g in grids:
-            t = _capi.Tensor(g.ctypes.data, make_desc(_capi.FLOAT32, g.shape, [s // 4 for s in g.strides]))
-            _capi.check(_capi.lib.toroid_pipeline_set_grid(handle, i, ctypes.byref(t)))
-            digest.update(("%d %s " % (i, g.shape)).encode())
-            digest.update(np.ascontiguousarray(g).tobytes())
-        self.grid_digest = digest.hexdigest() if grids else ""
+        self.grid_digest = ""
+        if grids:
+            digest = hashlib.sha256()
+            for i, g in grids:
+                t = _capi.Tensor(g.ctypes.data, make_desc(_capi.FLOAT32, g.shape, [s // 4 for s in g.strides]))
+                _capi.check(_capi.lib.toroid_pipeline_set_grid(handle, i, ctypes.byref(t)))
+                digest.update(("%d %s " % (i, g.shape)).encode())
+                digest.update(np.ascontiguousarray(g).tobytes())
+            self.grid_digest = digest.hexdigest()
         self._functions = collections.OrderedDict()
         self._lock = threading.Lock()
         # fast_key -> runner (see _fast_runner). Read without the lock (a dict lookup is atomic);

@@ -110,12 +110,15 @@ class RandomResizedCrop(Transform):
     def _params(self, height, width):
         torch = _torch()
         if self._log_ratio is None:
-            self._log_ratio = torch.log(torch.tensor(self.ratio))
-        log_ratio = self._log_ratio
+            # torchvision's float32 log of the ratios, as the doubles uniform_ receives them
+            # (an element of a float32 tensor passed for a double is its value).
+            log_ratio = torch.log(torch.tensor(self.ratio))
+            self._log_ratio = (float(log_ratio[0]), float(log_ratio[1]))
+        lo, hi = self._log_ratio
         area = height * width
         for _ in range(10):
             target_area = area * torch.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+            aspect_ratio = torch.exp(torch.empty(1).uniform_(lo, hi)).item()
             w = int(round(math.sqrt(target_area * aspect_ratio)))
             h = int(round(math.sqrt(target_area / aspect_ratio)))
             if 0 < w <= width and 0 < h <= height:
