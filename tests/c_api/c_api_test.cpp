@@ -570,6 +570,9 @@ TEST(CApi, TensorFromDlpack) {
 // The counters move as the caches work: a new structure compiles or loads once, a second
 // size of it binds without compiling, the same size again is a memory hit.
 TEST(CApi, CacheStatsCountPreparesCompilesAndBinds) {
+    // Earlier tests' full builds (in one process) finish first: the counts below are this
+    // test's alone.
+    ASSERT_EQ(toroid_wait_for_background_builds(), TOROID_OK);
     toroid_cache_counts before{};
     before.struct_size = sizeof before;
     ASSERT_EQ(toroid_cache_stats(&before), TOROID_OK) << toroid_last_error();
