@@ -811,34 +811,18 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
         }
         // One prepare per (pipeline, spec) the handles lack: the images that share one (a
         // pipeline's images of one size) take its result.
-        std::vector<std::size_t> cold;
-        std::vector<std::size_t> same_as(cuda_items.size());
-        {
-            std::map<std::pair<const toroid_pipeline*, toroid_pipeline::CudaKey>, std::size_t> first_of;
-            for (std::size_t k = 0; k < cuda_items.size(); ++k) {
-                if (cuda_items[k].prepared) continue;
-                const auto [it, added] = first_of.emplace(std::make_pair(pipeline_of(cuda_items[k].index),
-                                                                         cuda_items[k].key), k);
-                if (added) cold.push_back(k);
-                same_as[k] = it->second;
-            }
-        }
-        parallel_each(cold.size(), threads == 0 ? default_threads() : threads, [&](std::size_t j) {
-            CudaItem& c = cuda_items[cold[j]];
-            try {
-                c.prepared = prepare_cuda(pipeline_of(c.index)->pipeline, c.spec, EngineOptions{}, cuda_device);
-            } catch (const Error& e) {
-                c.error = e.what();
-            } catch (const std::bad_alloc&) {
-                c.error = "out of memory";
-            } catch (const std::exception& e) {
-                c.error = fmt::format("internal error: {}", e.what());
-            }
+        std::vector<std::optional<std::pair<const toroid_pipeline*, toroid_pipeline::CudaKey>>> keys(cuda_items.size());
+        for (std::size_t k = 0; k < cuda_items.size(); ++k)
+            if (!cuda_items[k].prepared) keys[k] = std::make_pair(pipeline_of(cuda_items[k].index), cuda_items[k].key);
+        const auto made = parallel_once_per_key(keys, threads == 0 ? default_threads() : threads, [&](std::size_t k) {
+            const CudaItem& c = cuda_items[k];
+            return std::shared_ptr<CudaPipeline>(
+                prepare_cuda(pipeline_of(c.index)->pipeline, c.spec, EngineOptions{}, cuda_device));
         });
         for (std::size_t k = 0; k < cuda_items.size(); ++k)
-            if (!cuda_items[k].prepared && same_as[k] != k) {
-                cuda_items[k].prepared = cuda_items[same_as[k]].prepared;
-                cuda_items[k].error = cuda_items[same_as[k]].error;
+            if (keys[k]) {
+                cuda_items[k].prepared = made[k].value;
+                cuda_items[k].error = made[k].error;
             }
         for (CudaItem& c : cuda_items) {
             const std::size_t i = c.index;

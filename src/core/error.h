@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +22,22 @@ public:
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
     throw Error(fmt::format(format, std::forward<Args>(args)...));
+}
+
+// The one-line message of a caught exception, as the fronts report it: a toroid::Error's
+// own, "out of memory", or "internal error: ..." for anything else.
+inline std::string error_message(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const Error& err) {
+        return err.what();
+    } catch (const std::bad_alloc&) {
+        return "out of memory";
+    } catch (const std::exception& err) {
+        return fmt::format("internal error: {}", err.what());
+    } catch (...) {
+        return "internal error: unknown exception";
+    }
 }
 
 // `s` made safe to quote in a message: control bytes become \n, \t, \xNN (so text taken

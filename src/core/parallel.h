@@ -6,8 +6,14 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <map>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "core/error.h"
 
 namespace toroid {
 
@@ -47,6 +53,40 @@ void parallel_each(std::size_t n, int threads, F&& body) {
     parallel_for(0, t, t, [&](std::int64_t) {
         for (std::size_t i = next++; i < n; i = next++) body(i);
     });
+}
+
+// make(i) once for each distinct key among the items that have one (keys[i] set; the first
+// item of a key stands for the others), on up to `threads` threads (parallel_each). Returns
+// per item make's value, or the message of its failure (error_message); items without a key
+// get neither.
+template <typename Value>
+struct MadeOnce {
+    Value value{};
+    std::string error;
+};
+template <typename Key, typename Make>
+auto parallel_once_per_key(const std::vector<std::optional<Key>>& keys, int threads, Make&& make) {
+    using Value = decltype(make(std::size_t{}));
+    std::vector<MadeOnce<Value>> out(keys.size());
+    std::map<Key, std::size_t> first_of;
+    std::vector<std::size_t> firsts, first(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!keys[i]) continue;
+        const auto [it, added] = first_of.emplace(*keys[i], i);
+        if (added) firsts.push_back(i);
+        first[i] = it->second;
+    }
+    parallel_each(firsts.size(), threads, [&](std::size_t k) {
+        const std::size_t i = firsts[k];
+        try {
+            out[i].value = make(i);
+        } catch (...) {
+            out[i].error = error_message(std::current_exception());
+        }
+    });
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        if (keys[i] && first[i] != i) out[i] = out[first[i]];
+    return out;
 }
 
 }  // namespace toroid

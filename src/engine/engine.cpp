@@ -159,43 +159,27 @@ void run_batch(std::span<const Pipeline* const> pipelines, std::span<Engine* con
     // random draws), binding is most of a small image's time. Threads that need a structure
     // another one is compiling wait for it (driver::ProgramCache::artifact).
     using SpecKey = std::tuple<const Pipeline*, Engine*, DType, Dims, Dims>;
-    std::map<SpecKey, std::size_t> slot_of;
-    std::vector<std::size_t> slot(items.size());
-    std::vector<std::size_t> first;  // by slot: its first item
+    std::vector<std::optional<SpecKey>> keys(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         const TensorSpec s = items[i].input.spec();
-        const auto [it, added] = slot_of.emplace(SpecKey{pipelines[i], engines[i], s.dtype, s.shape, s.strides},
-                                                 first.size());
-        if (added) first.push_back(i);
-        slot[i] = it->second;
+        keys[i] = SpecKey{pipelines[i], engines[i], s.dtype, s.shape, s.strides};
     }
-    std::vector<std::shared_ptr<PreparedPipeline>> slots(first.size());
-    std::vector<std::string> slot_error(first.size());
-    parallel_each(first.size(), threads, [&](std::size_t k) {
-        const std::size_t i = first[k];
-        try {
-            slots[k] = engines[i]->prepare(*pipelines[i], items[i].input.spec());
-        } catch (const Error& err) {
-            slot_error[k] = err.what();
-        } catch (const std::bad_alloc&) {
-            slot_error[k] = "out of memory";
-        } catch (const std::exception& err) {
-            slot_error[k] = fmt::format("internal error: {}", err.what());
-        }
+    const auto made = parallel_once_per_key(keys, threads, [&](std::size_t i) {
+        return std::shared_ptr<PreparedPipeline>(engines[i]->prepare(*pipelines[i], items[i].input.spec()));
     });
     std::vector<std::shared_ptr<PreparedPipeline>> prepared(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         BatchItem& it = items[i];
         const Pipeline& p = *pipelines[i];
         try {
-            if (!slots[slot[i]]) fail("{}", slot_error[slot[i]]);
+            if (!made[i].value) fail("{}", made[i].error);
             const TensorSpec s = it.input.spec();
             const ShapeInfo out = infer_shape(p, ShapeInfo{s.dtype, s.shape});
             if (it.output.dtype() != out.dtype || it.output.shape() != out.shape)
                 fail("output is {} ({}, {}, {}, {}), the result is {} ({}, {}, {}, {})", dtype_name(it.output.dtype()),
                      it.output.shape()[0], it.output.shape()[1], it.output.shape()[2], it.output.shape()[3],
                      dtype_name(out.dtype), out.shape[0], out.shape[1], out.shape[2], out.shape[3]);
-            prepared[i] = slots[slot[i]];
+            prepared[i] = made[i].value;
         } catch (const Error& err) {
             it.error = err.what();
         }
