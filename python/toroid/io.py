@@ -260,20 +260,8 @@ def _decode_files(items, device, decode, threads=None):
     CPU, as NumPy arrays. Returns (items, {index: message} of the files that failed)."""
     items = list(items)
     which = [i for i, x in enumerate(items) if isinstance(x, (bytes, bytearray, memoryview))]
-    cuda, dev = False, None
-    if device is not None:
-        torch = _torch()
-        try:
-            dev = torch.device(device)
-        except (RuntimeError, TypeError) as e:
-            raise Error("device must be a torch device, got %s (%s)" % (show(device), e)) from None
-        if dev.type not in ("cpu", "cuda"):
-            raise Error("files decode on 'cpu' or 'cuda', got device %s" % show(device))
-        cuda = dev.type == "cuda"
-    if decode not in (None, "fast", "exact"):
-        raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
-    if decode == "fast" and not cuda:
-        raise Error("decode='fast' needs a CUDA device: on the CPU, files decode with libjpeg-turbo")
+    dev = _files_device(device, decode)
+    cuda = dev is not None and dev.type == "cuda"
     bad = {}
     rest = which
     if cuda:
@@ -293,11 +281,35 @@ def _decode_files(items, device, decode, threads=None):
         except Error as e:
             bad[i] = str(e)
             continue
-        if cuda:
-            x = _torch().from_numpy(x).to(dev)
-            x = x.contiguous() if decode in (None, "fast") else x  # nvJPEG's planes, or libjpeg's rows
-        items[i] = x
+        items[i] = _to_batch(x, dev, decode) if cuda else x
     return items, bad
+
+
+def _files_device(device, decode):
+    """The torch device that files decode to (None: the CPU, as NumPy arrays), with `decode`
+    checked against it: "fast" (nvJPEG) needs a CUDA device."""
+    dev = None
+    if device is not None:
+        try:
+            dev = _torch().device(device)
+        except (RuntimeError, TypeError) as e:
+            raise Error("device must be a torch device, got %s (%s)" % (show(device), e)) from None
+        if dev.type not in ("cpu", "cuda"):
+            raise Error("files decode on 'cpu' or 'cuda', got device %s" % show(device))
+    if decode not in (None, "fast", "exact"):
+        raise Error("decode must be 'fast' or 'exact', got %s" % show(decode))
+    if decode == "fast" and (dev is None or dev.type != "cuda"):
+        raise Error("decode='fast' needs a CUDA device: on the CPU, files decode with libjpeg-turbo")
+    return dev
+
+
+def _to_batch(x, dev, decode):
+    """An image decoded on the CPU (NumPy or torch), on CUDA device `dev` in the layout of
+    the JPEGs a batch decode with `decode` makes there (nvJPEG's planes, libjpeg's rows), so
+    that the results stack."""
+    torch = _torch()
+    x = (torch.from_numpy(x) if not isinstance(x, torch.Tensor) else x).to(dev)
+    return x.contiguous() if decode in (None, "fast") else x
 
 
 def _infos(datas, mode, exif):

@@ -74,12 +74,7 @@ class _Encoded:
         if self.device is not None:
             return None
         x = self._decode_here(ops, io)
-        if decoding is None:
-            return x
-        # In the layout of the batch decode's images (nvJPEG's planes, libjpeg's rows), so
-        # that the results stack.
-        x = x.to(decoding.device)
-        return x.contiguous() if decoding.planar else x
+        return x if decoding is None else io._to_batch(x, decoding.device, decoding.decode)
 
     def _decode_here(self, ops, io):
         if io._is_jpeg(self.data) and _capi.has_decode_into:
@@ -610,11 +605,11 @@ class _Decoding:
     """per_sample's JPEGs decoding on a device while their draws are made (_start_decodes):
     the future of toroid.io's batch decode and which images it decodes."""
 
-    def __init__(self, device, future, which, planar):
+    def __init__(self, device, future, which, decode):
         self.device = device
         self.future = future
         self.which = which  # image index -> index in the decode's batch
-        self.planar = planar  # its images are planes (nvJPEG), else channels-last rows
+        self.decode = decode  # decode_jpeg's decode= (the layout of its images)
 
     def resolve(self, xs, ran, bad):
         """xs with the pending images replaced by their decoded tensors; the images whose
@@ -650,17 +645,9 @@ def _start_decodes(images, device, decode):
     of known size that the draws can be made from. Returns (_Decoding or None, {index:
     message} of the files whose header is bad)."""
     from .. import io  # noqa: PLC0415
-    torch = _torch()
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as e:
-        raise Error("device must be a torch device, got %s (%s)" % (show(device), e)) from None
-    if dev.type == "cpu":
-        if decode not in (None, "exact"):
-            raise Error("decode=%s needs a CUDA device: on the CPU, files decode with libjpeg-turbo" % show(decode))
+    dev = io._files_device(device, decode)
+    if dev is None or dev.type == "cpu":
         return None, {}
-    if dev.type != "cuda":
-        raise Error("per_sample decodes files on 'cpu' or 'cuda', got device %s" % show(device))
     which = [i for i, x in enumerate(images) if isinstance(x, (bytes, bytearray, memoryview)) and io._is_jpeg(x)]
     datas = [bytes(images[i]) for i in which]
     infos, failures = io._infos(datas, "rgb", True)
@@ -671,7 +658,7 @@ def _start_decodes(images, device, decode):
             bad[i] = failures[k]
         else:
             images[i] = _Encoded.of_size(datas[k], infos[k], dev)
-    return _Decoding(dev, future, {i: k for k, i in enumerate(which)}, decode in (None, "fast")), bad
+    return _Decoding(dev, future, {i: k for k, i in enumerate(which)}, decode), bad
 
 
 def _run_rounds(plans, xs, errors):
