@@ -50,6 +50,8 @@ struct ApplyArgs {
     std::string mode;              // --mode; unset: rgb in folder mode, unchanged for one file
     bool no_exif = false;          // --no-exif-orientation
     bool draft = false;            // --draft: JPEGs decoded smaller where the pipeline shrinks them
+    std::string decode;            // --decode fast|exact: folder mode on cuda (default fast)
+    int batch = 0;                 // --batch: folder mode on cuda, files per batch (0: the default)
 };
 
 // How PNG and JPEG inputs decode: --mode (folder mode's default rgb, so that gray, RGBA and
@@ -106,8 +108,16 @@ int run_apply_folder(const ApplyArgs& a) {
     if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
         fail("output '{}' is not a folder (the input is a folder)", printable(a.output));
     check_folder_paths(in_dir, out_dir);  // before anything else: a usage error touches nothing
+    const bool on_cuda = engine_name(a) == "cuda";
+    if (!a.decode.empty() && a.decode != "fast" && a.decode != "exact")
+        fail("--decode must be fast or exact (got '{}')", printable(a.decode, 40));
+    if (!a.decode.empty() && !on_cuda)
+        fail("--decode applies to --device cuda (the CPU decodes with libjpeg-turbo: exact)");
+    if (a.batch < 0) fail("--batch must be at least 1 (got {})", a.batch);
+    if (a.batch > 0 && !on_cuda) fail("--batch applies to --device cuda (the CPU runs one file per job)");
     Pipeline pipeline = load_pipeline(a.pipeline, a.allow_paths);
-    auto engine = make_engine(engine_name(a), engine_options(a, a.threads > 0 ? a.threads : 1, false));
+    std::unique_ptr<Engine> engine;
+    if (!on_cuda) engine = make_engine(engine_name(a), engine_options(a, a.threads > 0 ? a.threads : 1, false));
 
     // process_folder checks the paths and the output format, then says how many images.
     std::unique_ptr<cli::Progress> progress;
@@ -119,7 +129,16 @@ int run_apply_folder(const ApplyArgs& a) {
             if (c == '\n' || c == '\r') c = ' ';
         progress->message("toroid: error: " + line);
     };
-    const FolderResult r = process_folder(*engine, pipeline, in_dir, out_dir, options);
+    FolderResult r;
+    if (on_cuda) {
+        CudaFolderOptions cuda;
+        cuda.gpu_decode = a.decode != "exact";
+        if (a.batch > 0) cuda.batch = static_cast<std::size_t>(a.batch);
+        cuda.engine = engine_options(a, 1, false);
+        r = process_folder_cuda(pipeline, in_dir, out_dir, options, cuda);
+    } else {
+        r = process_folder(*engine, pipeline, in_dir, out_dir, options);
+    }
     if (progress) progress->finish();
     std::printf("toroid: %lld written, %lld failed, %lld ignored (not images), %.2f s, %.1f images/s\n",
                 static_cast<long long>(r.written), static_cast<long long>(r.failed),
@@ -160,6 +179,9 @@ int run_apply(const ApplyArgs& a) {
     if (std::filesystem::is_directory(a.input, ec)) return run_apply_folder(a);
     if (!std::filesystem::exists(a.input, ec)) fail("input '{}' does not exist", printable(a.input));
     if (a.jobs != 0) fail("--jobs applies to folder mode (IN a folder), not to a single file");
+    if (!a.decode.empty() || a.batch != 0)
+        fail("--decode and --batch apply to folder mode with --device cuda (a single file decodes with libjpeg-turbo: "
+             "exact)");
     Layout layout = parse_layout(a.layout.empty() ? "contiguous" : a.layout);
     int threads = a.threads > 0 ? a.threads : default_threads();
     if (a.threads < 0) fail("--threads must be at least 1 (got {})", a.threads);
@@ -235,9 +257,19 @@ int main(int argc, char** argv) {
     apply_cmd->add_flag("--draft", apply.draft,
                         "decode a JPEG at 1/2, 1/4 or 1/8 scale where the pipeline's first op resizes it to at most "
                         "that (faster; not exact: the result differs from the full decode's)");
-    apply_cmd->add_option("--jobs", apply.jobs, "folder mode: files processed at once (default: all cores)");
+    apply_cmd->add_option("--decode", apply.decode,
+                          "folder mode with --device cuda: fast (default: JPEGs decode on the GPU through nvJPEG, a "
+                          "few levels from libjpeg-turbo's pixels) or exact (every file decodes on the CPU: the CPU "
+                          "run's results)");
+    apply_cmd->add_option("--batch", apply.batch,
+                          "folder mode with --device cuda: files read, decoded and run at once (default 128)");
+    apply_cmd->add_option("--jobs", apply.jobs,
+                          "folder mode: files processed at once (default: all cores; with --device cuda: the threads "
+                          "that read, decode and write each batch)");
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
-    apply_cmd->add_option("--device", apply.device, "cpu (default) or cuda (input copied to the GPU, result back)");
+    apply_cmd->add_option("--device", apply.device,
+                          "cpu (default) or cuda (input copied to the GPU, result back; folder mode runs batches of "
+                          "files, their JPEGs decoded on the GPU: --decode)");
     apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
     apply_cmd->add_option("--threads", apply.threads,
                           "kernel threads (default: all cores; folder mode: 1 per file)");

@@ -8,14 +8,12 @@
 #include "ops/read_window.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <new>
 #include <set>
 #include <system_error>
-#include <thread>
 
 namespace toroid {
 namespace {
@@ -115,8 +113,7 @@ Tensor read_input(const fs::path& input, const Pipeline& pipeline, const io::Dec
     return image;
 }
 
-void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& input, const fs::path& output,
-                  const FileOptions& options) {
+io::ImageFormat output_format(const fs::path& output, const FileOptions& options) {
     if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
         fail("JPEG quality must be 1..100 (got {})", options.jpeg_quality);
     const std::optional<io::ImageFormat> format =
@@ -124,12 +121,33 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
     if (!format)
         fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy, .png, .jpg and .jpeg)",
              quoted(output), printable(output.extension().string(), 20));
+    return *format;
+}
 
-    check_output_is_not_input(input, output);
+void write_result(const fs::path& input, const fs::path& output, const Tensor& result, const FileOptions& options) {
+    const io::ImageFormat format = output_format(output, options);
+    std::string bytes;
+    try {
+        bytes = io::encode_image(result, format, options.jpeg_quality);
+    } catch (const Error& e) {
+        fail("{}: cannot write '{}': {}", quoted(input), quoted(output), e.what());
+    }
+    create_folder(output.parent_path());
+    io::write_file_atomic(output, bytes);
+}
+
+Tensor read_file_input(const fs::path& input, const Pipeline& pipeline, const FileOptions& options) {
     io::DecodeOptions decode = options.decode;
     if (options.draft) decode.draft = draft_for(pipeline);
-    Tensor in = options.layout ? io::read_image(input, decode).to_layout(*options.layout)
-                               : read_input(input, pipeline, decode);
+    return options.layout ? io::read_image(input, decode).to_layout(*options.layout)
+                          : read_input(input, pipeline, decode);
+}
+
+void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& input, const fs::path& output,
+                  const FileOptions& options) {
+    output_format(output, options);
+    check_output_is_not_input(input, output);
+    Tensor in = read_file_input(input, pipeline, options);
     Tensor result;
     try {
         auto prepared = engine.prepare(pipeline, in.spec());
@@ -137,14 +155,7 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
     } catch (const Error& e) {
         fail("{}: {}", quoted(input), e.what());
     }
-    std::string bytes;
-    try {
-        bytes = io::encode_image(result, *format, options.jpeg_quality);
-    } catch (const Error& e) {
-        fail("{}: cannot write '{}': {}", quoted(input), quoted(output), e.what());
-    }
-    create_folder(output.parent_path());
-    io::write_file_atomic(output, bytes);
+    write_result(input, output, result, options);
 }
 
 FolderScan scan_image_folder(const fs::path& root) {
@@ -171,9 +182,8 @@ FolderScan scan_image_folder(const fs::path& root) {
     return scan;
 }
 
-FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::path& input_dir,
-                            const fs::path& output_dir, const FolderOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
+FolderPlan plan_folder(const Pipeline& pipeline, const fs::path& input_dir, const fs::path& output_dir,
+                       const FolderOptions& options) {
     if (options.file.jpeg_quality < 1 || options.file.jpeg_quality > 100)
         fail("JPEG quality must be 1..100 (got {})", options.file.jpeg_quality);
     if (options.jobs < 0) fail("jobs must be at least 1 (got {})", options.jobs);
@@ -185,21 +195,25 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
     check_folder_paths(input_dir, output_dir);
     FolderScan scan = scan_image_folder(input_dir);
 
+    FolderPlan plan;
+    plan.ignored = scan.ignored;
     const std::size_t n = scan.images.size();
-    std::vector<fs::path> outputs(n);
-    std::vector<std::string> clash(n);  // set when an earlier input already writes outputs[i]
+    plan.inputs.resize(n);
+    plan.outputs.resize(n);
+    plan.clash.resize(n);
     std::map<std::string, std::size_t> first_writer;
     for (std::size_t i = 0; i < n; ++i) {
         fs::path rel = scan.images[i];
+        plan.inputs[i] = input_dir / rel;
         const std::optional<io::ImageFormat> read = io::image_format_of(rel);
         if (options.file.format) rel.replace_extension(io::image_format_extension(*options.file.format));
         else if (read && io::result_format(*read) != *read)
             rel.replace_extension(io::image_format_extension(io::result_format(*read)));
-        outputs[i] = output_dir / rel;
-        auto [it, fresh] = first_writer.emplace(outputs[i].generic_string(), i);
+        plan.outputs[i] = output_dir / rel;
+        auto [it, fresh] = first_writer.emplace(plan.outputs[i].generic_string(), i);
         if (!fresh)
-            clash[i] = fmt::format("{}: output '{}' is already written from '{}'", quoted(input_dir / scan.images[i]),
-                                   quoted(outputs[i]), quoted(input_dir / scan.images[it->second]));
+            plan.clash[i] = fmt::format("{}: output '{}' is already written from '{}'", quoted(plan.inputs[i]),
+                                        quoted(plan.outputs[i]), quoted(plan.inputs[it->second]));
     }
     // No output may land on a file the run reads (the input folder inside the output
     // folder, a symlink, a hard link): by resolved path and by inode.
@@ -207,17 +221,16 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
         std::set<io::FileId> input_ids;
         std::map<fs::path, std::size_t> input_paths;
         for (std::size_t i = 0; i < n; ++i) {
-            const fs::path in = input_dir / scan.images[i];
-            if (auto id = io::file_id(in)) input_ids.insert(*id);
-            input_paths.emplace(io::resolved(in), i);
+            if (auto id = io::file_id(plan.inputs[i])) input_ids.insert(*id);
+            input_paths.emplace(io::resolved(plan.inputs[i]), i);
         }
         for (std::size_t i = 0; i < n; ++i) {
-            const std::optional<io::FileId> id = io::file_id(outputs[i]);
-            auto hit = input_paths.find(io::resolved(outputs[i]));
+            const std::optional<io::FileId> id = io::file_id(plan.outputs[i]);
+            auto hit = input_paths.find(io::resolved(plan.outputs[i]));
             if ((id && input_ids.count(*id)) || hit != input_paths.end())
                 fail("output '{}' is one of the input files: the run would overwrite what it reads; choose an "
                      "output folder apart from the input folder",
-                     quoted(outputs[i]));
+                     quoted(plan.outputs[i]));
         }
     }
     // The pipeline's result against the output formats, once: .jpg and .png inputs decode
@@ -236,45 +249,64 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::
     }
     create_folder(output_dir);
     if (options.on_start) options.on_start(static_cast<std::int64_t>(n));
+    return plan;
+}
 
-    FolderResult result;
-    result.ignored = scan.ignored;
-    std::mutex mutex;  // guards the counts and serializes the callbacks
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-            std::string error = clash[i];
-            if (error.empty()) {
-                try {
-                    process_file(engine, pipeline, input_dir / scan.images[i], outputs[i], options.file);
-                } catch (const Error& e) {
-                    error = e.what();
-                } catch (const std::bad_alloc&) {
-                    error = fmt::format("{}: out of memory", quoted(input_dir / scan.images[i]));
-                } catch (const std::exception& e) {
-                    error = fmt::format("{}: internal error: {}", quoted(input_dir / scan.images[i]), e.what());
-                }
-            }
-            std::lock_guard lock(mutex);
-            if (error.empty()) {
-                ++result.written;
-            } else {
-                ++result.failed;
-                if (options.on_error) options.on_error(error);
-            }
-            if (options.on_progress)
-                options.on_progress(result.written + result.failed, result.failed, static_cast<std::int64_t>(n));
-        }
-    };
-    const int jobs = static_cast<int>(
-        std::min<std::size_t>(std::max<std::size_t>(n, 1), options.jobs > 0 ? options.jobs : default_threads()));
-    if (jobs <= 1) {
-        worker();
+FolderReport::FolderReport(const FolderOptions& options, std::int64_t total, std::int64_t ignored)
+    : options_(options), total_(total), start_(std::chrono::steady_clock::now()) {
+    result_.ignored = ignored;
+}
+
+void FolderReport::done(const std::string& error) {
+    std::lock_guard lock(mutex_);
+    if (error.empty()) {
+        ++result_.written;
     } else {
-        std::vector<std::thread> pool;
-        for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
-        for (auto& t : pool) t.join();
+        ++result_.failed;
+        if (options_.on_error) options_.on_error(error);
     }
+    if (options_.on_progress) options_.on_progress(result_.written + result_.failed, result_.failed, total_);
+}
+
+FolderResult FolderReport::result() const {
+    std::lock_guard lock(mutex_);
+    FolderResult r = result_;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return r;
+}
+
+std::string message_for(const fs::path& input, const std::exception_ptr& error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const Error& e) {
+        return e.what();
+    } catch (const std::bad_alloc&) {
+        return fmt::format("{}: out of memory", quoted(input));
+    } catch (const std::exception& e) {
+        return fmt::format("{}: internal error: {}", quoted(input), e.what());
+    } catch (...) {
+        return fmt::format("{}: internal error", quoted(input));
+    }
+}
+
+FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const fs::path& input_dir,
+                            const fs::path& output_dir, const FolderOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const FolderPlan plan = plan_folder(pipeline, input_dir, output_dir, options);
+    const std::size_t n = plan.inputs.size();
+    FolderReport report(options, static_cast<std::int64_t>(n), plan.ignored);
+    parallel_each(n, options.jobs > 0 ? options.jobs : default_threads(), [&](std::size_t i) {
+        std::string error = plan.clash[i];
+        if (error.empty()) {
+            try {
+                process_file(engine, pipeline, plan.inputs[i], plan.outputs[i], options.file);
+            } catch (...) {
+                error = message_for(plan.inputs[i], std::current_exception());
+            }
+        }
+        report.done(error);
+    });
+    FolderResult result = report.result();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

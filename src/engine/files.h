@@ -6,9 +6,12 @@
 #include "engine/engine.h"
 #include "io/file.h"
 
+#include <chrono>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,5 +94,75 @@ struct FolderResult {
 // folder that cannot be created.
 FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const std::filesystem::path& input_dir,
                             const std::filesystem::path& output_dir, const FolderOptions& options);
+
+// How a folder runs on a GPU (process_folder_cuda).
+struct CudaFolderOptions {
+    int device = 0;
+    // true ("fast"): JPEGs decode on the GPU through nvJPEG (cuda::decode_jpegs; its pixels
+    // differ from libjpeg-turbo's by a few levels), except with options.file.draft or a
+    // channels_last options.file.layout, which decode on the CPU. false ("exact"): every
+    // file decodes on the CPU as process_file decodes it (the same pixels as the CPU run).
+    bool gpu_decode = true;
+    // Files read and decoded per step; a step's device buffers are split further where its
+    // images would not fit in the device's memory budget (an eighth of its memory, at least
+    // 64 MiB), so a batch larger than the GPU is never asked for at once.
+    std::size_t batch = 128;
+    std::size_t device_budget = 0;  // bytes of device buffers at once; 0: the default above
+    EngineOptions engine;  // the CUDA engine's options (debug_dir, limits)
+};
+
+// process_folder on a GPU: the same checks, outputs and reports, but files go through in
+// batches. Per batch the files are read (and, where they do not decode on the GPU, decoded)
+// on options.jobs threads, their JPEGs decode on the GPU in one call, every image runs in
+// one batched launch per kernel (run_device_batch), the results come back into page-locked
+// memory, and they are encoded and written on options.jobs threads while the next batch
+// is read and run. A file that fails (its header, its decode, its size for the pipeline,
+// its write) is reported and skipped; the rest of its batch goes on.
+FolderResult process_folder_cuda(const Pipeline& pipeline, const std::filesystem::path& input_dir,
+                                 const std::filesystem::path& output_dir, const FolderOptions& options,
+                                 const CudaFolderOptions& cuda);
+
+// ---- Shared by the folder runs (CPU and CUDA) ------------------------------------------
+
+// The files of a folder run and where each result goes: plan_folder makes every check that
+// comes before the first write (process_folder's list), creates the output folder and
+// calls options.on_start.
+struct FolderPlan {
+    std::vector<std::filesystem::path> inputs, outputs;
+    std::vector<std::string> clash;  // set where an earlier input already writes outputs[i]
+    std::int64_t ignored = 0;
+};
+FolderPlan plan_folder(const Pipeline& pipeline, const std::filesystem::path& input_dir,
+                       const std::filesystem::path& output_dir, const FolderOptions& options);
+
+// The counts and callbacks of a folder run: done() once per file, from any thread (the
+// callbacks are called one at a time).
+class FolderReport {
+public:
+    FolderReport(const FolderOptions& options, std::int64_t total, std::int64_t ignored);
+    void done(const std::string& error);  // empty: written
+    FolderResult result() const;          // the counts, and the seconds since construction
+
+private:
+    const FolderOptions& options_;
+    std::int64_t total_;
+    std::chrono::steady_clock::time_point start_;
+    mutable std::mutex mutex_;
+    FolderResult result_;
+};
+
+// The one-line message of a file's failure: a toroid::Error's own (it names the file),
+// else "<file>: out of memory" or "<file>: internal error: ...".
+std::string message_for(const std::filesystem::path& input, const std::exception_ptr& error);
+
+// The format `output` is written in (options.format, else its extension); throws
+// toroid::Error for a bad quality or an unknown extension.
+io::ImageFormat output_format(const std::filesystem::path& output, const FileOptions& options);
+// `input` decoded as process_file decodes it (draft, layout, the read window).
+Tensor read_file_input(const std::filesystem::path& input, const Pipeline& pipeline, const FileOptions& options);
+// Encodes `result` and writes it to `output` atomically, creating its folder; the messages
+// name `input`.
+void write_result(const std::filesystem::path& input, const std::filesystem::path& output, const Tensor& result,
+                  const FileOptions& options);
 
 }  // namespace toroid

@@ -2,6 +2,7 @@
 // written under the same relative path; a corrupt file is reported by name and skipped
 // (exit 1), other files are ignored and counted, bad usage exits 2, and progress lines
 // reach a non-terminal stderr.
+#include "../engine/engine_test_support.h"
 #include "core/error.h"
 #include "core/tensor.h"
 #include "engine/engine.h"
@@ -376,6 +377,13 @@ TEST_F(Folder, BadUsageExitsTwoAndWritesNothing) {
         {{"apply", kResize, in_.string(), out.string(), "--stats"}, "apply to a single file, not to folder mode"},
         {{"apply", kResize, in_.string(), out.string(), "--prepare-only"}, "--prepare-only apply to a single file"},
         {{"apply", kResize, (in_ / "top.jpg").string(), out.string(), "--jobs", "2"}, "--jobs applies to folder mode"},
+        {{"apply", kResize, in_.string(), out.string(), "--decode", "fast"}, "--decode applies to --device cuda"},
+        {{"apply", kResize, in_.string(), out.string(), "--device", "cuda", "--decode", "best"},
+         "--decode must be fast or exact (got 'best')"},
+        {{"apply", kResize, (in_ / "top.jpg").string(), (dir_ / "one.png").string(), "--device", "cuda", "--decode",
+          "exact"},
+         "--decode and --batch apply to folder mode with --device cuda"},
+        {{"apply", kResize, in_.string(), out.string(), "--batch", "8"}, "--batch applies to --device cuda"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.needle);
@@ -386,6 +394,16 @@ TEST_F(Folder, BadUsageExitsTwoAndWritesNothing) {
         EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(out));
     }
+}
+
+TEST_F(Folder, WithoutAGpuDeviceCudaIsOneErrorAndWritesNothing) {
+    if (test::cuda_unavailable().empty()) GTEST_SKIP() << "a GPU is here: tests/cli/cuda_folder_test.cpp runs folder mode on it";
+    fs::path out = dir_ / "out";
+    Result r = run({"apply", kResize, in_.string(), out.string(), "--device", "cuda"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("toroid: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_F(Folder, ScanIsSortedRecursiveAndCountsOtherFiles) {

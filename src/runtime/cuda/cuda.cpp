@@ -202,14 +202,49 @@ void DeviceBuffer::copy_to_host(void* destination, std::size_t bytes) const {
     if (bytes > 0) check(driver().cuMemcpyDtoH(destination, pointer_, bytes), "cuMemcpyDtoH");
 }
 
-void DeviceBuffer::copy_from_host_async(const void* source, std::size_t bytes, const Stream& stream) {
-    check_size(bytes, "copy to the device");
-    if (bytes > 0) check(driver().cuMemcpyHtoDAsync(pointer_, source, bytes, stream.handle()), "cuMemcpyHtoDAsync");
+void DeviceBuffer::copy_from_host_async(const void* source, std::size_t bytes, const Stream& stream,
+                                        std::size_t offset) {
+    if (offset > size_) fail("CUDA: copy to the device at offset {} of a buffer of {} bytes", offset, size_);
+    check_size(offset + bytes, "copy to the device");
+    if (bytes > 0)
+        check(driver().cuMemcpyHtoDAsync(pointer_ + offset, source, bytes, stream.handle()), "cuMemcpyHtoDAsync");
 }
 
-void DeviceBuffer::copy_to_host_async(void* destination, std::size_t bytes, const Stream& stream) const {
-    check_size(bytes, "copy from the device");
-    if (bytes > 0) check(driver().cuMemcpyDtoHAsync(destination, pointer_, bytes, stream.handle()), "cuMemcpyDtoHAsync");
+void DeviceBuffer::copy_to_host_async(void* destination, std::size_t bytes, const Stream& stream,
+                                      std::size_t offset) const {
+    if (offset > size_) fail("CUDA: copy from the device at offset {} of a buffer of {} bytes", offset, size_);
+    check_size(offset + bytes, "copy from the device");
+    if (bytes > 0)
+        check(driver().cuMemcpyDtoHAsync(destination, pointer_ + offset, bytes, stream.handle()), "cuMemcpyDtoHAsync");
+}
+
+// CU_MEMHOSTALLOC_PORTABLE: pinned for every context, not only the current one.
+constexpr unsigned kHostAllocPortable = 0x01;
+
+HostBuffer::HostBuffer(const Device& device, std::size_t bytes) : size_(bytes) {
+    device.make_current();
+    if (bytes > 0) {
+        void* p = nullptr;
+        CUresult rc = driver().cuMemHostAlloc(&p, bytes, kHostAllocPortable);
+        if (rc != CUDA_SUCCESS) fail("CUDA: cannot allocate {} bytes of page-locked host memory: {}", bytes, driver_error_text(rc));
+        data_ = static_cast<unsigned char*>(p);
+    }
+}
+
+HostBuffer::~HostBuffer() {
+    if (data_ != nullptr) driver().cuMemFreeHost(data_);
+}
+
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
+    if (this != &other) {
+        if (data_ != nullptr) driver().cuMemFreeHost(data_);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
 }
 
 void DeviceBuffer::memset(unsigned char value) {

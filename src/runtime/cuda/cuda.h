@@ -146,8 +146,9 @@ public:
     // synchronize the stream that wrote the buffer first.
     void copy_from_host(const void* source, std::size_t bytes);
     void copy_to_host(void* destination, std::size_t bytes) const;
-    void copy_from_host_async(const void* source, std::size_t bytes, const Stream& stream);
-    void copy_to_host_async(void* destination, std::size_t bytes, const Stream& stream) const;
+    // The async ones start `offset` bytes into the buffer (offset + bytes at most size()).
+    void copy_from_host_async(const void* source, std::size_t bytes, const Stream& stream, std::size_t offset = 0);
+    void copy_to_host_async(void* destination, std::size_t bytes, const Stream& stream, std::size_t offset = 0) const;
     void memset(unsigned char value);
     void memset_async(unsigned char value, const Stream& stream);
 
@@ -155,6 +156,23 @@ private:
     void check_size(std::size_t bytes, const char* what) const;
     const Device* device_ = nullptr;
     CUdeviceptr pointer_ = 0;
+    std::size_t size_ = 0;
+};
+
+// Page-locked host memory (cuMemHostAlloc, portable to every context): the device copies it
+// by DMA at full speed, and async copies from and to it overlap the host's work.
+class HostBuffer {
+public:
+    HostBuffer() = default;
+    HostBuffer(const Device& device, std::size_t bytes);
+    ~HostBuffer();
+    HostBuffer(HostBuffer&& other) noexcept;
+    HostBuffer& operator=(HostBuffer&& other) noexcept;
+    unsigned char* data() const { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    unsigned char* data_ = nullptr;
     std::size_t size_ = 0;
 };
 

@@ -90,6 +90,8 @@ DriverApi load_driver() {
     need(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
     need(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
     need(api.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+    need(api.cuMemHostAlloc, "cuMemHostAlloc");
+    need(api.cuMemFreeHost, "cuMemFreeHost");
     need(api.cuFuncSetAttribute, "cuFuncSetAttribute");
     need(api.cuMemsetD8, "cuMemsetD8_v2");
     need(api.cuMemsetD8Async, "cuMemsetD8Async");

@@ -72,6 +72,8 @@ struct DriverApi {
     CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // cuMemcpyHtoDAsync_v2
     CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // cuMemcpyDtoHAsync_v2
     CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);  // cuMemcpyDtoDAsync_v2
+    CUresult (*cuMemHostAlloc)(void** pointer, std::size_t bytes, unsigned flags);  // cuMemHostAlloc
+    CUresult (*cuMemFreeHost)(void* pointer);                                       // cuMemFreeHost
     CUresult (*cuFuncSetAttribute)(CUfunction f, int attribute, int value);                             // cuFuncSetAttribute
     CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, std::size_t count);                    // cuMemsetD8_v2
     CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream);  // cuMemsetD8Async
