@@ -85,6 +85,14 @@ elif python3 "$root/tests/stress/cuda_cli.py" --toroid "$toroid_cli" --procs 8 -
 else
   stress_status=1; echo "under load, CLI: FAILED"; tail -n 30 "$log.cli"
 fi
+# Folder mode (batches, GPU decode) from 4 + 4 processes at once, against the CPU run;
+# GPU_TEST_FOLDER (default: the decoder test images) is the folder.
+if python3 "$root/tests/stress/cuda_folder.py" --toroid "$toroid_cli" --folder "${GPU_TEST_FOLDER:-$TOROID_TEST_DATA/decode}" \
+    --procs 4 >"$log.fold" 2>&1; then
+  echo "under load, folder mode (4 exact + 4 fast processes): $(tail -n 1 "$log.fold")"
+else
+  stress_status=1; echo "under load, folder mode: FAILED"; tail -n 20 "$log.fold"
+fi
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   if PYTHONPATH=${PYTHONPATH:-$root/python} python3 "$root/tests/stress/cuda_python.py" --procs 4 --threads 3 --iters 40 >"$log.pys" 2>&1; then
     echo "under load, Python (CUDA vs CPU): $(tail -n 2 "$log.pys" | tr '\n' ' ')"
@@ -92,7 +100,7 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     stress_status=1; echo "under load, Python: FAILED"; tail -n 30 "$log.pys"
   fi
 fi
-rm -f "$log" "$log.sync" "$log.py" "$log.cli" "$log.pys"
+rm -f "$log" "$log.sync" "$log.py" "$log.cli" "$log.pys" "$log.fold"
 if [ "$status" -ne 0 ] || [ -n "$skipped" ] || [ "$sync_status" -ne 0 ] || [ "$py_status" -ne 0 ] || [ "$stress_status" -ne 0 ]; then
   echo "RESULT: FAIL"
   exit 1
