@@ -588,8 +588,8 @@ private:
     }
 
     // Taps in lanes (schedule/tap_pairs.h, TapLanes), the kernel's part: for each pixel i
-    // of the vector loop's range, and 3 more that repeat the last one (a step's missing
-    // pixels), tlO holds the x part of its taps' offset and tlW, per 8 taps, the 32 int16
+    // of the vector loop's range, and P - 1 more that repeat the last one (a step's missing
+    // pixels), tlO holds the x part of its taps' offset and tlW, per T taps, the 4T int16
     // weights in the register's order (t_tap_lanes). tlW is null, and the rows run the
     // vector loop, where that loop reads each tap of 16 pixels from one window (their taps
     // span at most Kernel::tap_lanes_span bytes) and has 16 pixels to fill a vector.
@@ -599,14 +599,16 @@ private:
         line(fmt::format("const std::int64_t tlX0 = {};", emit(xl.begin)));
         line(fmt::format("const std::int64_t tlN = std::int64_t({0}) > tlX0 ? std::int64_t({0}) - tlX0 : 0;", x1));
         line(fmt::format("const std::int32_t tlK = {};", emit(sum_extent(t.sum))));
-        line("const std::int32_t tlChunks = (tlK + 7) / 8;");
-        line("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + 3) * tlChunks) * 64;");
+        // P pixels a step, T taps a register, W int16 weights per register (Kernel::tap_lanes_pixels).
+        const int P = k_.tap_lanes_pixels, T = 2 * P, W = 4 * T;
+        line(fmt::format("const std::int32_t tlChunks = (tlK + {0}) / {1};", T - 1, T));
+        line(fmt::format("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + {}) * tlChunks) * {};", P - 1, 2 * W));
         // A span no row reaches (the target keeps the form for short rows only): a longer row
         // lays out nothing.
         const bool short_rows_only = k_.tap_lanes_span >= schedule::Target::kTapLanesShortRowsOnly;
         line(fmt::format("void* const tlMem = tlN > 0 && tlK > 0{} ? __builtin_malloc(tlWeightBytes + "
-                         "static_cast<std::size_t>(tlN + 3) * sizeof(std::int64_t)) : nullptr;",
-                         short_rows_only ? " && tlN < kLanes" : ""));
+                         "static_cast<std::size_t>(tlN + {}) * sizeof(std::int64_t)) : nullptr;",
+                         short_rows_only ? " && tlN < kLanes" : "", P - 1));
         line("const struct TlFree { void* p; ~TlFree() { __builtin_free(p); } } tlFree{tlMem};");
         line("std::int16_t* tlW = nullptr;");
         line("std::int64_t* tlO = nullptr;");
@@ -614,7 +616,7 @@ private:
         line("if (tlMem != nullptr) {");
         ++indent_;
         line("tlO = reinterpret_cast<std::int64_t*>(static_cast<char*>(tlMem) + tlWeightBytes);");
-        line("for (std::int64_t tli = 0; tli < tlN + 3; ++tli) {");
+        line(fmt::format("for (std::int64_t tli = 0; tli < tlN + {}; ++tli) {{", P - 1));
         ++indent_;
         line(fmt::format("const std::int64_t v{} = tlX0 + (tli < tlN ? tli : tlN - 1);", t.x_var));
         scopes_.emplace_back();
@@ -628,15 +630,15 @@ private:
         ++indent_;
         line("tlW = static_cast<std::int16_t*>(tlMem);");
         line("__builtin_memset(tlW, 0, tlWeightBytes);");
-        line("for (std::int64_t tli = 0; tli < tlN + 3; ++tli) {");
+        line(fmt::format("for (std::int64_t tli = 0; tli < tlN + {}; ++tli) {{", P - 1));
         ++indent_;
         line(fmt::format("const std::int64_t v{} = tlX0 + (tli < tlN ? tli : tlN - 1);", t.x_var));
         line(fmt::format("for (std::int32_t r{0} = 0; r{0} < tlK; ++r{0}) {{", t.sum->var));
         ++indent_;
         scopes_.emplace_back();
         const std::string w = emit(t.weight);
-        line(fmt::format("std::int16_t* const tlD = tlW + (tli * tlChunks + r{0} / 8) * 32 + r{0} % 8 / 2 * 8 + r{0} % 2;",
-                         t.sum->var));
+        line(fmt::format("std::int16_t* const tlD = tlW + (tli * tlChunks + r{0} / {1}) * {2} + r{0} % {1} / 2 * 8 + r{0} % 2;",
+                         t.sum->var, T, W));
         line(fmt::format("tlD[0] = tlD[2] = tlD[4] = tlD[6] = static_cast<std::int16_t>({});", w));
         scopes_.pop_back();
         for (int i = 0; i < 4; ++i) {
@@ -645,12 +647,14 @@ private:
         }
     }
 
-    // The rows' part: 4 pixels a step (the last step's missing pixels repeat the last
-    // pixel and are not stored), each pixel's taps 8 at a time from its own bytes, then the
-    // kernel's value of the 4 pixels' sums, stored as 4 * C consecutive bytes.
+    // The rows' part: P pixels a step (Kernel::tap_lanes_pixels; the last step's missing
+    // pixels repeat the last pixel and are not stored), each pixel's taps T = 2P at a time
+    // from its own bytes, then the kernel's value of the P pixels' sums, stored as P * C
+    // consecutive bytes.
     void emit_tap_lanes_loop(const schedule::TapLanes& t, const std::string& end, const Buffer& out) {
         const int x = t.x_var;
         const int channels = t.channels;
+        const int P = k_.tap_lanes_pixels, T = 2 * P, W = 4 * T;
         // Its temporaries are this branch's own (the vector loop is the other branch).
         scopes_.emplace_back();
         // The call's values again as the row's own locals: read through the closure, every
@@ -659,33 +663,35 @@ private:
         line("const std::int64_t* __restrict tlo = tlO;");
         line("const t_tap_lanes tlI = tlIdx;");
         line("const std::int32_t tlc = tlChunks;");
-        line("const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * 32;");
-        line(fmt::format("const t_mask64 tlFull = t_span_mask({0} * 8), tlLast = t_span_mask(static_cast<std::int64_t>(tlK - 8 * (tlc - 1)) * {0});",
-                         channels));
+        line(fmt::format("const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * {};", W));
+        line(fmt::format("const auto tlFull = t_tap_lanes_span({0} * {1}), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - {1} * (tlc - 1)) * {0});",
+                         channels, T));
         line(fmt::format("const std::uint8_t* const tlRow = b{} + {};", t.pixel->buffer, emit(t.pixel_row)));
-        line(fmt::format("for (; v{0} < {1}; v{0} += 4) {{", x, end));
+        line(fmt::format("for (; v{0} < {1}; v{0} += {2}) {{", x, end, P));
         ++indent_;
         scopes_.emplace_back();
-        line(fmt::format("const std::int64_t tln = {1} - v{0} < 4 ? {1} - v{0} : 4;", x, end));
+        line(fmt::format("const std::int64_t tln = {1} - v{0} < {2} ? {1} - v{0} : {2};", x, end, P));
         line(fmt::format("const std::int64_t tli = v{} - tlx0;", x));
-        for (int j = 0; j < 4; ++j) {
+        std::string accs;
+        for (int j = 0; j < P; ++j) {
             line(fmt::format("const std::uint8_t* tlq{0} = tlRow + tlo[tli + {0}];", j));
             line(fmt::format("const std::int16_t* tlv{0} = tlw + (tli + {0}) * tlStride;", j));
+            line(fmt::format("vec<std::int32_t> tla{} = {{}};", j));
+            accs += fmt::format("{}tla{}", j ? ", " : "", j);
         }
-        line("vec<std::int32_t> tla0 = {}, tla1 = {}, tla2 = {}, tla3 = {};");
-        // Every 8 taps but the last all there; the last with the taps that exist.
+        // Every T taps but the last all there; the last with the taps that exist.
         auto chunk = [&](const std::string& mask) {
-            for (int j = 0; j < 4; ++j)
+            for (int j = 0; j < P; ++j)
                 line(fmt::format("tla{0} = t_tap_lanes_madd(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask));
         };
         line("for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {");
         ++indent_;
         chunk("tlFull");
-        for (int j = 0; j < 4; ++j) line(fmt::format("tlq{0} += {1}; tlv{0} += 32;", j, 8 * channels));
+        for (int j = 0; j < P; ++j) line(fmt::format("tlq{0} += {1}; tlv{0} += {2};", j, T * channels, W));
         --indent_;
         line("}");
         chunk("tlLast");
-        line("const vec<std::int32_t> tls = t_tap_lanes_sum4(tla0, tla1, tla2, tla3);");
+        line(fmt::format("const vec<std::int32_t> tls = t_tap_lanes_sum{}({});", P, accs));
         scopes_.back().vby_node[t.sum.get()] = VName{"tls", true, "std::int32_t"};
         vector_var_ = x;
         const VName v = emitv(k_.value);

@@ -1260,6 +1260,8 @@ template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::i
 // int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s. Summing the four 128-bit
 // parts of 4 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
 #if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16
+#define TOROID_TAP_LANES 1
+constexpr int kTapLanesPixels = 4;  // pixels a step; 2 * kTapLanesPixels taps a register
 struct t_tap_lanes {
     t_bytes64 idx;  // byte 2L of the register <- pixel byte idx[2L] (lane L = 8i + 2s + t)
     t_mask64 keep;  // the low bytes of lanes whose slot is a channel
@@ -1275,6 +1277,8 @@ inline t_tap_lanes t_make_tap_lanes(int channels) {
             }
     return t;
 }
+// The bytes of n taps' pixels that exist (a load mask).
+inline t_mask64 t_tap_lanes_span(std::int64_t n) { return t_span_mask(n); }
 // acc + the products of 8 taps of one pixel at p (m: the bytes of the taps that exist) with
 // its 32 weights at w.
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, t_mask64 m,
@@ -1315,6 +1319,78 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
     t_bytes64 idx = {};
     for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(j / C * 4 + j % C);
     t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
+}
+#elif defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 8
+// The same form in 32-byte registers (AVX2): one output pixel over 4 consecutive taps in 16
+// int16 lanes, lane 8i + 2s + t holding channel s of tap 2i + t (the pixel bytes of taps 0-3
+// in both 128-bit halves, each half's in-lane byte shuffle picking its two taps), so that the
+// multiply-add leaves int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s; summing
+// the two halves of 2 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
+#define TOROID_TAP_LANES 1
+constexpr int kTapLanesPixels = 2;
+typedef char t_bytes16 __attribute__((vector_size(16)));
+struct t_tap_lanes {
+    t_bytes32 idx;  // byte b of the register <- byte idx[b] of its half (bit 7: zero)
+};
+inline t_tap_lanes t_make_tap_lanes(int channels) {
+    t_tap_lanes t{};
+    for (int i = 0; i < 2; ++i)
+        for (int s = 0; s < 4; ++s)
+            for (int k = 0; k < 2; ++k) {
+                const int lane = 8 * i + 2 * s + k;
+                t.idx[2 * lane] = s < channels ? static_cast<char>((2 * i + k) * channels + s) : static_cast<char>(0x80);
+                t.idx[2 * lane + 1] = static_cast<char>(0x80);
+            }
+    return t;
+}
+// The bytes of n taps' pixels that exist.
+inline int t_tap_lanes_span(std::int64_t n) { return static_cast<int>(n < 16 ? n : 16); }
+__attribute__((noinline, cold)) inline t_bytes16 t_load_taps16_copy(const std::uint8_t* p, int n) {
+    char tmp[16] = {};
+    __builtin_memcpy(tmp, p, static_cast<std::size_t>(n));
+    t_bytes16 r;
+    __builtin_memcpy(&r, tmp, sizeof r);
+    return r;
+}
+// The n (<= 16) bytes at p in a register whose other bytes may be anything: they meet the
+// zero weights of taps past the pixel's last. 16 bytes are read unless that crosses a page
+// (or under AddressSanitizer, which would report the bytes past the taps).
+inline t_bytes16 t_load_taps16(const std::uint8_t* p, int n) {
+#if defined(TOROID_ASAN)
+    return t_load_taps16_copy(p, n);
+#endif
+    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) > 4096 - 16, 0)) return t_load_taps16_copy(p, n);
+    t_bytes16 r;
+    __builtin_memcpy(&r, p, sizeof r);
+    return r;
+}
+// acc + the products of 4 taps of one pixel at p (n: the bytes of the taps that exist) with
+// its 16 weights at w.
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
+                                          const std::int16_t* w) {
+    const t_bytes16 b = t_load_taps16(p, n);
+    const t_bytes32 both = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3,
+                                                   4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const t_bytes32 px = __builtin_ia32_pshufb256(both, tl.idx);
+    pair_v<std::int16_t> wv;
+    __builtin_memcpy(&wv, w, sizeof wv);
+    return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
+}
+// [a0 + a1, b0 + b1] of the 128-bit halves of a and b.
+inline vec<std::int32_t> t_tap_lanes_sum2(vec<std::int32_t> a, vec<std::int32_t> b) {
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15);
+}
+// Stores the first n (1..2) pixels of v (lane 4j + s: pixel j, channel s) as n * C bytes.
+template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t> v, std::int64_t n) {
+    std::uint8_t b[8];
+    __builtin_memcpy(b, &v, sizeof b);
+    if constexpr (C == 4) {
+        if (n == 2) __builtin_memcpy(p, b, 8);
+        else __builtin_memcpy(p, b, 4);
+    } else {
+        __builtin_memcpy(p, b, C);
+        if (n == 2) __builtin_memcpy(p + C, b + 4, C);
+    }
 }
 #endif
 

@@ -116,6 +116,9 @@ struct Kernel {
     // CPU: C (3 or 4) when the scheduler chose taps in lanes (schedule/tap_pairs.h, TapLanes)
     // for this kernel's tap sum: the C++ printer adds that form beside the vector loop.
     int tap_lanes = 0;
+    // With tap_lanes: output pixels a step (4 with 64-byte registers, 2 with 32-byte ones);
+    // each register holds 2 * tap_lanes_pixels taps of one pixel.
+    int tap_lanes_pixels = 4;
     // With tap_lanes: it runs where the taps of kLanes consecutive outputs span more bytes
     // than this (at run time), or there are fewer outputs than kLanes.
     int tap_lanes_span = 0;

@@ -135,18 +135,25 @@ std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
 }
 
 void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
-    if (!target.explicit_vectors || !target.byte_permute || target.vector_bytes != 64 || target.tap_lanes_span < 0)
-        return;
+    // A byte permute of 64-byte registers (AVX-512 VBMI), or AVX2's in-lane byte shuffle
+    // of 32-byte ones (byte_windows at 32 bytes: the preamble's AVX2 code).
+    const bool wide = target.byte_permute && target.vector_bytes == 64;
+    const bool avx2 = target.byte_windows && target.vector_bytes == 32;
+    if (!target.explicit_vectors || !(wide || avx2) || target.tap_lanes_span < 0) return;
     const auto t = tap_lanes_form(prog, k);
     if (!t) return;
     k.tap_lanes = t->channels;
+    k.tap_lanes_pixels = target.vector_bytes / 16;
     k.tap_lanes_span = target.tap_lanes_span;
+    const int lanes = target.vector_bytes / 4, taps = 2 * k.tap_lanes_pixels;
     k.decisions.push_back(fmt::format(
-        "taps in lanes: where the taps of 16 outputs span more than {} bytes at run time (or there are fewer "
-        "than 16), each output pixel's {} channels x 8 taps of r{} are one register of 16-bit pairs (a masked "
-        "load, a byte permute, a multiply-add per 8 taps), 4 pixels summed across lanes at once, the weights "
-        "laid out per pixel once per call; elsewhere the vector loop over v{}",
-        target.tap_lanes_span, t->channels, t->sum->var, t->x_var));
+        "taps in lanes: where the taps of {} outputs span more than {} bytes at run time (or there are fewer "
+        "than {}), each output pixel's {} channels x {} taps of r{} are one register of 16-bit pairs (a {}, a "
+        "byte {}, a multiply-add per {} taps), {} pixels summed across lanes at once, the weights laid out per "
+        "pixel once per call; elsewhere the vector loop over v{}",
+        lanes, target.tap_lanes_span, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
+        wide ? "permute" : "shuffle", taps,
+        k.tap_lanes_pixels, t->x_var));
 }
 
 }  // namespace toroid::schedule

@@ -62,7 +62,7 @@ std::optional<Target> named_cpu_target(std::string_view name) {
     Target t;
     t.kind = TargetKind::Cpu;
     t.word_gather = true;
-    if (name == "avx2") t.vector_bytes = 32;
+    if (name == "avx2") t.vector_bytes = 32, t.tap_lanes_span = Target::kTapLanesSpanAvx2;
     else if (name == "avx512") t.vector_bytes = 64;
     else if (name == "avx512vbmi") t.vector_bytes = 64, t.byte_permute = true;
     else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_span = Target::kTapLanesShortRowsOnly;
@@ -109,7 +109,8 @@ Target Target::host_cpu() {
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
         // where 16 outputs span several windows (docs/results/history.md, section 14): there the
         // form serves only rows of fewer than 16 outputs.
-        if (__builtin_cpu_is("amd")) t.tap_lanes_span = kTapLanesShortRowsOnly;
+        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_span = kTapLanesShortRowsOnly;
+        if (t.vector_bytes == 32) t.tap_lanes_span = kTapLanesSpanAvx2;
 #endif
     }
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') t.tap_lanes_span = std::atoi(m);

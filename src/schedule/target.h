@@ -34,7 +34,8 @@ struct Target {
     // and interleaves cost more than the 32-bit multiplies they save (0.96x geo-mean over the
     // uint8 antialiased seed rows; 1.2-1.35x on planar rows of many taps, 0.73-0.9x on others).
     bool tap_pairs = false;
-    // CPU with byte_permute: channels-last tap sums run with taps in lanes
+    // CPU with byte_permute (or AVX2: 32-byte vectors with byte_windows): channels-last tap
+    // sums run with taps in lanes
     // (schedule/tap_pairs.h, TapLanes) where, at run time, the taps of 16 outputs span more
     // than this many bytes (below it the vector loop's window permutes were faster on the
     // Intel Xeon measured: docs/results/history.md, section 14); $TOROID_TAP_LANES_SPAN
@@ -47,6 +48,10 @@ struct Target {
     bool explicit_vectors = true;
     // A span no row reaches: the form serves only rows of fewer than 16 outputs.
     static constexpr int kTapLanesShortRowsOnly = 1 << 30;
+    // AVX2's span: every row (on the AMD Zen 4 host at TOROID_CPU_TARGET=avx2 taps in lanes
+    // beat the 32-byte windows at every factor, upscales included: a 300x400 -> 600x700
+    // channels-last resize 0.80x the time of span 32, alternating runs).
+    static constexpr int kTapLanesSpanAvx2 = 0;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
     int block_threads = 128;
     std::string arch;  // "sm_90"; part of the compiled code's key

@@ -278,6 +278,40 @@ extern "C" int check_bytes() {
         }
     }
     if (kWindowPermute<1> && kLanes == 16) bad += two_groups == 0;
+#if defined(TOROID_TAP_LANES)
+    // Taps in lanes: one pixel's 1..T taps of C channels, read inside a page and ending at a
+    // page's last byte (the copy, not the 16-byte read), multiplied with their weights in the
+    // register's order, against the plain sums.
+    {
+        constexpr int T = 2 * kTapLanesPixels;
+        std::uint8_t* pages = static_cast<std::uint8_t*>(__builtin_malloc(3 * 4096 + 4096));
+        std::uint8_t* page = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(pages) + 4095) & ~std::uintptr_t{4095});
+        for (int i = 0; i < 3 * 4096; ++i) page[i] = static_cast<std::uint8_t>(i * 29 + 3);
+        for (int c : {3, 4}) {
+            const t_tap_lanes tl = t_make_tap_lanes(c);
+            for (int taps = 1; taps <= T; ++taps)
+                for (const std::uint8_t* p : {page + 100, page + 2 * 4096 - c * taps}) {
+                    std::int16_t w[4 * T] = {};
+                    for (int r = 0; r < taps; ++r) {
+                        std::int16_t* d = w + r / 2 * 8 + r % 2;
+                        d[0] = d[2] = d[4] = d[6] = static_cast<std::int16_t>(r * 97 - 120);
+                    }
+                    const vec<std::int32_t> acc = t_tap_lanes_madd(vec<std::int32_t>{}, p, t_tap_lanes_span(taps * c), tl, w);
+#if TOROID_LANES == 16
+                    const vec<std::int32_t> sum = t_tap_lanes_sum4(acc, vec<std::int32_t>{}, vec<std::int32_t>{}, vec<std::int32_t>{});
+#else
+                    const vec<std::int32_t> sum = t_tap_lanes_sum2(acc, vec<std::int32_t>{});
+#endif
+                    for (int ch = 0; ch < c; ++ch) {
+                        int want = 0;
+                        for (int r = 0; r < taps; ++r) want += (r * 97 - 120) * p[r * c + ch];
+                        bad += sum[ch] != want;
+                    }
+                }
+        }
+        __builtin_free(pages);
+    }
+#endif
     // One read per tap shared by gathers 0..2 bytes apart (3-byte pixels), with windows
     // whose span leaves room for the slack and windows it nearly fills (each gather reads
     // its own window then), in one and two groups.

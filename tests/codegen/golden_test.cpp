@@ -75,6 +75,8 @@ const Dims kImage{1, 3, 37, 53};
 
 TEST(Golden, CppKernels) {
     const auto vbmi = cpu_target(64, true), avx2 = cpu_target(32, false);
+    auto avx2_lanes = avx2;  // TOROID_CPU_TARGET=avx2: taps in lanes on every channels-last row
+    avx2_lanes.tap_lanes_span = schedule::Target::kTapLanesSpanAvx2;
     struct Case {
         const char* name;
         const char* json;
@@ -86,6 +88,8 @@ TEST(Golden, CppKernels) {
         {"hflip_u8_cl_avx2.cpp", R"([{"op": "flip", "dims": [-1]}])", avx2, DType::UInt8, Layout::ChannelsLast},
         {"resize_aa_u8_cl_avx512vbmi.cpp", R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}])",
          vbmi, DType::UInt8, Layout::ChannelsLast},
+        {"resize_aa_u8_cl_avx2.cpp", R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}])",
+         avx2_lanes, DType::UInt8, Layout::ChannelsLast},
         {"equalize_u8_cf_avx512vbmi.cpp", R"([{"op": "equalize"}])", vbmi, DType::UInt8, Layout::Contiguous},
         {"normalize_u8_cf_avx2.cpp",
          R"([{"op": "convert", "dtype": "float32"}, {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])",

@@ -1,6 +1,7 @@
 // Taps in lanes (schedule/tap_pairs.h, TapLanes; the preamble's t_tap_lanes_*): the
 // horizontal pass of a channels-last uint8 resize is printed with a pixel's channels and 8
-// of its taps in one register where the target has 64-byte byte permutes, and nowhere else
+// of its taps in one register where the target has 64-byte byte permutes (4 taps in a
+// 32-byte register on AVX2: this host's code, and TOROID_CPU_TARGET=avx2), and nowhere else
 // (planar images, float32); forced on for every call (TOROID_TAP_LANES_SPAN=0), its bytes
 // equal the reference engine's for 3 and 4 channels, tap counts from 2 to past 24 (one,
 // two and several groups of 8, full and not), rows of fewer outputs than a step and than
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/wait.h>
@@ -31,11 +33,27 @@ namespace fs = std::filesystem;
 
 using jit_test::slurp;
 
+// Whether this CPU's own code has the form.
+bool host_has_tap_lanes() {
+    const schedule::Target t = schedule::Target::host_cpu();
+    return (t.byte_permute && t.vector_bytes == 64) || (t.byte_windows && t.vector_bytes == 32);
+}
+
+bool cpu_runs_avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
 class TapLanes : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!schedule::Target::host_cpu().byte_permute)
-            GTEST_SKIP() << "this CPU has no 64-byte byte permute (AVX-512 VBMI): the form is never chosen";
+        if (!host_has_tap_lanes())
+            GTEST_SKIP() << "this CPU has neither a 64-byte byte permute (AVX-512 VBMI) nor AVX2 alone: its code has no "
+                            "taps in lanes";
         dir_ = fs::path(::testing::TempDir()) /
                ("toroid_tap_lanes_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
                 std::to_string(::getpid()));
@@ -46,9 +64,9 @@ protected:
         if (!dir_.empty()) fs::remove_all(dir_);
     }
 
-    // The CLI with a private cache and `env` before it; the exit status.
+    // The CLI with a private cache and `env` (and target_) before it; the exit status.
     int run(const std::string& env, const std::string& args) const {
-        const std::string cmd = env + " TOROID_CACHE_DIR='" + (dir_ / "cache").string() + "' '" + TOROID_BINARY + "' " +
+        const std::string cmd = target_ + " " + env + " TOROID_CACHE_DIR='" + (dir_ / "cache").string() + "' '" + TOROID_BINARY + "' " +
                                 args + " >'" + (dir_ / "out.txt").string() + "' 2>&1";
         const int status = std::system(cmd.c_str());
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -78,6 +96,7 @@ protected:
     }
 
     fs::path dir_;
+    std::string target_;  // "TOROID_CPU_TARGET=..." or empty: this CPU's own code
 };
 
 std::string resize(std::int64_t h, std::int64_t w, const std::string& mode) {
@@ -85,11 +104,27 @@ std::string resize(std::int64_t h, std::int64_t w, const std::string& mode) {
            std::to_string(w) + "]}";
 }
 
-// One test per channel count (3, 4), each well inside the test timeout under the sanitizers.
-class TapLanesChannels : public TapLanes, public ::testing::WithParamInterface<std::int64_t> {};
+// One test per target (this CPU's code; the AVX2 code) and channel count (3, 4), each well
+// inside the test timeout under the sanitizers.
+class TapLanesChannels : public TapLanes, public ::testing::WithParamInterface<std::tuple<std::string, std::int64_t>> {
+protected:
+    void SetUp() override {
+        if (std::get<0>(GetParam()) == "avx2") {
+            if (!cpu_runs_avx2()) GTEST_SKIP() << "this CPU cannot run AVX2 code";
+            target_ = "TOROID_CPU_TARGET=avx2";
+            // The fixture's own check is for this CPU's code.
+            dir_ = fs::path(::testing::TempDir()) / ("toroid_tap_lanes_avx2_" + std::to_string(std::get<1>(GetParam())) +
+                                                     "_" + std::to_string(::getpid()));
+            fs::remove_all(dir_);
+            fs::create_directories(dir_);
+            return;
+        }
+        TapLanes::SetUp();
+    }
+};
 
 TEST_P(TapLanesChannels, EqualsTheReferenceAtEveryTapCountAndRowLength) {
-    const std::int64_t c = GetParam();
+    const std::int64_t c = std::get<1>(GetParam());
     std::uint32_t seed = c == 3 ? 1 : 4;  // the images of one loop over both counts
     bool printed = c != 3;                // the form is checked on the first 3-channel case
     std::size_t index = 0;                // the cases, sampled at test::sample_stride()
@@ -121,7 +156,12 @@ TEST_P(TapLanesChannels, EqualsTheReferenceAtEveryTapCountAndRowLength) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(TapLanes, TapLanesChannels, ::testing::Values(std::int64_t{3}, std::int64_t{4}));
+INSTANTIATE_TEST_SUITE_P(TapLanes, TapLanesChannels,
+                         ::testing::Combine(::testing::Values(std::string("host"), std::string("avx2")),
+                                            ::testing::Values(std::int64_t{3}, std::int64_t{4})),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, std::int64_t>>& info) {
+                             return std::get<0>(info.param) + "_C" + std::to_string(std::get<1>(info.param));
+                         });
 
 TEST_F(TapLanes, OnlyChannelsLastBytes) {
     const fs::path in = write_image(1, 3, 9, 50, 99);

@@ -156,7 +156,7 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                         const t_tap_lanes tlI = tlIdx;
                         const std::int32_t tlc = tlChunks;
                         const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * 32;
-                        const t_mask64 tlFull = t_span_mask(3 * 8), tlLast = t_span_mask(static_cast<std::int64_t>(tlK - 8 * (tlc - 1)) * 3);
+                        const auto tlFull = t_tap_lanes_span(3 * 8), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - 8 * (tlc - 1)) * 3);
                         const std::int64_t t16 = v2 * p4;
                         const std::int64_t t17 = v0 * p3;
                         const std::int64_t t18 = t17 + t16;
@@ -166,13 +166,16 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                             const std::int64_t tli = v3 - tlx0;
                             const std::uint8_t* tlq0 = tlRow + tlo[tli + 0];
                             const std::int16_t* tlv0 = tlw + (tli + 0) * tlStride;
+                            vec<std::int32_t> tla0 = {};
                             const std::uint8_t* tlq1 = tlRow + tlo[tli + 1];
                             const std::int16_t* tlv1 = tlw + (tli + 1) * tlStride;
+                            vec<std::int32_t> tla1 = {};
                             const std::uint8_t* tlq2 = tlRow + tlo[tli + 2];
                             const std::int16_t* tlv2 = tlw + (tli + 2) * tlStride;
+                            vec<std::int32_t> tla2 = {};
                             const std::uint8_t* tlq3 = tlRow + tlo[tli + 3];
                             const std::int16_t* tlv3 = tlw + (tli + 3) * tlStride;
-                            vec<std::int32_t> tla0 = {}, tla1 = {}, tla2 = {}, tla3 = {};
+                            vec<std::int32_t> tla3 = {};
                             for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
                                 tla0 = t_tap_lanes_madd(tla0, tlq0, tlFull, tlI, tlv0);
                                 tla1 = t_tap_lanes_madd(tla1, tlq1, tlFull, tlI, tlv1);
