@@ -182,24 +182,28 @@ inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
 #if defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE)
 #define TOROID_BYTE_SHUFFLE 1
 typedef char t_bytes32 __attribute__((vector_size(32)));
-__attribute__((noinline, cold)) inline t_bytes32 t_load_window32_copy(const void* p, int span) {
-    char tmp[32] = {};
-    __builtin_memcpy(tmp, p, static_cast<std::size_t>(span < 32 ? span : 32));
-    t_bytes32 r;
+typedef char t_bytes16 __attribute__((vector_size(16)));
+template <typename V> __attribute__((noinline, cold)) V t_load_span_copy(const void* p, int n) {
+    char tmp[sizeof(V)] = {};
+    __builtin_memcpy(tmp, p, static_cast<std::size_t>(n < static_cast<int>(sizeof(V)) ? n : static_cast<int>(sizeof(V))));
+    V r;
     __builtin_memcpy(&r, tmp, sizeof r);
     return r;
 }
-inline t_bytes32 t_load_window32(const void* p, int span) {
+// The n bytes at p in a register of sizeof(V) bytes whose other bytes may be anything (the
+// callers never use them): the whole register is read unless that would cross into the next
+// page, or under AddressSanitizer (scripts/sanitize.sh instruments the kernels), which
+// would report the bytes past the n.
+template <typename V> inline V t_load_span(const void* p, int n) {
 #if defined(TOROID_ASAN)
-    // Under AddressSanitizer (scripts/sanitize.sh instruments the kernels), bytes past the
-    // span would be reported: the span alone is read.
-    return t_load_window32_copy(p, span);
+    return t_load_span_copy<V>(p, n);
 #endif
-    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) > 4096 - 32, 0)) return t_load_window32_copy(p, span);
-    t_bytes32 r;
+    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) > 4096 - sizeof(V), 0)) return t_load_span_copy<V>(p, n);
+    V r;
     __builtin_memcpy(&r, p, sizeof r);
     return r;
 }
+inline t_bytes32 t_load_window32(const void* p, int span) { return t_load_span<t_bytes32>(p, span); }
 // Byte i of the result is byte idx[i] (0..31) of a; sel is idx shifted left by 3 (bit 4,
 // which half the byte comes from, moved to the bit the blend reads).
 inline t_bytes32 t_permute_bytes32(t_bytes32 a, t_bytes32 idx, t_bytes32 sel) {
@@ -1328,7 +1332,6 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
 // the two halves of 2 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
 #define TOROID_TAP_LANES 1
 constexpr int kTapLanesPixels = 2;
-typedef char t_bytes16 __attribute__((vector_size(16)));
 struct t_tap_lanes {
     t_bytes32 idx;  // byte b of the register <- byte idx[b] of its half (bit 7: zero)
 };
@@ -1345,30 +1348,11 @@ inline t_tap_lanes t_make_tap_lanes(int channels) {
 }
 // The bytes of n taps' pixels that exist.
 inline int t_tap_lanes_span(std::int64_t n) { return static_cast<int>(n < 16 ? n : 16); }
-__attribute__((noinline, cold)) inline t_bytes16 t_load_taps16_copy(const std::uint8_t* p, int n) {
-    char tmp[16] = {};
-    __builtin_memcpy(tmp, p, static_cast<std::size_t>(n));
-    t_bytes16 r;
-    __builtin_memcpy(&r, tmp, sizeof r);
-    return r;
-}
-// The n (<= 16) bytes at p in a register whose other bytes may be anything: they meet the
-// zero weights of taps past the pixel's last. 16 bytes are read unless that crosses a page
-// (or under AddressSanitizer, which would report the bytes past the taps).
-inline t_bytes16 t_load_taps16(const std::uint8_t* p, int n) {
-#if defined(TOROID_ASAN)
-    return t_load_taps16_copy(p, n);
-#endif
-    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) > 4096 - 16, 0)) return t_load_taps16_copy(p, n);
-    t_bytes16 r;
-    __builtin_memcpy(&r, p, sizeof r);
-    return r;
-}
 // acc + the products of 4 taps of one pixel at p (n: the bytes of the taps that exist) with
 // its 16 weights at w.
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
                                           const std::int16_t* w) {
-    const t_bytes16 b = t_load_taps16(p, n);
+    const t_bytes16 b = t_load_span<t_bytes16>(p, n);  // the bytes past n meet zero weights
     const t_bytes32 both = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3,
                                                    4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const t_bytes32 px = __builtin_ia32_pshufb256(both, tl.idx);
