@@ -50,7 +50,7 @@ struct ApplyArgs {
     std::string mode;              // --mode; unset: rgb in folder mode, unchanged for one file
     bool no_exif = false;          // --no-exif-orientation
     bool draft = false;            // --draft: JPEGs decoded smaller where the pipeline shrinks them
-    std::string decode;            // --decode fast|exact: folder mode on cuda (default fast)
+    std::string decode;            // --decode fast|exact: folder mode on cuda (default exact)
     int batch = 0;                 // --batch: folder mode on cuda, files per batch (0: the default)
 };
 
@@ -132,7 +132,7 @@ int run_apply_folder(const ApplyArgs& a) {
     FolderResult r;
     if (on_cuda) {
         CudaFolderOptions cuda;
-        cuda.gpu_decode = a.decode != "exact";
+        cuda.gpu_decode = a.decode == "fast";
         if (a.batch > 0) cuda.batch = static_cast<std::size_t>(a.batch);
         cuda.engine = engine_options(a, 1, false);
         r = process_folder_cuda(pipeline, in_dir, out_dir, options, cuda);
@@ -258,9 +258,9 @@ int main(int argc, char** argv) {
                         "decode a JPEG at 1/2, 1/4 or 1/8 scale where the pipeline's first op resizes it to at most "
                         "that (faster; not exact: the result differs from the full decode's)");
     apply_cmd->add_option("--decode", apply.decode,
-                          "folder mode with --device cuda: fast (default: JPEGs decode on the GPU through nvJPEG, a "
-                          "few levels from libjpeg-turbo's pixels) or exact (every file decodes on the CPU: the CPU "
-                          "run's results)");
+                          "folder mode with --device cuda: exact (default: every file decodes on the CPU, each "
+                          "result is the CPU run's) or fast (JPEGs decode on the GPU through nvJPEG, a few levels from "
+                          "libjpeg-turbo's pixels)");
     apply_cmd->add_option("--batch", apply.batch,
                           "folder mode with --device cuda: files read, decoded and run at once (default 128)");
     apply_cmd->add_option("--jobs", apply.jobs,
@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
     apply_cmd->add_option("--engine", apply.engine, "engine: compiled (default) or reference");
     apply_cmd->add_option("--device", apply.device,
                           "cpu (default) or cuda (input copied to the GPU, result back; folder mode runs batches of "
-                          "files, their JPEGs decoded on the GPU: --decode)");
+                          "files: --decode, --batch)");
     apply_cmd->add_option("--layout", apply.layout, "memory layout the input is placed in: contiguous|channels_last");
     apply_cmd->add_option("--threads", apply.threads,
                           "kernel threads (default: all cores; folder mode: 1 per file)");

@@ -98,11 +98,11 @@ FolderResult process_folder(Engine& engine, const Pipeline& pipeline, const std:
 // How a folder runs on a GPU (process_folder_cuda).
 struct CudaFolderOptions {
     int device = 0;
-    // true ("fast"): JPEGs decode on the GPU through nvJPEG (cuda::decode_jpegs; its pixels
-    // differ from libjpeg-turbo's by a few levels), except with options.file.draft or a
-    // channels_last options.file.layout, which decode on the CPU. false ("exact"): every
-    // file decodes on the CPU as process_file decodes it (the same pixels as the CPU run).
-    bool gpu_decode = true;
+    // false ("exact", the default): every file decodes on the CPU as process_file decodes it
+    // (each result is the CPU run's). true ("fast"): JPEGs decode on the GPU through nvJPEG
+    // (cuda::decode_jpegs; its pixels differ from libjpeg-turbo's by a few levels), except
+    // with options.file.draft or a channels_last options.file.layout, which decode on the CPU.
+    bool gpu_decode = false;
     // Files read and decoded per step; a step's device buffers are split further where its
     // images would not fit in the device's memory budget (an eighth of its memory, at least
     // 64 MiB), so a batch larger than the GPU is never asked for at once.
@@ -113,7 +113,8 @@ struct CudaFolderOptions {
 
 // process_folder on a GPU: the same checks, outputs and reports, but files go through in
 // batches. Per batch the files are read (and, where they do not decode on the GPU, decoded)
-// on options.jobs threads, their JPEGs decode on the GPU in one call, every image runs in
+// on options.jobs threads, with gpu_decode their JPEGs decode on the GPU in one call, every
+// image runs in
 // one batched launch per kernel (run_device_batch), the results come back into page-locked
 // memory, and they are encoded and written on options.jobs threads while the next batch
 // is read and run. A file that fails (its header, its decode, its size for the pipeline,

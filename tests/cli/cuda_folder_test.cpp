@@ -128,8 +128,7 @@ TEST_F(CudaFolder, ExactDecodeGivesTheCpuRunsFilesAndNamesTheBadOnes) {
     const FolderResult c = cpu(dir_ / "cpu");
     EXPECT_EQ(c.written, 18);
     EXPECT_EQ(c.failed, 2);
-    CudaFolderOptions cuda;
-    cuda.gpu_decode = false;
+    CudaFolderOptions cuda;  // exact: the default
     cuda.batch = 7;  // three steps, the last one partial
     std::vector<std::string> errors;
     const FolderResult g = gpu(dir_ / "gpu", cuda, &errors);
@@ -147,7 +146,9 @@ TEST_F(CudaFolder, ExactDecodeGivesTheCpuRunsFilesAndNamesTheBadOnes) {
 TEST_F(CudaFolder, FastDecodeIsWithinAFewLevelsAndOtherFilesExact) {
     cpu(dir_ / "cpu");
     std::vector<std::string> errors;
-    const FolderResult g = gpu(dir_ / "gpu", CudaFolderOptions{}, &errors);
+    CudaFolderOptions fast;
+    fast.gpu_decode = true;
+    const FolderResult g = gpu(dir_ / "gpu", fast, &errors);
     EXPECT_EQ(g.written, 18);
     EXPECT_EQ(g.failed, 2) << ::testing::PrintToString(errors);
     const std::vector<std::string> files = files_under(dir_ / "cpu");
