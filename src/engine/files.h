@@ -114,11 +114,10 @@ struct CudaFolderOptions {
 // process_folder on a GPU: the same checks, outputs and reports, but files go through in
 // batches. Per batch the files are read (and, where they do not decode on the GPU, decoded)
 // on options.jobs threads, with gpu_decode their JPEGs decode on the GPU in one call, every
-// image runs in
-// one batched launch per kernel (run_device_batch), the results come back into page-locked
-// memory, and they are encoded and written on options.jobs threads while the next batch
-// is read and run. A file that fails (its header, its decode, its size for the pipeline,
-// its write) is reported and skipped; the rest of its batch goes on.
+// image runs in one batched launch per kernel (run_device_batch), the results come back
+// into page-locked memory, and they are encoded and written on options.jobs threads while
+// the next batch is read and run. A file that fails (its header, its decode, its size for
+// the pipeline, its write) is reported and skipped; the rest of its batch goes on.
 FolderResult process_folder_cuda(const Pipeline& pipeline, const std::filesystem::path& input_dir,
                                  const std::filesystem::path& output_dir, const FolderOptions& options,
                                  const CudaFolderOptions& cuda);
