@@ -54,9 +54,9 @@ public:
     explicit Decoder(const Device& device) : device_(device) {
         const NvjpegApi& nv = nvjpeg();
         device.make_current();
-        check_nvjpeg(nv.nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &cuda_), "nvjpegCreateEx");
-        check_nvjpeg(nv.nvjpegJpegStateCreate(cuda_, &cuda_state_), "nvjpegJpegStateCreate");
         // The hardware decoder where the GPU has one (any failure: the CUDA decoder serves).
+        // The CUDA decoder is made on first use (cuda_handle): a batch of baseline files on
+        // a GPU with the hardware decoder never needs it, and making it costs process start.
         if (nv.nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &hw_) == NVJPEG_STATUS_SUCCESS) {
             if (nv.nvjpegJpegStateCreate(hw_, &hw_state_) != NVJPEG_STATUS_SUCCESS ||
                 nv.nvjpegJpegStreamCreate(hw_, &hw_stream_) != NVJPEG_STATUS_SUCCESS) {
@@ -66,6 +66,8 @@ public:
         } else {
             hw_ = nullptr;
         }
+        if (hw_ == nullptr && !cuda_handle())
+            fail("nvJPEG: cannot make its CUDA decoder on {}: {}", device.name(), cuda_error_);
         check(driver().cuEventCreate(&done_, CU_EVENT_DEFAULT), "cuEventCreate");
     }
     // Kept for the life of the process, like the modules: nvJPEG's teardown at exit races the
@@ -101,6 +103,10 @@ public:
             if (plans[i].route != Route::Cuda) continue;
             NvjpegImage image = planes(held_[i], plans[i].format == NVJPEG_OUTPUT_Y ? 1 : 3);
             const std::string_view b = held_[i].bytes;
+            if (!cuda_handle()) {  // libjpeg-turbo decodes it
+                plans[i].route = Route::Cpu;
+                continue;
+            }
             const nvjpegStatus_t s = nvjpeg().nvjpegDecode(cuda_, cuda_state_, reinterpret_cast<const unsigned char*>(b.data()),
                                                            b.size(), plans[i].format, &image, stream);
             // What nvJPEG refuses, libjpeg-turbo may still decode (or name the fault).
@@ -121,6 +127,27 @@ public:
     }
 
 private:
+    // Whether the CUDA decoder's handle and state exist, made on the first call (under
+    // mutex_, or from the constructor); a failure is kept in cuda_error_ and not retried.
+    bool cuda_handle() {
+        if (cuda_ != nullptr) return true;
+        if (!cuda_error_.empty()) return false;
+        try {
+            const NvjpegApi& nv = nvjpeg();
+            check_nvjpeg(nv.nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &cuda_), "nvjpegCreateEx");
+            if (const nvjpegStatus_t s = nv.nvjpegJpegStateCreate(cuda_, &cuda_state_); s != NVJPEG_STATUS_SUCCESS) {
+                nv.nvjpegDestroy(cuda_);
+                cuda_ = nullptr;
+                check_nvjpeg(s, "nvjpegJpegStateCreate");
+            }
+        } catch (const Error& e) {
+            cuda_ = nullptr;
+            cuda_error_ = e.what();
+            return false;
+        }
+        return true;
+    }
+
     Plan plan(const JpegJob& job, const io::DecodeOptions& options) {
         Plan p;
         const auto [c, h, w] = job.info;
@@ -137,7 +164,8 @@ private:
         int components = 0, subsampling = 0;
         int widths[NVJPEG_MAX_COMPONENT] = {}, heights[NVJPEG_MAX_COMPONENT] = {};
         const auto* data = reinterpret_cast<const unsigned char*>(job.bytes.data());
-        if (nvjpeg().nvjpegGetImageInfo(cuda_, data, job.bytes.size(), &components, &subsampling, widths, heights) !=
+        if (nvjpeg().nvjpegGetImageInfo(hw_ != nullptr ? hw_ : cuda_, data, job.bytes.size(), &components, &subsampling,
+                                        widths, heights) !=
                 NVJPEG_STATUS_SUCCESS ||
             subsampling == NVJPEG_CSS_UNKNOWN || (components != 1 && components != 3) || widths[0] != w ||
             heights[0] != h)
@@ -211,8 +239,9 @@ private:
 
     const Device& device_;
     std::mutex mutex_;
-    nvjpegHandle_t cuda_ = nullptr;
+    nvjpegHandle_t cuda_ = nullptr;  // the CUDA decoder: made on first use (cuda_handle)
     nvjpegJpegState_t cuda_state_ = nullptr;
+    std::string cuda_error_;  // why it could not be made
     nvjpegHandle_t hw_ = nullptr;
     nvjpegJpegState_t hw_state_ = nullptr;
     nvjpegJpegStream_t hw_stream_ = nullptr;
