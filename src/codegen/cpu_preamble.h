@@ -179,8 +179,7 @@ inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
 #define TOROID_ASAN 1
 #endif
 #endif
-#if defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE)
-#define TOROID_BYTE_SHUFFLE 1
+#if defined(__AVX2__)
 typedef char t_bytes32 __attribute__((vector_size(32)));
 typedef char t_bytes16 __attribute__((vector_size(16)));
 template <typename V> __attribute__((noinline, cold)) V t_load_span_copy(const void* p, int n) {
@@ -203,6 +202,9 @@ template <typename V> inline V t_load_span(const void* p, int n) {
     __builtin_memcpy(&r, p, sizeof r);
     return r;
 }
+#endif
+#if defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE)
+#define TOROID_BYTE_SHUFFLE 1
 inline t_bytes32 t_load_window32(const void* p, int span) { return t_load_span<t_bytes32>(p, span); }
 // Byte i of the result is byte idx[i] (0..31) of a; sel is idx shifted left by 3 (bit 4,
 // which half the byte comes from, moved to the bit the blend reads).
@@ -1324,8 +1326,8 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
     for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(j / C * 4 + j % C);
     t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
 }
-#elif defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 8
-// The same form in 32-byte registers (AVX2): one output pixel over 4 consecutive taps in 16
+#elif defined(__AVX2__) && TOROID_LANES == 8
+// The same form in 32-byte registers (AVX2; also AVX2 code built with -march of a larger CPU): one output pixel over 4 consecutive taps in 16
 // int16 lanes, lane 8i + 2s + t holding channel s of tap 2i + t (the pixel bytes of taps 0-3
 // in both 128-bit halves, each half's in-lane byte shuffle picking its two taps), so that the
 // multiply-add leaves int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s; summing
