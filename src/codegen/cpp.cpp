@@ -882,8 +882,11 @@ private:
             });
             return !other;
         };
-        if (!split(sum_terms(off))) return false;
-        if (!row_free()) {
+        if (!split(sum_terms(off))) {
+            // A tap's term under a subtraction (`row(r) - floordiv(x, 3) * 3`: a mirrored
+            // channels-last pixel in a vertical pass): split through the subtractions.
+            if (!split(signed_sum_terms(off))) return false;
+        } else if (!row_free()) {
             Expr l0 = lanes, u0 = uniform;
             if (!split(signed_sum_terms(off)) || !row_free()) {
                 lanes = l0;

@@ -1,8 +1,9 @@
 // Golden printer output: the kernels the C++ and CUDA printers write for a few pipelines
-// (planar and channels-last flips, an antialiased uint8 resize, equalize's histogram and
-// table, normalize; CUDA block reductions and a bicubic resize), for fixed targets, against
-// files under tests/data/golden. A change to what the scheduler decides or the printers
-// write shows up here as a readable diff of generated code, reviewed with the change:
+// (planar and channels-last flips, an antialiased uint8 resize, the same mirrored after it,
+// equalize's histogram and table, normalize; CUDA block reductions and a bicubic resize),
+// for fixed targets, against files under tests/data/golden. A change to what the
+// scheduler decides or the printers write shows up here as a readable diff of generated
+// code, reviewed with the change:
 //     TOROID_UPDATE_GOLDEN=1 build/tests/toroid_tests --gtest_filter='Golden.*'
 // rewrites the files. The preambles are left out (their own tests check them exhaustively).
 #include "codegen/cpp.h"
@@ -88,6 +89,9 @@ TEST(Golden, CppKernels) {
         {"hflip_u8_cl_avx2.cpp", R"([{"op": "flip", "dims": [-1]}])", avx2, DType::UInt8, Layout::ChannelsLast},
         {"resize_aa_u8_cl_avx512vbmi.cpp", R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}])",
          vbmi, DType::UInt8, Layout::ChannelsLast},
+        {"resize_aa_flip_u8_cl_avx512vbmi.cpp",
+         R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}, {"op": "flip", "dims": [-1]}])", vbmi,
+         DType::UInt8, Layout::ChannelsLast},
         {"resize_aa_u8_cl_avx2.cpp", R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}])",
          avx2_lanes, DType::UInt8, Layout::ChannelsLast},
         {"equalize_u8_cf_avx512vbmi.cpp", R"([{"op": "equalize"}])", vbmi, DType::UInt8, Layout::Contiguous},

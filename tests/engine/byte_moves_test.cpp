@@ -66,5 +66,37 @@ TEST(ByteMoves, FlipsAndCropsMatchTheReferenceAtEveryWidth) {
     }
 }
 
+// A resize whose result is mirrored (a horizontal flip after it, the last op of a uint8
+// pipeline: RandomResizedCrop then RandomHorizontalFlip) runs its vertical pass in the
+// flip's kernel, reading each tap's row backwards through the pixels: through byte windows
+// worked out once per call (tests/data/golden/resize_aa_flip_u8_cl_avx512vbmi.cpp), equal
+// to the reference at output widths around the vector's, every mode, both layouts.
+TEST(ByteMoves, MirroredResizesMatchTheReferenceAtEveryWidth) {
+    auto compiled = make_engine("compiled", EngineOptions{});
+    auto reference = make_engine("reference", EngineOptions{});
+    std::uint32_t seed = 71;
+    const char* modes[] = {R"("mode": "bilinear", "antialias": true)", R"("mode": "bicubic", "antialias": true)",
+                           R"("mode": "bilinear")", R"("mode": "nearest")"};
+    for (const char* mode : modes) {
+        for (std::int64_t out_w : {5, 16, 17, 21, 22, 43, 64, 65, 100}) {
+            for (bool crop : {false, true}) {
+                std::string text = "[";
+                if (crop) text += R"({"op": "crop", "top": 2, "left": 3, "height": 30, "width": 41}, )";
+                text += R"({"op": "resize", "size": [7, )" + std::to_string(out_w) + "], " + mode + R"(}, {"op": "flip", "dims": [-1]}])";
+                const Pipeline p = parse_pipeline(text, ".");
+                for (std::int64_t c : {1, 3, 4}) {
+                    for (Layout l : {Layout::Contiguous, Layout::ChannelsLast}) {
+                        const Tensor in = test::random_image(DType::UInt8, {2, c, 37, 53}, l, seed++);
+                        SCOPED_TRACE(text + " C=" + std::to_string(c) + " " + std::string(layout_name(l)));
+                        EXPECT_EQ(differences(compiled->prepare(p, in.spec())->run(in),
+                                              reference->prepare(p, in.spec())->run(in)),
+                                  0);
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace toroid
