@@ -603,12 +603,9 @@ private:
         const int P = k_.tap_lanes_pixels, T = 2 * P, W = 4 * T;
         line(fmt::format("const std::int32_t tlChunks = (tlK + {0}) / {1};", T - 1, T));
         line(fmt::format("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + {}) * tlChunks) * {};", P - 1, 2 * W));
-        // A span no row reaches (the target keeps the form for short rows only): a longer row
-        // lays out nothing.
-        const bool short_rows_only = k_.tap_lanes_span >= schedule::Target::kTapLanesShortRowsOnly;
-        line(fmt::format("void* const tlMem = tlN > 0 && tlK > 0{} ? __builtin_malloc(tlWeightBytes + "
+        line(fmt::format("void* const tlMem = tlN > 0 && tlK > 0 ? __builtin_malloc(tlWeightBytes + "
                          "static_cast<std::size_t>(tlN + {}) * sizeof(std::int64_t)) : nullptr;",
-                         short_rows_only ? " && tlN < kLanes" : "", P - 1));
+                         P - 1));
         line("const struct TlFree { void* p; ~TlFree() { __builtin_free(p); } } tlFree{tlMem};");
         line("std::int16_t* tlW = nullptr;");
         line("std::int64_t* tlO = nullptr;");
@@ -625,8 +622,14 @@ private:
         --indent_;
         line("}");
         line("const std::int64_t tlStep = tlN > 1 ? (tlO[tlN - 1] > tlO[0] ? tlO[tlN - 1] - tlO[0] : tlO[0] - tlO[tlN - 1]) : 0;");
-        line(fmt::format("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + std::int64_t(tlK) * {} > {}) {{",
-                         t.channels, k_.tap_lanes_span));
+        // The span of kLanes outputs' taps (on average over the row), against the target's
+        // bound: all their taps' bytes, or (tap_lanes_past_window) one tap's against the
+        // vector loop's window.
+        if (k_.tap_lanes_past_window)
+            line("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + 1 > lane_window<1>::kSpan) {");
+        else
+            line(fmt::format("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + std::int64_t(tlK) * {} > {}) {{",
+                             t.channels, k_.tap_lanes_span));
         ++indent_;
         line("tlW = static_cast<std::int16_t*>(tlMem);");
         line("__builtin_memset(tlW, 0, tlWeightBytes);");

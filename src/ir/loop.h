@@ -120,8 +120,11 @@ struct Kernel {
     // each register holds 2 * tap_lanes_pixels taps of one pixel.
     int tap_lanes_pixels = 4;
     // With tap_lanes: it runs where the taps of kLanes consecutive outputs span more bytes
-    // than this (at run time), or there are fewer outputs than kLanes.
+    // than this (at run time), or there are fewer outputs than kLanes. With
+    // tap_lanes_past_window instead where one tap of kLanes outputs spans more bytes than
+    // one window of the vector loop holds (that loop would read each tap in pieces).
     int tap_lanes_span = 0;
+    bool tap_lanes_past_window = false;
     // GPU: consecutive outputs along the grid x loop each thread computes (1: one). With
     // more, the thread loads each load that moves by one element along x (forwards or
     // backwards: gpu_vector_loads) as one aligned access and stores its outputs as one,

@@ -145,13 +145,16 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
     k.tap_lanes = t->channels;
     k.tap_lanes_pixels = target.vector_bytes / 16;
     k.tap_lanes_span = target.tap_lanes_span;
+    k.tap_lanes_past_window = target.tap_lanes_past_window && wide;
     const int lanes = target.vector_bytes / 4, taps = 2 * k.tap_lanes_pixels;
+    const std::string where = k.tap_lanes_past_window
+                                  ? fmt::format("one tap of {} outputs spans more than one window", lanes)
+                                  : fmt::format("the taps of {} outputs span more than {} bytes", lanes, target.tap_lanes_span);
     k.decisions.push_back(fmt::format(
-        "taps in lanes: where the taps of {} outputs span more than {} bytes at run time (or there are fewer "
-        "than {}), each output pixel's {} channels x {} taps of r{} are one register of 16-bit pairs (a {}, a "
+        "taps in lanes: where {} at run time (or there are fewer than {}), each output pixel's {} channels x {} taps of r{} are one register of 16-bit pairs (a {}, a "
         "byte {}, a multiply-add per {} taps), {} pixels summed across lanes at once, the weights laid out per "
         "pixel once per call; elsewhere the vector loop over v{}",
-        lanes, target.tap_lanes_span, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
+        where, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
         wide ? "permute" : "shuffle", taps,
         k.tap_lanes_pixels, t->x_var));
 }

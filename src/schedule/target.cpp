@@ -65,7 +65,7 @@ std::optional<Target> named_cpu_target(std::string_view name) {
     if (name == "avx2") t.vector_bytes = 32, t.tap_lanes_span = Target::kTapLanesSpanAvx2;
     else if (name == "avx512") t.vector_bytes = 64;
     else if (name == "avx512vbmi") t.vector_bytes = 64, t.byte_permute = true;
-    else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_span = Target::kTapLanesShortRowsOnly;
+    else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_past_window = true;
     else return std::nullopt;
     t.byte_tables = t.byte_permute;
     t.byte_windows = t.byte_permute || t.vector_bytes == 32;
@@ -106,14 +106,16 @@ Target Target::host_cpu() {
         t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
         // The preamble's 32-byte windows: AVX2 code (-march=native without AVX-512).
         t.byte_windows = t.byte_permute || (t.vector_bytes == 32 && __builtin_cpu_supports("avx2"));
-        // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes even
-        // where 16 outputs span several windows (docs/results/history.md, section 14): there the
-        // form serves only rows of fewer than 16 outputs.
-        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_span = kTapLanesShortRowsOnly;
+        // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes
+        // while one tap of 16 outputs fits one window, and slower past it.
+        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_past_window = true;
         if (t.vector_bytes == 32) t.tap_lanes_span = kTapLanesSpanAvx2;
 #endif
     }
-    if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') t.tap_lanes_span = std::atoi(m);
+    if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') {
+        t.tap_lanes_span = std::atoi(m);
+        t.tap_lanes_past_window = false;
+    }
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");
     t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";
     return t;

@@ -41,13 +41,18 @@ struct Target {
     // Intel Xeon measured: docs/results/history.md, section 14); $TOROID_TAP_LANES_SPAN
     // overrides it (negative: never).
     int tap_lanes_span = 112;
+    // CPU (AMD Zen 4): the form runs instead where one tap of 16 outputs spans more bytes
+    // than one window of the vector loop holds (128): there the window permutes read each
+    // tap in two or more pieces, or fall back to the hardware gather, and taps in lanes
+    // were 1.2-5x faster; within one window they were faster than taps in lanes (0.55-0.8x
+    // the time), at every factor measured (docs/performance.md, section 1). A set
+    // $TOROID_TAP_LANES_SPAN turns this off and takes the span rule.
+    bool tap_lanes_past_window = false;
     // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
     // lanes). Off for the compiled engine's quick tier (runtime/jit.h, load_tiered): a program
     // of scalar loops, the same values in the same order, that the C++ compiler builds in a
     // fifth of the time, serving the first calls while the full program compiles.
     bool explicit_vectors = true;
-    // A span no row reaches: the form serves only rows of fewer than 16 outputs.
-    static constexpr int kTapLanesShortRowsOnly = 1 << 30;
     // AVX2's span: every row (on the AMD Zen 4 host at TOROID_CPU_TARGET=avx2 taps in lanes
     // beat the 32-byte windows at every factor, upscales included: a 300x400 -> 600x700
     // channels-last resize 0.80x the time of span 32, alternating runs).
