@@ -154,8 +154,8 @@ void add_preprocess(std::vector<BenchCase>& cases, std::string_view device) {
 // The work preprocessing services and data loaders do, beside the seed rows: a 4K frame to a
 // 640 x 360 thumbnail, a decoded 1080p frame to a normalized 224 x 224 tensor (torchvision's
 // Resize(256) -> CenterCrop(224) -> to float -> Normalize: 256 x 455, crop at (16, 116)), and
-// a training batch of 32 photos (resize, crop, flip, normalize). uint8 channels-last, as
-// decoders hand frames over.
+// a training batch of 32 photos (resize, crop, flip, normalize) and a uint8 training sample
+// (crop, resize, flip). uint8 channels-last, as decoders hand frames over.
 std::vector<BenchCase> workloads_on(std::string_view device) {
     std::vector<BenchCase> cases;
     add_resize(cases, device, ResizeMode::Bilinear, true, {{1, 3, 2160, 3840}, {360, 640}}, DType::UInt8,
@@ -184,6 +184,26 @@ std::vector<BenchCase> workloads_on(std::string_view device) {
         c.pipeline.ops.emplace_back(NormalizeOp{{0.485, 0.456, 0.406}, {0.229, 0.224, 0.225}});
         c.dtype = DType::UInt8;
         c.shape = k.in;
+        c.layout = Layout::ChannelsLast;
+        cases.push_back(std::move(c));
+    }
+    {
+        // A uint8 training sample: RandomResizedCrop's crop and resize, then the flip drawn
+        // (the result stays uint8, converted later or on the GPU).
+        ResizeOp r;
+        r.mode = ResizeMode::Bilinear;
+        r.size = {224, 224};
+        r.antialias = true;
+        BenchCase c;
+        c.title = "crop+resize AA+flip";
+        const Dims in{1, 3, 480, 640};
+        c.name = case_name(c.title, in, {224, 224}, DType::UInt8, Layout::ChannelsLast);
+        c.device = std::string(device);
+        c.pipeline.ops.emplace_back(CropOp{40, 100, 360, 420, false});
+        c.pipeline.ops.emplace_back(std::move(r));
+        c.pipeline.ops.emplace_back(FlipOp{{3}});
+        c.dtype = DType::UInt8;
+        c.shape = in;
         c.layout = Layout::ChannelsLast;
         cases.push_back(std::move(c));
     }

@@ -303,7 +303,7 @@ int main(int argc, char** argv) {
                           "the generated images' dtype:channels:layout (default uint8:3:channels_last)");
     bench_cmd->add_option("--mode", bench_opts.mode,
                           "decode IMAGES as rgb (default), gray, rgb_alpha, gray_alpha or unchanged");
-    auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default), quick or workloads (4K thumbnail, 1080p frame to a normalized 224² tensor, a training batch)");
+    auto* bench_suite = bench_cmd->add_option("--suite", bench_opts.suite, "suite: seeds (default), quick or workloads (4K thumbnail, 1080p frame to a normalized 224² tensor, a training batch, a uint8 training sample)");
     bench_cmd->add_option("--engine", engines,
                           "comma-separated engines (default: reference,compiled; with --device cuda: cuda)");
     bench_cmd->add_option("--threads", bench_opts.threads, "threads per engine (default 1)");
