@@ -625,11 +625,9 @@ private:
         // The span of kLanes outputs' taps (on average over the row), against the target's
         // bound: all their taps' bytes, or (tap_lanes_past_window) one tap's against the
         // vector loop's window.
-        if (k_.tap_lanes_past_window)
-            line("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + 1 > lane_window<1>::kSpan) {");
-        else
-            line(fmt::format("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + std::int64_t(tlK) * {} > {}) {{",
-                             t.channels, k_.tap_lanes_span));
+        const std::string taps = k_.tap_lanes_past_window ? "1" : fmt::format("std::int64_t(tlK) * {}", t.channels);
+        const std::string bound = k_.tap_lanes_past_window ? "lane_window<1>::kSpan" : std::to_string(k_.tap_lanes_span);
+        line(fmt::format("if (tlN < kLanes || tlStep * (kLanes - 1) / (tlN > 1 ? tlN - 1 : 1) + {} > {}) {{", taps, bound));
         ++indent_;
         line("tlW = static_cast<std::int16_t*>(tlMem);");
         line("__builtin_memset(tlW, 0, tlWeightBytes);");

@@ -151,9 +151,10 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
                                   ? fmt::format("one tap of {} outputs spans more than one window", lanes)
                                   : fmt::format("the taps of {} outputs span more than {} bytes", lanes, target.tap_lanes_span);
     k.decisions.push_back(fmt::format(
-        "taps in lanes: where {} at run time (or there are fewer than {}), each output pixel's {} channels x {} taps of r{} are one register of 16-bit pairs (a {}, a "
-        "byte {}, a multiply-add per {} taps), {} pixels summed across lanes at once, the weights laid out per "
-        "pixel once per call; elsewhere the vector loop over v{}",
+        "taps in lanes: where {} at run time (or there are fewer than {}), each output pixel's {} channels x {} "
+        "taps of r{} are one register of 16-bit pairs (a {}, a byte {}, a multiply-add per {} taps), {} pixels "
+        "summed across lanes at once, the weights laid out per pixel once per call; elsewhere the vector loop over "
+        "v{}",
         where, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
         wide ? "permute" : "shuffle", taps,
         k.tap_lanes_pixels, t->x_var));
