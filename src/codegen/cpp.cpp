@@ -589,20 +589,23 @@ private:
 
     // Taps in lanes (schedule/tap_pairs.h, TapLanes), the kernel's part: for each pixel i
     // of the vector loop's range, and P - 1 more that repeat the last one (a step's missing
-    // pixels), tlO holds the x part of its taps' offset and tlW, per T taps, the 4T int16
-    // weights in the register's order (t_tap_lanes). tlW is null, and the rows run the
-    // vector loop, where that loop reads each tap of 16 pixels from one window (their taps
-    // span at most Kernel::tap_lanes_span bytes) and has 16 pixels to fill a vector.
+    // pixels), tlO holds the x part of its taps' offset and tlW, per T taps, the
+    // kTapLanesWeights int16 weights as the preamble's t_tap_lanes_weight lays them out (the
+    // register's layout is the preamble's alone). tlW is null, and the rows run the vector
+    // loop, where that loop reads each tap of 16 pixels from one window (their taps span at
+    // most Kernel::tap_lanes_span bytes) and has 16 pixels to fill a vector.
     void emit_tap_lanes_weights(const schedule::TapLanes& t) {
         const Loop& xl = loop_of(t.x_var);
         const std::string x1 = emit(simplify(add(xl.begin, xl.extent), ranges_, lb_));
         line(fmt::format("const std::int64_t tlX0 = {};", emit(xl.begin)));
         line(fmt::format("const std::int64_t tlN = std::int64_t({0}) > tlX0 ? std::int64_t({0}) - tlX0 : 0;", x1));
         line(fmt::format("const std::int32_t tlK = {};", emit(sum_extent(t.sum))));
-        // P pixels a step, T taps a register, W int16 weights per register (Kernel::tap_lanes_pixels).
-        const int P = k_.tap_lanes_pixels, T = 2 * P, W = 4 * T;
+        // P pixels a step, T taps a register (Kernel::tap_lanes_pixels).
+        const int P = k_.tap_lanes_pixels, T = 2 * P;
         line(fmt::format("const std::int32_t tlChunks = (tlK + {0}) / {1};", T - 1, T));
-        line(fmt::format("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + {}) * tlChunks) * {};", P - 1, 2 * W));
+        line(fmt::format("const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + {}) * tlChunks) * "
+                         "kTapLanesWeights * sizeof(std::int16_t);",
+                         P - 1));
         line(fmt::format("void* const tlMem = tlN > 0 && tlK > 0 ? __builtin_malloc(tlWeightBytes + "
                          "static_cast<std::size_t>(tlN + {}) * sizeof(std::int64_t)) : nullptr;",
                          P - 1));
@@ -638,9 +641,9 @@ private:
         ++indent_;
         scopes_.emplace_back();
         const std::string w = emit(t.weight);
-        line(fmt::format("std::int16_t* const tlD = tlW + (tli * tlChunks + r{0} / {1}) * {2} + r{0} % {1} / 2 * 8 + r{0} % 2;",
-                         t.sum->var, T, W));
-        line(fmt::format("tlD[0] = tlD[2] = tlD[4] = tlD[6] = static_cast<std::int16_t>({});", w));
+        line(fmt::format("t_tap_lanes_weight(tlW + (tli * tlChunks + r{0} / {1}) * kTapLanesWeights, r{0} % {1}, "
+                         "static_cast<std::int16_t>({2}));",
+                         t.sum->var, T, w));
         scopes_.pop_back();
         for (int i = 0; i < 4; ++i) {
             --indent_;
@@ -655,7 +658,7 @@ private:
     void emit_tap_lanes_loop(const schedule::TapLanes& t, const std::string& end, const Buffer& out) {
         const int x = t.x_var;
         const int channels = t.channels;
-        const int P = k_.tap_lanes_pixels, T = 2 * P, W = 4 * T;
+        const int P = k_.tap_lanes_pixels, T = 2 * P;
         // Its temporaries are this branch's own (the vector loop is the other branch).
         scopes_.emplace_back();
         // The call's values again as the row's own locals: read through the closure, every
@@ -664,7 +667,7 @@ private:
         line("const std::int64_t* __restrict tlo = tlO;");
         line("const t_tap_lanes tlI = tlIdx;");
         line("const std::int32_t tlc = tlChunks;");
-        line(fmt::format("const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * {};", W));
+        line("const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * kTapLanesWeights;");
         line(fmt::format("const auto tlFull = t_tap_lanes_span({0} * {1}), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - {1} * (tlc - 1)) * {0});",
                          channels, T));
         line(fmt::format("const std::uint8_t* const tlRow = b{} + {};", t.pixel->buffer, emit(t.pixel_row)));
@@ -688,7 +691,7 @@ private:
         line("for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {");
         ++indent_;
         chunk("tlFull");
-        for (int j = 0; j < P; ++j) line(fmt::format("tlq{0} += {1}; tlv{0} += {2};", j, T * channels, W));
+        for (int j = 0; j < P; ++j) line(fmt::format("tlq{0} += {1}; tlv{0} += kTapLanesWeights;", j, T * channels));
         --indent_;
         line("}");
         chunk("tlLast");

@@ -1260,53 +1260,86 @@ template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::i
 }
 
 // Taps in lanes (schedule/tap_pairs.h, TapLanes): one output pixel of C (3 or 4) uint8
-// channels over 8 consecutive taps in one register of 32 int16 lanes, lane 8i + 2s + t
-// holding channel s of tap 2i + t (slots s >= C zero), so that a multiply-add with the
-// pixel's weights in the same order (the kernel lays them out once per call) leaves the
-// int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s. Summing the four 128-bit
-// parts of 4 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
+// channels over 8 consecutive taps in one register of 32 int16 lanes, lane 8s + 2i + t
+// holding channel s of tap 2i + t (slots s >= C zero): the 128-bit part s is channel s's 8
+// taps, so the pixel's 8 weights, stored once (kTapLanesWeights int16 a register: 16 bytes
+// where each weight repeated per channel took 64, and a row's weights stay in L1), are one
+// 16-byte broadcast load. The multiply-add leaves int32 lane 4s + i = the sum over taps
+// 2i, 2i + 1 of channel s; summing each part's four lanes for 4 pixels at once gives lanes
+// 4j + s: pixel j, channel s.
 #if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16
 #define TOROID_TAP_LANES 1
-constexpr int kTapLanesPixels = 4;  // pixels a step; 2 * kTapLanesPixels taps a register
+constexpr int kTapLanesPixels = 4;   // pixels a step; 2 * kTapLanesPixels taps a register
+constexpr int kTapLanesWeights = 8;  // int16 weights stored per register of taps
 struct t_tap_lanes {
-    t_bytes64 idx;  // byte 2L of the register <- pixel byte idx[2L] (lane L = 8i + 2s + t)
+    t_bytes64 idx;  // byte 2L of the register <- pixel byte idx[2L] (lane L = 8s + 2i + t)
     t_mask64 keep;  // the low bytes of lanes whose slot is a channel
 };
 inline t_tap_lanes t_make_tap_lanes(int channels) {
     t_tap_lanes t{};
-    for (int i = 0; i < 4; ++i)
-        for (int s = 0; s < 4; ++s)
+    for (int s = 0; s < 4; ++s)
+        for (int i = 0; i < 4; ++i)
             for (int k = 0; k < 2; ++k) {
-                const int lane = 8 * i + 2 * s + k;
+                const int lane = 8 * s + 2 * i + k;
                 t.idx[2 * lane] = static_cast<char>((2 * i + k) * channels + (s < channels ? s : 0));
                 if (s < channels) t.keep |= t_mask64{1} << (2 * lane);
             }
     return t;
 }
-// The bytes of n taps' pixels that exist (a load mask).
-inline t_mask64 t_tap_lanes_span(std::int64_t n) { return t_span_mask(n); }
+// Stores weight w of tap r (0..7) into a register's kTapLanesWeights weights at d.
+inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) { d[r] = w; }
+// The bytes of n taps' pixels that exist (a load mask; 8 taps of at most 4 bytes: 32 bytes).
+inline unsigned t_tap_lanes_span(std::int64_t n) { return n >= 32 ? ~0u : n <= 0 ? 0u : (1u << n) - 1; }
 // acc + the products of 8 taps of one pixel at p (m: the bytes of the taps that exist) with
-// its 32 weights at w.
-inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, t_mask64 m,
+// its 8 weights at w.
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
                                           const t_tap_lanes& tl, const std::int16_t* w) {
-    const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes(m, p), tl.idx);
-    pair_v<std::int16_t> wv;
-    __builtin_memcpy(&wv, w, sizeof wv);
+    // A 32-byte masked load where AVX512-VL has one (a 64-byte one crosses a cache line at
+    // nearly every address), its register's upper half left as it is: tl.idx picks bytes
+    // 0..31 only.
+#if defined(__AVX512VL__)
+#if defined(__clang__)
+    const t_bytes32 b = __builtin_ia32_loaddquqi256_mask(reinterpret_cast<const t_bytes32*>(p), t_bytes32{}, m);
+    const t_bytes64 wide = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+                                                   19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, -1, -1, -1, -1, -1,
+                                                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                   -1, -1, -1, -1, -1, -1, -1, -1, -1);
+#else
+    typedef int t_ints8v __attribute__((vector_size(32)));
+    const t_bytes32 b = __builtin_ia32_loaddquqi256_mask(reinterpret_cast<const char*>(p), t_bytes32{}, m);
+    const t_bytes64 wide = reinterpret_cast<t_bytes64>(__builtin_ia32_si512_256si(reinterpret_cast<t_ints8v>(b)));
+#endif
+#else
+    const t_bytes64 wide = t_load_bytes(m, p);
+#endif
+    const t_bytes64 px = t_permute_bytes_z(tl.keep, wide, tl.idx);
+    // One broadcast load (a shuffle of a widened 16-byte vector costs GCC a trip through the stack).
+    typedef int t_ints4 __attribute__((vector_size(16)));
+    t_ints4 w4;
+    __builtin_memcpy(&w4, w, sizeof w4);
+#if defined(__clang__)
+    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(
+        __builtin_shufflevector(w4, w4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
+#else
+    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(
+        __builtin_ia32_broadcasti32x4_512(w4, vec<std::int32_t>{}, static_cast<unsigned short>(0xffff)));
+#endif
 #if defined(__AVX512VNNI__)
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
 #endif
 }
-// [a0+a1, a2+a3, b0+b1, b2+b3] of the 128-bit parts of a and b.
+// [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit part of a and b.
 inline vec<std::int32_t> t_part_pair_sums(vec<std::int32_t> a, vec<std::int32_t> b) {
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-           __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    return __builtin_shufflevector(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) +
+           __builtin_shufflevector(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
 }
-// Part j of the result: the sum of the four parts of the j-th argument.
+// Lane 4j + s: the sum of part s of the j-th argument.
 inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,
                                           vec<std::int32_t> d) {
-    return t_part_pair_sums(t_part_pair_sums(a, b), t_part_pair_sums(c, d));
+    const vec<std::int32_t> u = t_part_pair_sums(t_part_pair_sums(a, b), t_part_pair_sums(c, d));  // lane 4s + j
+    return __builtin_shufflevector(u, u, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 // Stores the first n (1..4) pixels of v (lane 4j + s: pixel j, channel s) as n * C bytes.
 template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t> v, std::int64_t n) {
@@ -1327,13 +1360,17 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
     t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
 }
 #elif defined(__AVX2__) && TOROID_LANES == 8
-// The same form in 32-byte registers (AVX2; also AVX2 code built with -march of a larger CPU): one output pixel over 4 consecutive taps in 16
-// int16 lanes, lane 8i + 2s + t holding channel s of tap 2i + t (the pixel bytes of taps 0-3
-// in both 128-bit halves, each half's in-lane byte shuffle picking its two taps), so that the
-// multiply-add leaves int32 lane 4i + s = the sum over taps 2i, 2i + 1 of channel s; summing
-// the two halves of 2 pixels' accumulators at once gives lanes 4j + s: pixel j, channel s.
+// The same form in 32-byte registers (AVX2; also AVX2 code built with -march of a larger
+// CPU): one output pixel over 4 consecutive taps in 16 int16 lanes, lane 8i + 2s + t holding
+// channel s of tap 2i + t (the pixel bytes of taps 0-3 in both 128-bit halves, each half's
+// in-lane byte shuffle picking its two taps), so that the multiply-add leaves int32 lane
+// 4i + s = the sum over taps 2i, 2i + 1 of channel s; summing the two halves of 2 pixels'
+// accumulators at once gives lanes 4j + s: pixel j, channel s. The weights are stored in the
+// register's order (each one per channel slot): a broadcast of the 4 distinct ones and the
+// shuffle to this order measured 5-15% slower here than the 32-byte load.
 #define TOROID_TAP_LANES 1
 constexpr int kTapLanesPixels = 2;
+constexpr int kTapLanesWeights = 16;  // int16 weights stored per register of taps
 struct t_tap_lanes {
     t_bytes32 idx;  // byte b of the register <- byte idx[b] of its half (bit 7: zero)
 };
@@ -1347,6 +1384,11 @@ inline t_tap_lanes t_make_tap_lanes(int channels) {
                 t.idx[2 * lane + 1] = static_cast<char>(0x80);
             }
     return t;
+}
+// Stores weight w of tap r (0..3) into a register's kTapLanesWeights weights at d.
+inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) {
+    std::int16_t* const l = d + r / 2 * 8 + r % 2;
+    l[0] = l[2] = l[4] = l[6] = w;
 }
 // The bytes of n taps' pixels that exist.
 inline int t_tap_lanes_span(std::int64_t n) { return static_cast<int>(n < 16 ? n : 16); }

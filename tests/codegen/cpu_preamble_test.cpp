@@ -279,36 +279,40 @@ extern "C" int check_bytes() {
     }
     if (kWindowPermute<1> && kLanes == 16) bad += two_groups == 0;
 #if defined(TOROID_TAP_LANES)
-    // Taps in lanes: one pixel's 1..T taps of C channels, read inside a page and ending at a
-    // page's last byte (the copy, not the 16-byte read), multiplied with their weights in the
-    // register's order, against the plain sums.
+    // Taps in lanes: each of a step's pixels its own 1..T taps of C channels, read inside a
+    // page and ending at a page's last byte (the copy, not the 16-byte read), multiplied
+    // with its own weights laid out by t_tap_lanes_weight, against the plain sums, each
+    // pixel in its own lanes of the step's sum.
     {
-        constexpr int T = 2 * kTapLanesPixels;
+        constexpr int P = kTapLanesPixels, T = 2 * P;
         std::uint8_t* pages = static_cast<std::uint8_t*>(__builtin_malloc(3 * 4096 + 4096));
         std::uint8_t* page = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(pages) + 4095) & ~std::uintptr_t{4095});
         for (int i = 0; i < 3 * 4096; ++i) page[i] = static_cast<std::uint8_t>(i * 29 + 3);
-        for (int c : {3, 4}) {
-            const t_tap_lanes tl = t_make_tap_lanes(c);
+        for (int c : {3, 4})
             for (int taps = 1; taps <= T; ++taps)
-                for (const std::uint8_t* p : {page + 100, page + 2 * 4096 - c * taps}) {
-                    std::int16_t w[4 * T] = {};
-                    for (int r = 0; r < taps; ++r) {
-                        std::int16_t* d = w + r / 2 * 8 + r % 2;
-                        d[0] = d[2] = d[4] = d[6] = static_cast<std::int16_t>(r * 97 - 120);
+                for (int last = 0; last < 2; ++last) {
+                    const t_tap_lanes tl = t_make_tap_lanes(c);
+                    const std::uint8_t* px[P];
+                    std::int16_t w[P][kTapLanesWeights] = {};
+                    vec<std::int32_t> acc[P];
+                    for (int j = 0; j < P; ++j) {
+                        // Pixel P - 1 ends at the page's last byte in the second round.
+                        px[j] = last && j == P - 1 ? page + 2 * 4096 - c * taps : page + 100 + 37 * j;
+                        for (int r = 0; r < taps; ++r) t_tap_lanes_weight(w[j], r, static_cast<std::int16_t>(r * 97 - 120 + 31 * j));
+                        acc[j] = t_tap_lanes_madd(vec<std::int32_t>{}, px[j], t_tap_lanes_span(taps * c), tl, w[j]);
                     }
-                    const vec<std::int32_t> acc = t_tap_lanes_madd(vec<std::int32_t>{}, p, t_tap_lanes_span(taps * c), tl, w);
 #if TOROID_LANES == 16
-                    const vec<std::int32_t> sum = t_tap_lanes_sum4(acc, vec<std::int32_t>{}, vec<std::int32_t>{}, vec<std::int32_t>{});
+                    const vec<std::int32_t> sum = t_tap_lanes_sum4(acc[0], acc[1], acc[2], acc[3]);
 #else
-                    const vec<std::int32_t> sum = t_tap_lanes_sum2(acc, vec<std::int32_t>{});
+                    const vec<std::int32_t> sum = t_tap_lanes_sum2(acc[0], acc[1]);
 #endif
-                    for (int ch = 0; ch < c; ++ch) {
-                        int want = 0;
-                        for (int r = 0; r < taps; ++r) want += (r * 97 - 120) * p[r * c + ch];
-                        bad += sum[ch] != want;
-                    }
+                    for (int j = 0; j < P; ++j)
+                        for (int ch = 0; ch < c; ++ch) {
+                            int want = 0;
+                            for (int r = 0; r < taps; ++r) want += (r * 97 - 120 + 31 * j) * px[j][r * c + ch];
+                            bad += sum[4 * j + ch] != want;
+                        }
                 }
-        }
         __builtin_free(pages);
     }
 #endif
@@ -567,6 +571,8 @@ std::vector<Variant> runnable_variants() {
         if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
             v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
             v.push_back({64, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // a register of bytes
+            if (__builtin_cpu_supports("avx512vl"))  // 32-byte masked loads (taps in lanes)
+                v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vl"}});
         }
         if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
             v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni"}});  // vpdpwssd

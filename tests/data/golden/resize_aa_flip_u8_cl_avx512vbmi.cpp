@@ -61,7 +61,7 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
     const std::int64_t tlN = std::int64_t(t2) > tlX0 ? std::int64_t(t2) - tlX0 : 0;
     const std::int32_t tlK = p6;
     const std::int32_t tlChunks = (tlK + 7) / 8;
-    const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + 3) * tlChunks) * 64;
+    const std::size_t tlWeightBytes = static_cast<std::size_t>((tlN + 3) * tlChunks) * kTapLanesWeights * sizeof(std::int16_t);
     void* const tlMem = tlN > 0 && tlK > 0 ? __builtin_malloc(tlWeightBytes + static_cast<std::size_t>(tlN + 3) * sizeof(std::int64_t)) : nullptr;
     const struct TlFree { void* p; ~TlFree() { __builtin_free(p); } } tlFree{tlMem};
     std::int16_t* tlW = nullptr;
@@ -86,8 +86,7 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                     const std::int64_t t6 = r64 * p5;
                     const std::int64_t t7 = t6 + v3;
                     const std::int16_t t8 = b2[t7];
-                    std::int16_t* const tlD = tlW + (tli * tlChunks + r64 / 8) * 32 + r64 % 8 / 2 * 8 + r64 % 2;
-                    tlD[0] = tlD[2] = tlD[4] = tlD[6] = static_cast<std::int16_t>(t8);
+                    t_tap_lanes_weight(tlW + (tli * tlChunks + r64 / 8) * kTapLanesWeights, r64 % 8, static_cast<std::int16_t>(t8));
                 }
             }
         }
@@ -155,7 +154,7 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                         const std::int64_t* __restrict tlo = tlO;
                         const t_tap_lanes tlI = tlIdx;
                         const std::int32_t tlc = tlChunks;
-                        const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * 32;
+                        const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * kTapLanesWeights;
                         const auto tlFull = t_tap_lanes_span(3 * 8), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - 8 * (tlc - 1)) * 3);
                         const std::int64_t t16 = v2 * p4;
                         const std::int64_t t17 = v0 * p3;
@@ -181,10 +180,10 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                                 tla1 = t_tap_lanes_madd(tla1, tlq1, tlFull, tlI, tlv1);
                                 tla2 = t_tap_lanes_madd(tla2, tlq2, tlFull, tlI, tlv2);
                                 tla3 = t_tap_lanes_madd(tla3, tlq3, tlFull, tlI, tlv3);
-                                tlq0 += 24; tlv0 += 32;
-                                tlq1 += 24; tlv1 += 32;
-                                tlq2 += 24; tlv2 += 32;
-                                tlq3 += 24; tlv3 += 32;
+                                tlq0 += 24; tlv0 += kTapLanesWeights;
+                                tlq1 += 24; tlv1 += kTapLanesWeights;
+                                tlq2 += 24; tlv2 += kTapLanesWeights;
+                                tlq3 += 24; tlv3 += kTapLanesWeights;
                             }
                             tla0 = t_tap_lanes_madd(tla0, tlq0, tlLast, tlI, tlv0);
                             tla1 = t_tap_lanes_madd(tla1, tlq1, tlLast, tlI, tlv1);
