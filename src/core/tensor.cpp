@@ -92,6 +92,15 @@ Tensor Tensor::borrow(void* data, DType dtype, const Dims& shape, const Dims& st
     return t;
 }
 
+std::int64_t span_elements(const Dims& shape, const Dims& strides) {
+    std::int64_t span = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] == 0) return 0;
+        span += (shape[d] - 1) * strides[d];
+    }
+    return span;
+}
+
 bool is_dense(const TensorSpec& t, Layout l) {
     Dims d = dense_strides(t.shape, l);
     for (std::size_t i = 0; i < 4; ++i)

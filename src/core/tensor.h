@@ -23,6 +23,10 @@ Layout parse_layout(std::string_view name);  // "contiguous" | "channels_last"
 // Strides (in elements) of a dense tensor of `shape` in layout `l`.
 Dims dense_strides(const Dims& shape, Layout l);
 
+// Elements from a tensor's first element to one past its last (strides non-negative; 0 when
+// the tensor is empty): what a copy of it as it is laid out moves.
+std::int64_t span_elements(const Dims& shape, const Dims& strides);
+
 // The largest number of elements toroid allocates for one tensor (2^40); larger
 // results are rejected up front with a clear error instead of failing in malloc.
 inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;

@@ -755,9 +755,7 @@ public:
         if (in.spec() != spec_) fail("input does not match the spec the pipeline was prepared for");
         const cuda::Device& dev = cuda::Device::get(p_->device());
         // The input goes over as it is laid out (its span, strides kept).
-        std::int64_t span = 1;
-        for (std::size_t d = 0; d < 4; ++d) span += (in.shape()[d] - 1) * in.strides()[d];
-        const std::size_t in_bytes = static_cast<std::size_t>(span) * dtype_size(in.dtype());
+        const std::size_t in_bytes = static_cast<std::size_t>(span_elements(in.shape(), in.strides())) * dtype_size(in.dtype());
         // Every copy is ordered on the run's stream with the kernels that read and write the
         // buffers: the upload before the first launch, the download after the last.
         cuda::Stream stream(dev);

@@ -20,15 +20,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted(const fs::path& p) { return printable(p.string()); }
-
 void create_folder(const fs::path& dir) {
     if (dir.empty()) return;
     std::error_code ec;
     if (fs::is_directory(dir, ec)) return;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
-        fail("cannot create output folder '{}': {}", quoted(dir), ec ? ec.message() : "not a folder");
+        fail("cannot create output folder '{}': {}", io::printable_path(dir), ec ? ec.message() : "not a folder");
 }
 
 std::string_view format_name(io::ImageFormat f) {
@@ -47,7 +45,7 @@ void check_output_is_not_input(const fs::path& input, const fs::path& output) {
     const std::optional<io::FileId> in = io::file_id(input), out = io::file_id(output);
     if ((in && out && *in == *out) || io::resolved(input) == io::resolved(output))
         fail("output '{}' is the input file '{}': writing it would replace the input; choose another output",
-             quoted(output), quoted(input));
+             io::printable_path(output), io::printable_path(input));
 }
 
 void check_folder_paths(const fs::path& input_dir, const fs::path& output_dir) {
@@ -55,10 +53,10 @@ void check_folder_paths(const fs::path& input_dir, const fs::path& output_dir) {
     if (in == out)
         fail("output folder '{}' is the input folder '{}': the results would overwrite the inputs; choose another "
              "output folder",
-             quoted(output_dir), quoted(input_dir));
+             io::printable_path(output_dir), io::printable_path(input_dir));
     if (io::is_within(out, in))
         fail("output folder '{}' lies inside the input folder '{}': choose an output folder outside it",
-             quoted(output_dir), quoted(input_dir));
+             io::printable_path(output_dir), io::printable_path(input_dir));
 }
 
 void check_output_format(const Pipeline& pipeline, io::ImageFormat format, const std::string& why) {
@@ -120,7 +118,7 @@ io::ImageFormat output_format(const fs::path& output, const FileOptions& options
         options.format ? options.format : io::image_format_of(output);
     if (!format)
         fail("cannot write '{}': unsupported extension '{}' (toroid writes .npy, .png, .jpg and .jpeg)",
-             quoted(output), printable(output.extension().string(), 20));
+             io::printable_path(output), printable(output.extension().string(), 20));
     return *format;
 }
 
@@ -130,7 +128,7 @@ void write_result(const fs::path& input, const fs::path& output, const Tensor& r
     try {
         bytes = io::encode_image(result, format, options.jpeg_quality);
     } catch (const Error& e) {
-        fail("{}: cannot write '{}': {}", quoted(input), quoted(output), e.what());
+        fail("{}: cannot write '{}': {}", io::printable_path(input), io::printable_path(output), e.what());
     }
     create_folder(output.parent_path());
     io::write_file_atomic(output, bytes);
@@ -153,29 +151,29 @@ void process_file(Engine& engine, const Pipeline& pipeline, const fs::path& inpu
         auto prepared = engine.prepare(pipeline, in.spec());
         result = prepared->run(in);
     } catch (const Error& e) {
-        fail("{}: {}", quoted(input), e.what());
+        fail("{}: {}", io::printable_path(input), e.what());
     }
     write_result(input, output, result, options);
 }
 
 FolderScan scan_image_folder(const fs::path& root) {
     std::error_code ec;
-    if (!fs::exists(root, ec)) fail("input folder '{}' does not exist", quoted(root));
-    if (!fs::is_directory(root, ec)) fail("input '{}' is not a folder", quoted(root));
+    if (!fs::exists(root, ec)) fail("input folder '{}' does not exist", io::printable_path(root));
+    if (!fs::is_directory(root, ec)) fail("input '{}' is not a folder", io::printable_path(root));
     FolderScan scan;
     try {
         fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied), end;
         for (; it != end; it.increment(ec)) {
-            if (ec) fail("cannot list '{}': {}", quoted(root), ec.message());
+            if (ec) fail("cannot list '{}': {}", io::printable_path(root), ec.message());
             const fs::directory_entry& entry = *it;
             if (entry.is_directory(ec)) continue;
             if (!entry.is_regular_file(ec)) continue;
             if (io::image_format_of(entry.path())) scan.images.push_back(entry.path().lexically_relative(root));
             else ++scan.ignored;
         }
-        if (ec) fail("cannot list '{}': {}", quoted(root), ec.message());
+        if (ec) fail("cannot list '{}': {}", io::printable_path(root), ec.message());
     } catch (const fs::filesystem_error& e) {
-        fail("cannot list '{}': {}", quoted(root), e.code().message());
+        fail("cannot list '{}': {}", io::printable_path(root), e.code().message());
     }
     std::sort(scan.images.begin(), scan.images.end(),
               [](const fs::path& a, const fs::path& b) { return a.generic_string() < b.generic_string(); });
@@ -212,8 +210,8 @@ FolderPlan plan_folder(const Pipeline& pipeline, const fs::path& input_dir, cons
         plan.outputs[i] = output_dir / rel;
         auto [it, fresh] = first_writer.emplace(plan.outputs[i].generic_string(), i);
         if (!fresh)
-            plan.clash[i] = fmt::format("{}: output '{}' is already written from '{}'", quoted(plan.inputs[i]),
-                                        quoted(plan.outputs[i]), quoted(plan.inputs[it->second]));
+            plan.clash[i] = fmt::format("{}: output '{}' is already written from '{}'", io::printable_path(plan.inputs[i]),
+                                        io::printable_path(plan.outputs[i]), io::printable_path(plan.inputs[it->second]));
     }
     // No output may land on a file the run reads (the input folder inside the output
     // folder, a symlink, a hard link): by resolved path and by inode.
@@ -230,7 +228,7 @@ FolderPlan plan_folder(const Pipeline& pipeline, const fs::path& input_dir, cons
             if ((id && input_ids.count(*id)) || hit != input_paths.end())
                 fail("output '{}' is one of the input files: the run would overwrite what it reads; choose an "
                      "output folder apart from the input folder",
-                     quoted(plan.outputs[i]));
+                     io::printable_path(plan.outputs[i]));
         }
     }
     // The pipeline's result against the output formats, once: .jpg and .png inputs decode
@@ -281,11 +279,11 @@ std::string message_for(const fs::path& input, const std::exception_ptr& error) 
     } catch (const Error& e) {
         return e.what();
     } catch (const std::bad_alloc&) {
-        return fmt::format("{}: out of memory", quoted(input));
+        return fmt::format("{}: out of memory", io::printable_path(input));
     } catch (const std::exception& e) {
-        return fmt::format("{}: internal error: {}", quoted(input), e.what());
+        return fmt::format("{}: internal error: {}", io::printable_path(input), e.what());
     } catch (...) {
-        return fmt::format("{}: internal error", quoted(input));
+        return fmt::format("{}: internal error", io::printable_path(input));
     }
 }
 

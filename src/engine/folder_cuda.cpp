@@ -7,6 +7,7 @@
 #include "engine/driver.h"
 #include "engine/files.h"
 #include "io/file.h"
+#include "io/paths.h"
 #include "runtime/cuda/cuda.h"
 #include "runtime/cuda/jpeg_decode.h"
 
@@ -24,19 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string quoted(const fs::path& p) { return printable(p.string()); }
-
 constexpr std::size_t kAlign = 256;  // each image's buffer starts on a 256-byte boundary
 std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-// Bytes from a tensor's first element to one past its last (strides non-negative).
+// Bytes from a tensor's first element to one past its last.
 std::size_t span_bytes(DType dtype, const Dims& shape, const Dims& strides) {
-    std::int64_t span = 1;
-    for (std::size_t d = 0; d < 4; ++d) {
-        if (shape[d] == 0) return 0;
-        span += (shape[d] - 1) * strides[d];
-    }
-    return static_cast<std::size_t>(span) * dtype_size(dtype);
+    return static_cast<std::size_t>(span_elements(shape, strides)) * dtype_size(dtype);
 }
 
 // One file on its way through a batch.
@@ -123,7 +117,7 @@ private:
                 it.on_gpu = cuda_.gpu_decode && jpeg && !file.draft && gpu_layout;
                 if (it.on_gpu) {
                     it.bytes = io::read_file(in, io::max_image_file_bytes());
-                    it.chw = cuda::jpeg_image_info(it.bytes, quoted(in), file.decode);
+                    it.chw = cuda::jpeg_image_info(it.bytes, io::printable_path(in), file.decode);
                     const Dims shape{1, it.chw[0], it.chw[1], it.chw[2]};
                     it.spec = TensorSpec{DType::UInt8, shape, dense_strides(shape, Layout::Contiguous)};
                 } else {
@@ -150,7 +144,7 @@ private:
             Item& it = items[k];
             if (!keys[k]) continue;
             if (!made[k].error.empty()) {
-                it.error = fmt::format("{}: {}", quoted(plan_.inputs[it.index]), made[k].error);
+                it.error = fmt::format("{}: {}", io::printable_path(plan_.inputs[it.index]), made[k].error);
                 continue;
             }
             it.prepared = made[k].value;
@@ -170,7 +164,7 @@ private:
         } catch (...) {
             // The group's buffers or its stream failed: every file of it fails with the reason.
             for (Item* it : g)
-                if (it->error.empty()) it->error = fmt::format("{}: {}", quoted(plan_.inputs[it->index]),
+                if (it->error.empty()) it->error = fmt::format("{}: {}", io::printable_path(plan_.inputs[it->index]),
                                                                error_message(std::current_exception()));
         }
         // The previous group's writes end before this group's begin: `results` alternates
@@ -255,7 +249,7 @@ private:
         for (std::size_t j = 0; j < running.size(); ++j) {
             Item* it = running[j];
             if (!runs[j].ok) {
-                it->error = fmt::format("{}: {}", quoted(plan_.inputs[it->index]), runs[j].error);
+                it->error = fmt::format("{}: {}", io::printable_path(plan_.inputs[it->index]), runs[j].error);
                 continue;
             }
             it->result = Tensor::borrow(results.data() + it->out_offset, it->out.dtype, it->out.shape, it->out_strides);

@@ -12,6 +12,8 @@ namespace toroid::io {
 
 namespace fs = std::filesystem;
 
+std::string printable_path(const fs::path& p) { return printable(p.string()); }
+
 fs::path resolved(const fs::path& p) {
     std::error_code ec;
     fs::path abs = fs::absolute(p, ec);

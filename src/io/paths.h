@@ -16,6 +16,10 @@ namespace toroid::io {
 std::filesystem::path resolve_pipeline_path(const std::string& given, const std::filesystem::path& base_dir,
                                             bool allow_any_path, const std::string& what);
 
+// The path as messages show it: control characters and invalid UTF-8 escaped (core/error.h
+// printable).
+std::string printable_path(const std::filesystem::path& p);
+
 // `p` absolute, with ".", ".." and symlinks resolved as far as it exists (the rest is
 // appended lexically normalized).
 std::filesystem::path resolved(const std::filesystem::path& p);

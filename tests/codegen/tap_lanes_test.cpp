@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -54,9 +55,14 @@ protected:
         if (!host_has_tap_lanes())
             GTEST_SKIP() << "this CPU has neither a 64-byte byte permute (AVX-512 VBMI) nor AVX2 alone: its code has no "
                             "taps in lanes";
-        dir_ = fs::path(::testing::TempDir()) /
-               ("toroid_tap_lanes_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-                std::to_string(::getpid()));
+        make_dir();
+    }
+    // A fresh folder of the test's own (its name, a parameterized name's '/' made '_', and the
+    // process).
+    void make_dir() {
+        std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        std::replace(name.begin(), name.end(), '/', '_');
+        dir_ = fs::path(::testing::TempDir()) / ("toroid_tap_lanes_" + name + "_" + std::to_string(::getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -112,11 +118,7 @@ protected:
         if (std::get<0>(GetParam()) == "avx2") {
             if (!cpu_runs_avx2()) GTEST_SKIP() << "this CPU cannot run AVX2 code";
             target_ = "TOROID_CPU_TARGET=avx2";
-            // The fixture's own check is for this CPU's code.
-            dir_ = fs::path(::testing::TempDir()) / ("toroid_tap_lanes_avx2_" + std::to_string(std::get<1>(GetParam())) +
-                                                     "_" + std::to_string(::getpid()));
-            fs::remove_all(dir_);
-            fs::create_directories(dir_);
+            make_dir();  // not the fixture's check, which is for this CPU's code
             return;
         }
         TapLanes::SetUp();

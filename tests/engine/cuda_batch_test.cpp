@@ -26,15 +26,6 @@
 namespace toroid {
 namespace {
 
-std::int64_t span_elements(const Dims& shape, const Dims& strides) {
-    std::int64_t span = 1;
-    for (std::size_t d = 0; d < 4; ++d) {
-        if (shape[d] == 0) return 0;
-        span += (shape[d] - 1) * strides[d];
-    }
-    return span;
-}
-
 struct Image {
     Dims shape;
     DType dtype;
