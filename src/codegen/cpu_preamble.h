@@ -1420,6 +1420,43 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
         if (n == 2) __builtin_memcpy(p + C, b + 4, C);
     }
 }
+#elif TOROID_LANES == 16 || TOROID_LANES == 8
+// Plain loops with the same meaning, for a kernel scheduled with taps in lanes but compiled
+// without the CPU's byte permute or AVX2 ($TOROID_CXXFLAGS without its -march): channel s
+// of a pixel's sum in lane s, the weights in tap order.
+#define TOROID_TAP_LANES 1
+constexpr int kTapLanesPixels = TOROID_LANES / 4;
+constexpr int kTapLanesWeights = 2 * kTapLanesPixels;  // one per tap of a register
+struct t_tap_lanes {
+    int channels;
+};
+inline t_tap_lanes t_make_tap_lanes(int channels) { return {channels}; }
+inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) { d[r] = w; }
+inline std::int64_t t_tap_lanes_span(std::int64_t n) { return n; }
+// acc + the products of a register's taps of one pixel at p (n: the bytes that exist).
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, std::int64_t n,
+                                          const t_tap_lanes& tl, const std::int16_t* w) {
+    for (int s = 0; s < tl.channels; ++s)
+        for (int r = 0; r < kTapLanesWeights && r * tl.channels + s < n; ++r) acc[s] += w[r] * p[r * tl.channels + s];
+    return acc;
+}
+// Lane 4j + s: lane s of the j-th argument.
+inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,
+                                          vec<std::int32_t> d) {
+    const vec<std::int32_t> in[4] = {a, b, c, d};
+    vec<std::int32_t> out = {};
+    for (int j = 0; j < 4 && 4 * j < TOROID_LANES; ++j)
+        for (int s = 0; s < 4; ++s) out[4 * j + s] = in[j][s];
+    return out;
+}
+inline vec<std::int32_t> t_tap_lanes_sum2(vec<std::int32_t> a, vec<std::int32_t> b) {
+    return t_tap_lanes_sum4(a, b, vec<std::int32_t>{}, vec<std::int32_t>{});
+}
+// Stores the first n pixels of v (lane 4j + s: pixel j, channel s) as n * C bytes.
+template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t> v, std::int64_t n) {
+    for (std::int64_t j = 0; j < n; ++j)
+        for (int s = 0; s < C; ++s) p[j * C + s] = v[4 * j + s];
+}
 #endif
 
 }  // namespace

@@ -165,6 +165,18 @@ INSTANTIATE_TEST_SUITE_P(TapLanes, TapLanesChannels,
                              return std::get<0>(info.param) + "_C" + std::to_string(std::get<1>(info.param));
                          });
 
+// A kernel scheduled for this CPU but compiled without its -march ($TOROID_CXXFLAGS set
+// to plain -O1) takes the preamble's plain loops for the form: the same bytes.
+TEST_F(TapLanes, RunsWhereTheCompilerFlagsLackTheCpusFeatures) {
+    target_ = "TOROID_CXXFLAGS=-O1";
+    for (std::int64_t c : {3, 4})
+        for (std::int64_t w : {5, 11, 37}) {
+            SCOPED_TRACE("C=" + std::to_string(c) + " W=" + std::to_string(w));
+            const fs::path in = write_image(1, c, 7, 150, static_cast<std::uint32_t>(c * 100 + w));
+            EXPECT_NE(compare("[" + resize(5, w, "bilinear") + "]", in).find("taps in lanes:"), std::string::npos);
+        }
+}
+
 TEST_F(TapLanes, OnlyChannelsLastBytes) {
     const fs::path in = write_image(1, 3, 9, 50, 99);
     const std::string r = "[" + resize(9, 11, "bilinear") + "]";
