@@ -1367,7 +1367,7 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
 // 4i + s = the sum over taps 2i, 2i + 1 of channel s; summing the two halves of 2 pixels'
 // accumulators at once gives lanes 4j + s: pixel j, channel s. The weights are stored in the
 // register's order (each one per channel slot): a broadcast of the 4 distinct ones and the
-// shuffle to this order measured 5-15% slower here than the 32-byte load.
+// shuffle to this order measured 5-15% slower on AMD Zen 4 than the 32-byte load.
 #define TOROID_TAP_LANES 1
 constexpr int kTapLanesPixels = 2;
 constexpr int kTapLanesWeights = 16;  // int16 weights stored per register of taps
