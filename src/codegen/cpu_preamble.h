@@ -125,6 +125,38 @@ inline t_bytes64 t_load_bytes(t_mask64 m, const void* p) {
     return __builtin_ia32_loaddquqi512_mask(static_cast<const char*>(p), t_bytes64{}, m);
 #endif
 }
+// Bytes 0..31 at p under mask m in bytes 0..31 of the result; bytes 32..63 undefined (a
+// 32-byte masked load where AVX512-VL has one: a 64-byte one crosses a cache line at nearly
+// every address), zero without VL.
+inline t_bytes64 t_load_bytes_low32(unsigned m, const void* p) {
+#if defined(__AVX512VL__)
+    typedef char t_b32 __attribute__((vector_size(32)));
+#if defined(__clang__)
+    const t_b32 b = __builtin_ia32_loaddquqi256_mask(static_cast<const t_b32*>(p), t_b32{}, m);
+    return __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                                   23, 24, 25, 26, 27, 28, 29, 30, 31, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+#else
+    typedef int t_i8 __attribute__((vector_size(32)));
+    const t_b32 b = __builtin_ia32_loaddquqi256_mask(static_cast<const char*>(p), t_b32{}, m);
+    return reinterpret_cast<t_bytes64>(__builtin_ia32_si512_256si(reinterpret_cast<t_i8>(b)));
+#endif
+#else
+    return t_load_bytes(m, p);
+#endif
+}
+// The 16 bytes at p in each 16-byte part (one broadcast load).
+inline t_bytes64 t_broadcast_bytes16(const void* p) {
+    typedef int t_i4 __attribute__((vector_size(16)));
+    t_i4 v;
+    __builtin_memcpy(&v, p, sizeof v);
+#if defined(__clang__)
+    return reinterpret_cast<t_bytes64>(__builtin_shufflevector(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
+#else
+    typedef int t_i16 __attribute__((vector_size(64)));
+    return reinterpret_cast<t_bytes64>(__builtin_ia32_broadcasti32x4_512(v, t_i16{}, static_cast<unsigned short>(0xffff)));
+#endif
+}
 inline void t_store_bytes(void* p, t_mask64 m, t_bytes64 v) {
 #if defined(__clang__)
     __builtin_ia32_storedquqi512_mask(static_cast<t_bytes64*>(p), v, m);
@@ -1294,36 +1326,9 @@ inline unsigned t_tap_lanes_span(std::int64_t n) { return n >= 32 ? ~0u : n <= 0
 // its 8 weights at w.
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
                                           const t_tap_lanes& tl, const std::int16_t* w) {
-    // A 32-byte masked load where AVX512-VL has one (a 64-byte one crosses a cache line at
-    // nearly every address), its register's upper half left as it is: tl.idx picks bytes
-    // 0..31 only.
-#if defined(__AVX512VL__)
-#if defined(__clang__)
-    const t_bytes32 b = __builtin_ia32_loaddquqi256_mask(reinterpret_cast<const t_bytes32*>(p), t_bytes32{}, m);
-    const t_bytes64 wide = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-                                                   19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, -1, -1, -1, -1, -1,
-                                                   -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                                   -1, -1, -1, -1, -1, -1, -1, -1, -1);
-#else
-    typedef int t_ints8v __attribute__((vector_size(32)));
-    const t_bytes32 b = __builtin_ia32_loaddquqi256_mask(reinterpret_cast<const char*>(p), t_bytes32{}, m);
-    const t_bytes64 wide = reinterpret_cast<t_bytes64>(__builtin_ia32_si512_256si(reinterpret_cast<t_ints8v>(b)));
-#endif
-#else
-    const t_bytes64 wide = t_load_bytes(m, p);
-#endif
-    const t_bytes64 px = t_permute_bytes_z(tl.keep, wide, tl.idx);
-    // One broadcast load (a shuffle of a widened 16-byte vector costs GCC a trip through the stack).
-    typedef int t_ints4 __attribute__((vector_size(16)));
-    t_ints4 w4;
-    __builtin_memcpy(&w4, w, sizeof w4);
-#if defined(__clang__)
-    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(
-        __builtin_shufflevector(w4, w4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
-#else
-    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(
-        __builtin_ia32_broadcasti32x4_512(w4, vec<std::int32_t>{}, static_cast<unsigned short>(0xffff)));
-#endif
+    // The upper half of the load is left undefined: tl.idx picks bytes 0..31 only.
+    const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes_low32(m, p), tl.idx);
+    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(t_broadcast_bytes16(w));
 #if defined(__AVX512VNNI__)
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else

@@ -288,10 +288,10 @@ extern "C" int check_bytes() {
         std::uint8_t* pages = static_cast<std::uint8_t*>(__builtin_malloc(3 * 4096 + 4096));
         std::uint8_t* page = reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(pages) + 4095) & ~std::uintptr_t{4095});
         for (int i = 0; i < 3 * 4096; ++i) page[i] = static_cast<std::uint8_t>(i * 29 + 3);
-        for (int c : {3, 4})
+        for (int c : {3, 4}) {
+            const t_tap_lanes tl = t_make_tap_lanes(c);
             for (int taps = 1; taps <= T; ++taps)
                 for (int last = 0; last < 2; ++last) {
-                    const t_tap_lanes tl = t_make_tap_lanes(c);
                     const std::uint8_t* px[P];
                     std::int16_t w[P][kTapLanesWeights] = {};
                     vec<std::int32_t> acc[P];
@@ -313,6 +313,7 @@ extern "C" int check_bytes() {
                             bad += sum[4 * j + ch] != want;
                         }
                 }
+        }
         __builtin_free(pages);
     }
 #endif
