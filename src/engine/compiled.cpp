@@ -329,6 +329,30 @@ private:
     bool dense_ok_ = false;
 };
 
+// The CPU back end of driver::prepare: C++ compiled by the JIT (or found in the catalogue).
+struct CpuBackend {
+    using Artifact = toroid::Artifact;
+    using Instance = toroid::Instance;
+    const EngineOptions& options;
+    const TensorSpec& in;
+    std::string target_name() const { return host_target().name(); }
+    std::shared_ptr<const Artifact> compile(const ir::Graph& g, ir::IndexWidth width, PrepareStats& stats) {
+        return toroid::compile(g, width, options, stats);
+    }
+    // The instance keeps the tables, not the graph.
+    std::shared_ptr<const Instance> instantiate(std::shared_ptr<const Artifact> art, ir::Graph&& g,
+                                                schedule::Binding&& binding) {
+        auto made = std::make_shared<Instance>();
+        made->art = std::move(art);
+        made->binding = std::move(binding);
+        made->tables = driver::take_tables(g);
+        return made;
+    }
+    std::string explain(const std::shared_ptr<const Instance>& inst, const PrepareStats& stats) {
+        return CompiledPrepared(inst, in, options.threads, stats).explain();
+    }
+};
+
 class CompiledEngine final : public Engine {
 public:
     explicit CompiledEngine(EngineOptions o) : options_(std::move(o)) {}
@@ -346,43 +370,9 @@ public:
         const std::string tier = tiers == Tiers::QuickOnly             ? "quick\n"
                                  : !options_.prebuild_into.empty() ? "prebuild " + options_.prebuild_into + "\n"
                                                                    : "";
-        const std::string key = tier + (options_.specialize ? "specialized\n" : "") + driver::pipeline_key(p, in);
-        const bool debug = !options_.debug_dir.empty();
-        const bool fresh = debug || options_.cold_prepare;
-        std::shared_ptr<const Instance> inst = fresh ? nullptr : cache().find_instance(key);
-        CacheStats counted;
-        counted.prepares = 1;
-        if (inst) {
-            stats.memory_hits = 1;
-            counted.memory_hits = 1;
-        } else {
-            auto made = std::make_shared<Instance>();
-            driver::Decomposed d = driver::decompose_for(p, in, shapes, options_.specialize, host_target().name(),
-                                                         options_.debug_dir, {options_.max_ops, options_.max_graph_nodes});
-            const std::string structure = tier + d.structure;
-            if (fresh) {
-                made->art = compile(d.graph, d.width, options_, stats);
-            } else {
-                bool built = false;
-                made->art = cache().artifact(
-                    structure, [&] { return compile(d.graph, d.width, options_, stats); }, built);
-                if (!built) stats.memory_hits = 1;
-            }
-            made->binding = schedule::bind(made->art->program, d.graph);
-            made->tables = driver::take_tables(d.graph);
-            counted.binds = 1;
-            counted.compiles = stats.compiled;
-            counted.disk_hits = stats.disk_hits;
-            counted.memory_hits = stats.memory_hits;
-            counted.prebuilt_hits = stats.prebuilt_hits;
-            inst = made;
-            cache().add(key, structure, made->art, inst);
-            if (debug) {
-                CompiledPrepared tmp(inst, in, options_.threads, stats);
-                write_text(std::filesystem::path(options_.debug_dir) / "explain.txt", tmp.explain());
-            }
-        }
-        count_cache(counted);
+        CpuBackend backend{options_, in};
+        std::shared_ptr<const Instance> inst =
+            driver::prepare(cache(), backend, p, in, shapes, options_, {tier, tier}, stats);
         if (tiers == Tiers::FullOnly) inst->art->module->wait();
         stats.quick = !inst->art->module->full();
         stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

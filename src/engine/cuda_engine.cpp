@@ -165,8 +165,9 @@ FusedRunData fused_run(const ir::Program& prog, const ir::GpuFusion& gf, const s
 }
 
 // The device limits a fused launch is planned for (`batch`: as one image of many).
-schedule::FusedLimits fused_limits(const cuda::Device& dev, bool batch) {
+schedule::FusedLimits fused_limits(const cuda::Device& dev, bool batch, bool fuse = true) {
     schedule::FusedLimits limits;
+    limits.fuse = fuse;
     limits.shared_limit = dev.max_shared_per_block_optin();
     limits.multiprocessors = batch ? 1 : dev.multiprocessors();
     return limits;
@@ -612,63 +613,33 @@ void run_batch_cuda(const Pipeline& p, std::vector<CudaBatchItem>& items, const 
     }
 }
 
-std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
-                                           int device) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
-    const cuda::Device* found = nullptr;
-    try {
-        found = &cuda::Device::get(device);
-    } catch (const Error&) {
-        // The generated source is written before a GPU is needed (for a Hopper target).
-        if (!options.debug_dir.empty()) {
-            std::filesystem::create_directories(options.debug_dir);
-            driver::write_text(std::filesystem::path(options.debug_dir) / "kernel.cu", cuda_source(p, in, "sm_90"));
-        }
-        throw;
+namespace {
+
+// The CUDA back end of driver::prepare: CUDA C++ compiled by NVRTC for one device.
+struct CudaBackend {
+    using Artifact = CudaArtifact;
+    using Instance = CudaInstance;
+    const cuda::Device& dev;
+    const EngineOptions& options;
+    const TensorSpec& in;
+    int device = 0;
+    bool fuse = true;  // false: fused pairs run as two kernels
+    std::string target_name() const { return target_for(dev).name(); }
+    std::shared_ptr<const Artifact> compile(const ir::Graph& g, ir::IndexWidth width, PrepareStats& stats) {
+        return compile_cuda(g, width, dev, options, stats);
     }
-    const cuda::Device& dev = *found;
-    PrepareStats stats;
-    // TOROID_CUDA_FUSE=0 (fused pairs run as two kernels) is part of the instance: tests and
-    // benchmarks compare both in one process.
-    const char* fuse = std::getenv("TOROID_CUDA_FUSE");
-    const bool unfused = fuse != nullptr && std::string_view(fuse) == "0";
-    const std::string key = fmt::format("cuda {}\n{}{}{}", device, options.specialize ? "specialized\n" : "",
-                                        unfused ? "unfused\n" : "", driver::pipeline_key(p, in));
-    const bool debug = !options.debug_dir.empty();
-    // Debug dumps and cold prepares (EngineOptions::cold_prepare) look in no in-memory cache.
-    const bool fresh = debug || options.cold_prepare;
-    std::shared_ptr<const CudaInstance> inst = fresh ? nullptr : cuda_cache().find_instance(key);
-    CacheStats counted;
-    counted.prepares = 1;
-    if (inst) {
-        stats.memory_hits = 1;
-        counted.memory_hits = 1;
-    } else {
+    // The instance keeps its graph (the tables) and what every run reuses.
+    std::shared_ptr<const Instance> instantiate(std::shared_ptr<const Artifact> art, ir::Graph&& g,
+                                                schedule::Binding&& binding) {
         auto made = std::make_shared<CudaInstance>();
-        const schedule::Target target = target_for(dev);
-        const InterruptScope interruptible;  // toroid_interrupt() stops this prepare
-        driver::Decomposed d = driver::decompose_for(p, in, shapes, options.specialize, target.name(), options.debug_dir,
-                                                     {options.max_ops, options.max_graph_nodes});
-        made->graph = std::move(d.graph);
-        if (fresh) {
-            made->art = compile_cuda(made->graph, d.width, dev, options, stats);
-        } else {
-            bool built = false;
-            made->art = cuda_cache().artifact(
-                d.structure, [&] { return compile_cuda(made->graph, d.width, dev, options, stats); }, built);
-            if (!built) stats.memory_hits = 1;
-        }
-        made->binding = schedule::bind(made->art->program, made->graph);
-        counted.binds = 1;
-        counted.compiles = stats.compiled;
-        counted.disk_hits = stats.disk_hits;
-        counted.memory_hits = stats.memory_hits;
+        made->art = std::move(art);
+        made->graph = std::move(g);
+        made->binding = std::move(binding);
         const ir::Program& prog = made->art->program;
         // Fused pairs: the tiles of this instance, or the two kernels where a tile does not fit.
         made->action.assign(prog.kernels.size(), CudaInstance::kLaunch);
         std::vector<bool> in_shared(prog.buffers.size(), false);  // Temps no launch writes to global memory
-        const schedule::FusedLimits limits = fused_limits(dev, false);
+        const schedule::FusedLimits limits = fused_limits(dev, false, fuse);
         // The constants block: the tables, then the fused pairs' tile ranges.
         made->table_at.assign(prog.buffers.size(), 0);
         for (const ir::Buffer& buf : prog.buffers)
@@ -710,13 +681,40 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
             if (st->op == ir::Op::Var && ir::is_param_var(st->var))
                 made->output_stride_param[dd] = st->var - ir::kFirstParamVar;
         }
-        inst = made;
-        cuda_cache().add(key, d.structure, made->art, inst);
-        if (debug)
-            driver::write_text(std::filesystem::path(options.debug_dir) / "explain.txt",
-                               CudaPrepared(inst, in, device, stats).explain());
+        return made;
     }
-    count_cache(counted);
+    std::string explain(const std::shared_ptr<const Instance>& inst, const PrepareStats& stats) {
+        return CudaPrepared(inst, in, device, stats).explain();
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& in, const EngineOptions& options,
+                                           int device) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
+    const cuda::Device* found = nullptr;
+    try {
+        found = &cuda::Device::get(device);
+    } catch (const Error&) {
+        // The generated source is written before a GPU is needed (for a Hopper target).
+        if (!options.debug_dir.empty()) {
+            std::filesystem::create_directories(options.debug_dir);
+            driver::write_text(std::filesystem::path(options.debug_dir) / "kernel.cu", cuda_source(p, in, "sm_90"));
+        }
+        throw;
+    }
+    const cuda::Device& dev = *found;
+    PrepareStats stats;
+    // TOROID_CUDA_FUSE=0 (fused pairs run as two kernels) is part of the instance: tests and
+    // benchmarks compare both in one process.
+    const char* fuse = std::getenv("TOROID_CUDA_FUSE");
+    const bool unfused = fuse != nullptr && std::string_view(fuse) == "0";
+    CudaBackend backend{dev, options, in, device, !unfused};
+    std::shared_ptr<const CudaInstance> inst = driver::prepare(
+        cuda_cache(), backend, p, in, shapes, options,
+        {fmt::format("cuda {}\n{}", device, unfused ? "unfused\n" : ""), ""}, stats);
     stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_unique<CudaPrepared>(std::move(inst), in, device, stats);
 }

@@ -4,10 +4,13 @@
 // (by pipeline and input spec). Internal to engine/.
 #pragma once
 
+#include "core/interrupt.h"
 #include "core/tensor.h"
+#include "engine/engine.h"
 #include "ir/graph.h"
 #include "ir/loop.h"
 #include "ops/ops.h"
+#include "schedule/bind.h"
 #include "schedule/schedule.h"
 
 #include <filesystem>
@@ -137,5 +140,66 @@ private:
     std::list<std::string> order_;  // most recently used first
     std::map<std::string, std::pair<std::shared_ptr<const Instance>, std::list<std::string>::iterator>> instances_;
 };
+
+// What keeps bound instances and programs apart beyond the pipeline, the input spec and the
+// graph's structure.
+struct PrepareKeys {
+    std::string instance;   // before the pipeline key: the tier, the device, options that change the instance
+    std::string structure;  // before the graph's structure: what changes the program's code beyond the target
+};
+
+// One prepare, as every compiling back end makes it: the bound instance of (pipeline, input
+// spec) from `cache`; else decompose for the input, find or compile the program of the
+// graph's structure (once per structure: threads asking for one being compiled wait for
+// it), bind the graph's values to it and let the back end finish the instance. Counts the
+// caches (count_cache) and fills `stats`' cache fields; with EngineOptions::debug_dir writes
+// the dumps (pipeline, graph, passes, decisions, explain.txt). Debug dumps and cold prepares
+// look in no in-memory cache. `shapes` is infer_shapes(p, in). `Backend` gives:
+//   using Artifact, Instance;
+//   std::string target_name() const;
+//   std::shared_ptr<const Artifact> compile(const ir::Graph&, ir::IndexWidth, PrepareStats&);
+//   std::shared_ptr<const Instance> instantiate(std::shared_ptr<const Artifact>, ir::Graph&&, schedule::Binding&&);
+//   std::string explain(const std::shared_ptr<const Instance>&, const PrepareStats&);
+template <typename Backend>
+std::shared_ptr<const typename Backend::Instance> prepare(
+    ProgramCache<typename Backend::Artifact, typename Backend::Instance>& cache, Backend& backend, const Pipeline& p,
+    const TensorSpec& in, std::span<const ShapeInfo> shapes, const EngineOptions& options, const PrepareKeys& keys,
+    PrepareStats& stats) {
+    const InterruptScope interruptible;  // toroid_interrupt() stops this prepare
+    const std::string key = keys.instance + (options.specialize ? "specialized\n" : "") + pipeline_key(p, in);
+    const bool debug = !options.debug_dir.empty();
+    const bool fresh = debug || options.cold_prepare;
+    CacheStats counted;
+    counted.prepares = 1;
+    if (auto inst = fresh ? nullptr : cache.find_instance(key)) {
+        stats.memory_hits = 1;
+        counted.memory_hits = 1;
+        count_cache(counted);
+        return inst;
+    }
+    Decomposed d = decompose_for(p, in, shapes, options.specialize, backend.target_name(), options.debug_dir,
+                                 {options.max_ops, options.max_graph_nodes});
+    const std::string structure = keys.structure + d.structure;
+    auto compile = [&] { return backend.compile(d.graph, d.width, stats); };
+    std::shared_ptr<const typename Backend::Artifact> art;
+    if (fresh) {
+        art = compile();
+    } else {
+        bool built = false;
+        art = cache.artifact(structure, compile, built);
+        if (!built) stats.memory_hits = 1;
+    }
+    schedule::Binding binding = schedule::bind(art->program, d.graph);
+    std::shared_ptr<const typename Backend::Instance> inst = backend.instantiate(art, std::move(d.graph), std::move(binding));
+    counted.binds = 1;
+    counted.compiles = stats.compiled;
+    counted.disk_hits = stats.disk_hits;
+    counted.memory_hits = stats.memory_hits;
+    counted.prebuilt_hits = stats.prebuilt_hits;
+    cache.add(key, structure, art, inst);
+    if (debug) write_text(std::filesystem::path(options.debug_dir) / "explain.txt", backend.explain(inst, stats));
+    count_cache(counted);
+    return inst;
+}
 
 }  // namespace toroid::driver

@@ -533,7 +533,7 @@ void fuse_gpu_pairs(Program& prog, const Target& target) {
 FusedLaunch plan_fused_launch(const Program& p, const GpuFusion& f, const Binding& b, const FusedLimits& limits) {
     FusedLaunch L;
     L.offset.fill(-1);
-    if (const char* e = std::getenv("TOROID_CUDA_FUSE"); e != nullptr && std::string_view(e) == "0") {
+    if (!limits.fuse) {
         L.why = "TOROID_CUDA_FUSE=0";
         return L;
     }

@@ -46,6 +46,7 @@ struct FusedLimits {
     std::int64_t shared_limit = 48 * 1024;   // the most dynamic shared memory a block may have
     std::int64_t shared_budget = 32 * 1024;  // what a block should use, so that several fit an SM
     int multiprocessors = 132;
+    bool fuse = true;  // false: every pair runs as its two kernels (the engine's $TOROID_CUDA_FUSE=0)
 };
 
 // The kernel parameter after toroid_args of a fused kernel (codegen/cuda.cpp prints the same

@@ -224,12 +224,12 @@ TEST(GpuFuse, TilesThatDoNotFitRunApart) {
     const schedule::FusedLaunch M = schedule::plan_fused_launch(s.program, s.program.gpu_fusions[0], b, tight);
     ASSERT_TRUE(M.fused) << M.why;
     EXPECT_EQ(M.tile_x * M.tile_y, 1);
-    // Turned off.
-    ::setenv("TOROID_CUDA_FUSE", "0", 1);
-    const schedule::FusedLaunch N =
-        schedule::plan_fused_launch(s.program, s.program.gpu_fusions[0], b, schedule::FusedLimits{});
-    ::unsetenv("TOROID_CUDA_FUSE");
+    // Turned off (the CUDA engine's $TOROID_CUDA_FUSE=0).
+    schedule::FusedLimits off;
+    off.fuse = false;
+    const schedule::FusedLaunch N = schedule::plan_fused_launch(s.program, s.program.gpu_fusions[0], b, off);
     EXPECT_FALSE(N.fused);
+    EXPECT_NE(N.why.find("TOROID_CUDA_FUSE=0"), std::string::npos) << N.why;
 }
 
 }  // namespace
