@@ -59,6 +59,7 @@ def cuda_main(args, toroid, _capi, _core, torch):
     handle = fn._handle
     sync = torch.cuda.synchronize
     enqueue = [("toroid.Pipeline, torch CUDA", lambda: pipe(x)),
+               ("toroid.flip (op function), torch CUDA", lambda: toroid.flip(x, -1)),
                ("C API toroid_run_data_on_stream via ctypes (no allocation)", lambda: run(handle, ip, op, stream)),
                ("torch.flip (PyTorch eager)", lambda: torch.flip(x, [-1])),
                ("empty kernel launched by PyTorch (torch.cuda._sleep(0))", lambda: torch.cuda._sleep(0))]

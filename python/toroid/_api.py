@@ -162,11 +162,89 @@ class Traced:
 def _apply(x, op):
     if isinstance(x, Traced):
         return x._record(op)
-    return _core.cached_pipeline([op])(x)
+    handle = _core.cached_pipeline([op])
+    slot = getattr(_memo_slot, "slot", None)
+    if slot is not None:  # a _by_arguments call: its arguments name this handle from now on
+        handles, key = slot
+        if len(handles) >= _MAX_MEMO:
+            handles.clear()
+        handles[key] = handle
+    return handle(x)
+
+
+# An op function called again with the same plain arguments (ints, strings, bools, None,
+# floats, lists or tuples of them) on an input of the same rank runs the handle its first
+# call made: no argument checks, no op dict, no cache key (the fast path a Pipeline call
+# has). The first call goes the whole way, so a bad argument is an error every time.
+_memo_slot = threading.local()
+_MAX_MEMO = 256
+_PLAIN = (int, str, bool, type(None))
+
+
+def _plain(v):
+    """`v` as a hashable key that tells apart what the op would (True from 1, 0.0 from -0.0,
+    1 from 1.0), or None for anything else."""
+    t = type(v)
+    if t in _PLAIN:
+        return (t, v)
+    if t is float:
+        return (t, repr(v))
+    if t is list or t is tuple:
+        out = []
+        for e in v:
+            te = type(e)
+            if te in _PLAIN:
+                out.append((te, e))
+            elif te is float:
+                out.append((te, repr(e)))
+            else:
+                return None
+        return tuple(out)
+    return None
+
+
+def _by_arguments(name):
+    def wrap(fn):
+        handles = {}
+
+        @functools.wraps(fn)
+        def call(x, *args, **kwargs):
+            tx = type(x)
+            if tx is _core._ndarray or (_core._torch is not None and tx is _core._torch.Tensor):
+                key = [len(x.shape)]
+                for a in args:
+                    k = _plain(a)
+                    if k is None:
+                        return fn(x, *args, **kwargs)
+                    key.append(k)
+                for n, a in kwargs.items():
+                    k = _plain(a)
+                    if k is None:
+                        return fn(x, *args, **kwargs)
+                    key.append((n, k))
+                key = tuple(key)
+                handle = handles.get(key)
+                if handle is not None:
+                    try:
+                        return handle(x)
+                    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+                        err = _capi.as_error(e, name)
+                    raise err
+                _memo_slot.slot = (handles, key)
+                try:
+                    return fn(x, *args, **kwargs)
+                finally:
+                    _memo_slot.slot = None
+            return fn(x, *args, **kwargs)
+
+        return call
+
+    return wrap
 
 
 # ---- the ops ------------------------------------------------------------------------------
 
+@_by_arguments("interpolate")
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, antialias=False,
                 recompute_scale_factor=None):
     """torch.nn.functional.interpolate on (N, C, H, W), (C, H, W) or (H, W); modes nearest,
@@ -189,6 +267,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=N
     raise err
 
 
+@_by_arguments("resize")
 def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True):
     """torchvision.transforms.v2.functional.resize: `size` an int (the smaller edge; the other
     in proportion, with `max_size` capping the longer one), [h, w], or None with max_size
@@ -220,6 +299,7 @@ def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True
     raise err
 
 
+@_by_arguments("center_crop")
 def center_crop(x, size):
     """torchvision.transforms.v2.functional.center_crop: an int or [h, w]; zeros where the
     image is smaller than the crop."""
@@ -278,6 +358,7 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Fa
     raise err
 
 
+@_by_arguments("flip")
 def flip(x, dims):
     """Tensor.flip(dims); dims count in the input's own rank (-1 is W)."""
     try:
@@ -298,6 +379,7 @@ def flip(x, dims):
     raise err
 
 
+@_by_arguments("crop")
 def crop(x, top, left, height, width):
     """torchvision.transforms.v2.functional.crop: zeros where the region leaves the image."""
     try:
@@ -308,6 +390,7 @@ def crop(x, top, left, height, width):
     raise err
 
 
+@_by_arguments("convert")
 def convert(x, dtype, scale=False):
     """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8, uint16,
     float16, bfloat16 or float32 (a string, NumPy or torch dtype)."""
@@ -318,6 +401,7 @@ def convert(x, dtype, scale=False):
     raise err
 
 
+@_by_arguments("normalize")
 def normalize(x, mean, std):
     """torchvision normalize on float32, float16 or bfloat16: (x - mean[c]) / std[c], in the
     image's dtype."""

@@ -92,9 +92,7 @@ JitCompiler& jit() {
     return compiler;
 }
 
-
 using driver::spec_key;
-using driver::write_text;
 
 Tiers tiers_for(const EngineOptions& o) {
     // The dumps describe the code that runs; a prebuild makes full builds only.

@@ -176,6 +176,74 @@ class OpKeyTest(unittest.TestCase):
         self.assertEqual(key([{"op": "x", "v": np.int64(2)}]), key([{"op": "x", "v": np.int64(2)}]))
 
 
+class OpFunctionByArgumentsTest(unittest.TestCase):
+    """An op function called again with the same plain arguments runs the handle of its first
+    call; arguments that differ, even only in type or in a zero's sign, or inputs of another
+    rank, are other calls, and bad arguments fail every time."""
+
+    def test_repeated_calls_give_each_arguments_their_own_result(self):
+        x = sample((2, 3, 5, 7), 1)
+        for _ in range(3):
+            np.testing.assert_array_equal(toroid.flip(x, -1), x[..., ::-1])
+            np.testing.assert_array_equal(toroid.flip(x, [-2]), x[..., ::-1, :])
+            np.testing.assert_array_equal(toroid.flip(x, (-1, -2)), x[..., ::-1, ::-1])
+            np.testing.assert_array_equal(toroid.crop(x, 1, 2, 3, 4), x[..., 1:4, 2:6])
+            np.testing.assert_array_equal(toroid.crop(x, top=0, left=1, height=2, width=2), x[..., 0:2, 1:3])
+        # flip dims count in the input's own rank: a 3-D input flips its own dims.
+        y = sample((3, 5, 7), 2)
+        for _ in range(2):
+            np.testing.assert_array_equal(toroid.flip(y, 0), y[::-1])
+            np.testing.assert_array_equal(toroid.flip(x, 0), x[::-1])
+
+    def test_types_and_signs_are_told_apart(self):
+        x = sample((3, 4, 6), 3).astype(np.float32) - 128
+        # A bool is not an int: flip(x, True) is an error after flip(x, 1) ran.
+        toroid.flip(x, 1)
+        for _ in range(2):
+            with self.assertRaises(toroid.Error):
+                toroid.flip(x, True)
+        # mean 0.0 and -0.0 differ where x is -0.0: x - 0.0 keeps the sign, x - (-0.0) does not.
+        z = np.full((1, 2, 2), -0.0, np.float32)
+        for _ in range(2):
+            a = toroid.normalize(z, [0.0], [1.0])
+            b = toroid.normalize(z, [-0.0], [1.0])
+            self.assertTrue(np.signbit(a).all())
+            self.assertFalse(np.signbit(b).any())
+        # 2 and 2.0 as a scale factor are two calls with the same result.
+        for _ in range(2):
+            np.testing.assert_array_equal(toroid.interpolate(x[None], scale_factor=2),
+                                          toroid.interpolate(x[None], scale_factor=2.0))
+
+    def test_bad_arguments_and_inputs_fail_every_time(self):
+        x = sample((3, 4, 6), 4)
+        for _ in range(3):
+            with self.assertRaises(toroid.Error):
+                toroid.flip(x, 5)
+            with self.assertRaises(toroid.Error):
+                toroid.normalize(x, [0.5], [0.5])  # normalize takes float images
+        f = x.astype(np.float32)
+        np.testing.assert_array_equal(toroid.normalize(f, [1.0], [2.0]), (f - 1) / 2)
+
+    def test_threads_share_one_function_safely(self):
+        xs = [sample((3, 9, 11), s) for s in range(4)]
+        errors = []
+
+        def work(x):
+            try:
+                for k in range(50):
+                    np.testing.assert_array_equal(toroid.flip(x, -1 - (k % 2)), x[..., ::-1, :] if k % 2 else x[..., ::-1])
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(x,)) for x in xs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+
+
+
 # Runs one pipeline on three sizes in a fresh process with its own JIT cache folder and
 # prints the change of the cache counters.
 _CHILD = r"""
