@@ -172,38 +172,18 @@ def _apply(x, op):
     return handle(x)
 
 
-# An op function called again with the same plain arguments (ints, strings, bools, None,
-# floats, lists or tuples of them) on an input of the same rank runs the handle its first
-# call made: no argument checks, no op dict, no cache key (the fast path a Pipeline call
-# has). The first call goes the whole way, so a bad argument is an error every time.
+# An op function called again with the same plain arguments (JSON values: numbers, strings,
+# bools, None, lists of them; keyed as the op cache keys them, so True and 1, 0.0 and -0.0
+# differ) on an input of the same rank runs the handle its first call made: no argument
+# checks, no op dict, no cache key (the fast path a Pipeline call has). The first call goes
+# the whole way, so a bad argument is an error every time.
 _memo_slot = threading.local()
 _MAX_MEMO = 256
-_PLAIN = (int, str, bool, type(None))
-
-
-def _plain(v):
-    """`v` as a hashable key that tells apart what the op would (True from 1, 0.0 from -0.0,
-    1 from 1.0), or None for anything else."""
-    t = type(v)
-    if t in _PLAIN:
-        return (t, v)
-    if t is float:
-        return (t, repr(v))
-    if t is list or t is tuple:
-        out = []
-        for e in v:
-            te = type(e)
-            if te in _PLAIN:
-                out.append((te, e))
-            elif te is float:
-                out.append((te, repr(e)))
-            else:
-                return None
-        return tuple(out)
-    return None
 
 
 def _by_arguments(name):
+    freeze = _core._freeze
+
     def wrap(fn):
         handles = {}
 
@@ -213,13 +193,13 @@ def _by_arguments(name):
             if tx is _core._ndarray or (_core._torch is not None and tx is _core._torch.Tensor):
                 key = [len(x.shape)]
                 for a in args:
-                    k = _plain(a)
-                    if k is None:
+                    k = freeze(a)
+                    if k is None and a is not None:
                         return fn(x, *args, **kwargs)
                     key.append(k)
                 for n, a in kwargs.items():
-                    k = _plain(a)
-                    if k is None:
+                    k = freeze(a)
+                    if k is None and a is not None:
                         return fn(x, *args, **kwargs)
                     key.append((n, k))
                 key = tuple(key)

@@ -162,6 +162,20 @@ class EraseTest(unittest.TestCase):
         want[..., 1:3, 2:6] = v
         self.assertTrue(torch.equal(TF.erase(x, 1, 2, 2, 4, v), want))
 
+    @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no CUDA device (scripts/gpu-test.sh runs it)")
+    def test_a_value_tensor_on_the_gpu_is_assigned_there(self):
+        # Its values are not read back to the host to bind them: torch assigns them on the device.
+        for dtype in (torch.uint8, torch.float32):
+            x = image((3, 40, 50), dtype, 8).cuda()
+            for v in (torch.zeros(3, 1, 1, device="cuda"), torch.tensor([5.0, 6.0, 7.0], device="cuda").reshape(3, 1, 1),
+                      torch.full((3, 6, 9), 3.0, device="cuda")):
+                want = x.clone()
+                want[..., 4:10, 11:20] = v
+                got = TF.erase(x, 4, 11, 6, 9, v)
+                self.assertEqual(got.device, x.device)
+                self.assertTrue(torch.equal(got, want))
+                self.assertTrue(torch.equal(x, image((3, 40, 50), dtype, 8).cuda()))  # the input is not changed
+
     def test_uint8_values_outside_its_range_are_refused(self):
         x = image((3, 8, 9), torch.uint8, 6)
         with self.assertRaisesRegex(toroid.Error, "outside the range"):

@@ -13,7 +13,7 @@ import warnings
 from .. import _api, _core
 from .._capi import Error, InvalidTypeError, public, show
 from ._sample import Fills
-from ._base import InterpolationMode, Resize, Transform, _int, _one, _parse_padding, _size_pair, _torch
+from ._base import InterpolationMode, Resize, Transform, _arg_key, _int, _one, _parse_padding, _size_pair, _torch
 
 TRANSFORMS = ["Pad", "RandomResizedCrop", "RandomResize", "RandomErasing"]
 FUNCTIONAL = ["pad", "erase", "resized_crop"]
@@ -274,11 +274,15 @@ def pad(inpt, padding, fill=None, padding_mode="constant"):
 
 def _erase_values(v):
     """The per-channel values of erase's tensor v (shape (C or 1, 1, 1), or fewer dims of ones),
-    or None where the value needs the host (a full region tensor, other dtypes)."""
+    or None where the value is assigned by torch instead (a full region tensor, other dtypes, a
+    tensor on a GPU: torchvision's own assignment stays on the device)."""
     if isinstance(v, numbers.Real) and not isinstance(v, bool):
         return [float(v)]
     if isinstance(v, (list, tuple)):
         return [float(x) for x in v]
+    device = getattr(v, "device", None)
+    if device is not None and getattr(device, "type", "cpu") != "cpu":
+        return None  # its values would be read back to bind them, waiting for the device
     shape = tuple(getattr(v, "shape", ()))
     dtype = str(getattr(v, "dtype", ""))
     if not dtype.endswith(("float32", "uint8")):
@@ -293,14 +297,19 @@ def _erase_values(v):
 @public("erase")
 def erase(inpt, i, j, h, w, v, inplace=False):
     """torchvision.transforms.v2.functional.erase: image[..., i:i+h, j:j+w] = v. A v of one
-    value per channel runs as toroid's erase op; any other tensor v is assigned on the host."""
+    value per channel (numbers, or a CPU tensor) runs as toroid's erase op; any other v (a
+    region tensor, a tensor on a GPU) is assigned by torch, as torchvision does."""
     i, j, h, w = (_int(a, name) for a, name in ((i, "i"), (j, "j"), (h, "h"), (w, "w")))
     values = _erase_values(v)
     if values is None:
+        if _core._torch is not None and type(inpt) is _core._torch.Tensor:  # a plain tensor: torch assigns
+            return _host_erase(i, j, h, w, v)(inpt)
+
         def host(s):
             s.call_host(_host_erase(i, j, h, w, v))
         return _one(inpt, host)
-    return _one(inpt, lambda s: s.add({"op": "erase", "top": i, "left": j, "height": h, "width": w, "value": values}))
+    return _one(inpt, lambda s: s.add({"op": "erase", "top": i, "left": j, "height": h, "width": w, "value": values}),
+                ("erase", i, j, h, w, _arg_key(values)))
 
 
 @public("resized_crop")
