@@ -162,60 +162,59 @@ class Traced:
 def _apply(x, op):
     if isinstance(x, Traced):
         return x._record(op)
-    handle = _core.cached_pipeline([op])
-    slot = getattr(_memo_slot, "slot", None)
-    if slot is not None:  # a _by_arguments call: its arguments name this handle from now on
-        handles, key = slot
-        if len(handles) >= _MAX_MEMO:
-            handles.clear()
-        handles[key] = handle
-    return handle(x)
+    return _core.cached_pipeline([op])(x)
 
 
-# An op function called again with the same plain arguments (JSON values: numbers, strings,
-# bools, None, lists of them; keyed as the op cache keys them, so True and 1, 0.0 and -0.0
-# differ) on an input of the same rank runs the handle its first call made: no argument
-# checks, no op dict, no cache key (the fast path a Pipeline call has). The first call goes
-# the whole way, so a bad argument is an error every time.
-_memo_slot = threading.local()
-_MAX_MEMO = 256
+# The op functions below build their op dict; _op_function runs it. Called again with the
+# same plain arguments (JSON values: numbers, strings, bools, None, lists of them; keyed as
+# the op cache keys them, so True and 1, 0.0 and -0.0 differ) on an input of the same rank,
+# an op function runs the handle its first call made: no argument checks, no op dict, no
+# cache key (the fast path a Pipeline call has). The first call goes the whole way, so a bad
+# argument is an error every time.
+_MAX_HANDLES = 256
 
 
-def _by_arguments(name):
+def _op_function(name):
     freeze = _core._freeze
 
-    def wrap(fn):
+    def wrap(build):  # build(x, *args, **kwargs) -> the op dict
         handles = {}
 
-        @functools.wraps(fn)
-        def call(x, *args, **kwargs):
+        def arguments_key(x, args, kwargs):
             tx = type(x)
-            if tx is _core._ndarray or (_core._torch is not None and tx is _core._torch.Tensor):
-                key = [len(x.shape)]
-                for a in args:
-                    k = freeze(a)
-                    if k is None and a is not None:
-                        return fn(x, *args, **kwargs)
-                    key.append(k)
-                for n, a in kwargs.items():
-                    k = freeze(a)
-                    if k is None and a is not None:
-                        return fn(x, *args, **kwargs)
-                    key.append((n, k))
-                key = tuple(key)
-                handle = handles.get(key)
-                if handle is not None:
-                    try:
-                        return handle(x)
-                    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-                        err = _capi.as_error(e, name)
-                    raise err
-                _memo_slot.slot = (handles, key)
-                try:
-                    return fn(x, *args, **kwargs)
-                finally:
-                    _memo_slot.slot = None
-            return fn(x, *args, **kwargs)
+            if tx is not _core._ndarray and (_core._torch is None or tx is not _core._torch.Tensor):
+                return None
+            key = [len(x.shape)]
+            for a in args:
+                k = freeze(a)
+                if k is None and a is not None:
+                    return None
+                key.append(k)
+            for n, a in kwargs.items():
+                k = freeze(a)
+                if k is None and a is not None:
+                    return None
+                key.append((n, k))
+            return tuple(key)
+
+        @functools.wraps(build)
+        def call(x, *args, **kwargs):
+            try:
+                key = arguments_key(x, args, kwargs)
+                handle = handles.get(key) if key is not None else None
+                if handle is None:
+                    op = build(x, *args, **kwargs)
+                    if isinstance(x, Traced):
+                        return x._record(op)
+                    handle = _core.cached_pipeline([op])
+                    if key is not None:
+                        if len(handles) >= _MAX_HANDLES:
+                            handles.clear()
+                        handles[key] = handle
+                return handle(x)
+            except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
+                err = _capi.as_error(e, name)
+            raise err
 
         return call
 
@@ -224,72 +223,60 @@ def _by_arguments(name):
 
 # ---- the ops ------------------------------------------------------------------------------
 
-@_by_arguments("interpolate")
+@_op_function("interpolate")
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=None, antialias=False,
                 recompute_scale_factor=None):
     """torch.nn.functional.interpolate on (N, C, H, W), (C, H, W) or (H, W); modes nearest,
     nearest-exact, bilinear, bicubic."""
-    try:
-        op = {"op": "resize", "mode": mode}
-        if size is not None:
-            op["size"] = _pair(size, "size", int)
-        if scale_factor is not None:
-            op["scale_factor"] = _pair(scale_factor, "scale_factor", float)
-        if align_corners is not None:
-            op["align_corners"] = _flag(align_corners, "align_corners")
-        if _flag(antialias, "antialias"):
-            op["antialias"] = True
-        if _flag(recompute_scale_factor, "recompute_scale_factor"):
-            op["recompute_scale_factor"] = True
-        return _apply(x, op)
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "interpolate")
-    raise err
+    op = {"op": "resize", "mode": mode}
+    if size is not None:
+        op["size"] = _pair(size, "size", int)
+    if scale_factor is not None:
+        op["scale_factor"] = _pair(scale_factor, "scale_factor", float)
+    if align_corners is not None:
+        op["align_corners"] = _flag(align_corners, "align_corners")
+    if _flag(antialias, "antialias"):
+        op["antialias"] = True
+    if _flag(recompute_scale_factor, "recompute_scale_factor"):
+        op["recompute_scale_factor"] = True
+    return op
 
 
-@_by_arguments("resize")
+@_op_function("resize")
 def resize(x, size=None, interpolation="bilinear", max_size=None, antialias=True):
     """torchvision.transforms.v2.functional.resize: `size` an int (the smaller edge; the other
     in proportion, with `max_size` capping the longer one), [h, w], or None with max_size
     (the longer edge). interpolation: nearest, nearest-exact, bilinear, bicubic (or
     torchvision's InterpolationMode). The output size follows each image's size without
     compiling again."""
-    try:
-        mode = _interpolation_name(interpolation)
-        op = {"op": "resize", "mode": mode}
-        if isinstance(size, (list, tuple)) and len(size) == 1:
-            size = size[0]
-        if size is None:
-            if max_size is None:
-                raise Error("resize needs size or max_size")
+    mode = _interpolation_name(interpolation)
+    op = {"op": "resize", "mode": mode}
+    if isinstance(size, (list, tuple)) and len(size) == 1:
+        size = size[0]
+    if size is None:
+        if max_size is None:
+            raise Error("resize needs size or max_size")
+        op["max_size"] = _scalar(max_size, "max_size", int)
+    elif isinstance(size, (list, tuple)) or hasattr(size, "tolist"):
+        if max_size is not None:
+            raise Error("max_size is only allowed with an int size (the smaller edge), got size %s" % (show(size),))
+        op["size"] = _pair(size, "size", int)
+    else:
+        op["smaller_edge"] = _scalar(size, "size", int)
+        if max_size is not None:
             op["max_size"] = _scalar(max_size, "max_size", int)
-        elif isinstance(size, (list, tuple)) or hasattr(size, "tolist"):
-            if max_size is not None:
-                raise Error("max_size is only allowed with an int size (the smaller edge), got size %s" % (show(size),))
-            op["size"] = _pair(size, "size", int)
-        else:
-            op["smaller_edge"] = _scalar(size, "size", int)
-            if max_size is not None:
-                op["max_size"] = _scalar(max_size, "max_size", int)
-        if mode in ("bilinear", "bicubic") and _flag(antialias, "antialias"):
-            op["antialias"] = True
-        return _apply(x, op)
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "resize")
-    raise err
+    if mode in ("bilinear", "bicubic") and _flag(antialias, "antialias"):
+        op["antialias"] = True
+    return op
 
 
-@_by_arguments("center_crop")
+@_op_function("center_crop")
 def center_crop(x, size):
     """torchvision.transforms.v2.functional.center_crop: an int or [h, w]; zeros where the
     image is smaller than the crop."""
-    try:
-        if isinstance(size, (list, tuple)) and len(size) == 1:
-            size = size[0]
-        return _apply(x, {"op": "center_crop", "size": _pair(size, "size", int)})
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "center_crop")
-    raise err
+    if isinstance(size, (list, tuple)) and len(size) == 1:
+        size = size[0]
+    return {"op": "center_crop", "size": _pair(size, "size", int)}
 
 
 def _interpolation_name(mode):
@@ -338,58 +325,42 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Fa
     raise err
 
 
-@_by_arguments("flip")
+@_op_function("flip")
 def flip(x, dims):
     """Tensor.flip(dims); dims count in the input's own rank (-1 is W)."""
-    try:
-        ndim = x.ndim if isinstance(x, Traced) else len(getattr(x, "shape", ()))
-        if isinstance(dims, int) or hasattr(dims, "__index__"):
-            dims = [dims]
-        elif not isinstance(dims, (list, tuple)):
-            raise InvalidTypeError("flip dims must be an int or a sequence of ints, got %s" % show(dims))
-        out = []
-        for d in dims:
-            d = _scalar(d, "flip dim", int)
-            if not -ndim <= d < ndim:
-                raise Error("flip dim %d is out of range for a tensor of %d dims" % (d, ndim))
-            out.append(d + 4 if d < 0 else d + 4 - ndim)
-        return _apply(x, {"op": "flip", "dims": out})
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "flip")
-    raise err
+    ndim = x.ndim if isinstance(x, Traced) else len(getattr(x, "shape", ()))
+    if isinstance(dims, int) or hasattr(dims, "__index__"):
+        dims = [dims]
+    elif not isinstance(dims, (list, tuple)):
+        raise InvalidTypeError("flip dims must be an int or a sequence of ints, got %s" % show(dims))
+    out = []
+    for d in dims:
+        d = _scalar(d, "flip dim", int)
+        if not -ndim <= d < ndim:
+            raise Error("flip dim %d is out of range for a tensor of %d dims" % (d, ndim))
+        out.append(d + 4 if d < 0 else d + 4 - ndim)
+    return {"op": "flip", "dims": out}
 
 
-@_by_arguments("crop")
+@_op_function("crop")
 def crop(x, top, left, height, width):
     """torchvision.transforms.v2.functional.crop: zeros where the region leaves the image."""
-    try:
-        return _apply(x, {"op": "crop", "top": _scalar(top, "top", int), "left": _scalar(left, "left", int),
-                          "height": _scalar(height, "height", int), "width": _scalar(width, "width", int)})
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "crop")
-    raise err
+    return {"op": "crop", "top": _scalar(top, "top", int), "left": _scalar(left, "left", int),
+            "height": _scalar(height, "height", int), "width": _scalar(width, "width", int)}
 
 
-@_by_arguments("convert")
+@_op_function("convert")
 def convert(x, dtype, scale=False):
     """torchvision.transforms.v2.functional.to_dtype(x, dtype, scale); dtype uint8, uint16,
     float16, bfloat16 or float32 (a string, NumPy or torch dtype)."""
-    try:
-        return _apply(x, {"op": "convert", "dtype": _dtype_name(dtype), "scale": _flag(scale, "scale")})
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "convert")
-    raise err
+    return {"op": "convert", "dtype": _dtype_name(dtype), "scale": _flag(scale, "scale")}
 
 
-@_by_arguments("normalize")
+@_op_function("normalize")
 def normalize(x, mean, std):
     """torchvision normalize on float32, float16 or bfloat16: (x - mean[c]) / std[c], in the
     image's dtype."""
-    try:
-        return _apply(x, {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")})
-    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error (see _capi.public)
-        err = _capi.as_error(e, "normalize")
-    raise err
+    return {"op": "normalize", "mean": _numbers(mean, "mean"), "std": _numbers(std, "std")}
 
 
 # ---- Pipeline and compile --------------------------------------------------------------------
