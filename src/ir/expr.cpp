@@ -639,8 +639,8 @@ Expr rewrite_rec(const Expr& e, const std::function<Expr(const Expr&)>& f, Memo&
     return r;
 }
 
-void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, std::unordered_set<const Node*>& seen) {
-    if (!seen.insert(e.get()).second) return;
+void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, NodeSet& seen) {
+    if (!seen.insert(e.get())) return;
     f(e);
     for (const Expr& a : e->args) visit_rec(a, f, seen);
 }
@@ -668,7 +668,7 @@ Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f) {
 }
 
 void visit(const Expr& e, const std::function<void(const Expr&)>& f) {
-    std::unordered_set<const Node*> seen;
+    NodeSet seen;
     visit_rec(e, f, seen);
 }
 

@@ -165,6 +165,51 @@ Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacem
 // Expressions are DAGs: the walks below take each distinct node once.
 // Applies `f` to every node bottom-up; f returns the node to use (possibly the same).
 Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
+// A set of nodes by address, for the walks that take each distinct node of a DAG once:
+// open addressing in one array (a walk of a few hundred nodes makes no allocation per
+// node, as a std::unordered_set does). The nodes must outlive the set.
+class NodeSet {
+public:
+    // Adds n; false if it was there.
+    bool insert(const Node* n) {
+        if (2 * (size_ + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+            if (slots_[i] == n) return false;
+            if (slots_[i] == nullptr) {
+                slots_[i] = n;
+                ++size_;
+                return true;
+            }
+        }
+    }
+    bool contains(const Node* n) const {
+        if (slots_.empty()) return false;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
+            if (slots_[i] == n) return true;
+            if (slots_[i] == nullptr) return false;
+        }
+    }
+    std::size_t size() const { return size_; }
+
+private:
+    static std::size_t hash(const Node* n) {
+        auto v = reinterpret_cast<std::uintptr_t>(n);
+        v ^= v >> 17;
+        v *= 0x9E3779B97F4A7C15ull;
+        return static_cast<std::size_t>(v ^ (v >> 29));
+    }
+    void grow() {
+        std::vector<const Node*> old(slots_.empty() ? 64 : 2 * slots_.size(), nullptr);
+        old.swap(slots_);
+        size_ = 0;
+        for (const Node* n : old)
+            if (n != nullptr) insert(n);
+    }
+    std::vector<const Node*> slots_;
+    std::size_t size_ = 0;
+};
 // Calls `f` once on every distinct node (pre-order).
 void visit(const Expr& e, const std::function<void(const Expr&)>& f);
 bool depends_on_var(const Expr& e, int id);
