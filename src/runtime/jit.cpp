@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
@@ -566,6 +567,59 @@ void kill_running_compilers() {
     }
 }
 
+const std::string& native_cpu_signature() {
+    static const std::string signature = [] {
+        // Linux: the first processor's flags (every core of a machine has the same ones).
+        if (std::ifstream cpuinfo("/proc/cpuinfo"); cpuinfo) {
+            std::string line;
+            while (std::getline(cpuinfo, line))
+                if (line.rfind("flags", 0) == 0) {
+                    const auto colon = line.find(':');
+                    if (colon != std::string::npos) return "cpuinfo flags:" + line.substr(colon + 1);
+                }
+        }
+        std::string s = "builtin flags:";
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_cpu_init();
+#define TOROID_FEATURE(name) \
+    if (__builtin_cpu_supports(name)) s += " " name;
+        TOROID_FEATURE("sse4.2")
+        TOROID_FEATURE("popcnt")
+        TOROID_FEATURE("avx")
+        TOROID_FEATURE("avx2")
+        TOROID_FEATURE("fma")
+        TOROID_FEATURE("bmi2")
+        TOROID_FEATURE("avx512f")
+        TOROID_FEATURE("avx512bw")
+        TOROID_FEATURE("avx512vl")
+        TOROID_FEATURE("avx512dq")
+        TOROID_FEATURE("avx512cd")
+        TOROID_FEATURE("avx512vbmi")
+        TOROID_FEATURE("avx512vbmi2")
+        TOROID_FEATURE("avx512vnni")
+        TOROID_FEATURE("avx512bf16")
+        TOROID_FEATURE("avx512fp16")
+        TOROID_FEATURE("gfni")
+        TOROID_FEATURE("vpclmulqdq")
+#undef TOROID_FEATURE
+#endif
+        return s;
+    }();
+    return signature;
+}
+
+std::string module_key(const std::string& source, const std::string& identity, const std::vector<std::string>& command,
+                       const std::string& native_signature) {
+    std::vector<std::string> parts = {source, identity};
+    bool native = false;
+    for (const auto& arg : command) {
+        parts.push_back(arg);
+        native = native || arg == "-march=native" || arg == "-mcpu=native";
+    }
+    if (native) parts.push_back(native_signature);
+    return cache_key("toroid-jit-key-v1", parts);
+}
+
 CompilerConfig CompilerConfig::from_environment() {
     CompilerConfig config;
     if (auto t = env_nonempty("TOROID_COMPILE_TIMEOUT")) config.compile_timeout = parse_seconds(*t, "TOROID_COMPILE_TIMEOUT");
@@ -652,9 +706,8 @@ struct JitCompiler::State {
     }
 
     std::string key(const std::string& source, bool quick) const {
-        std::vector<std::string> parts = {source, compiler_identity(config.cxx, config.compile_timeout)};
-        for (const auto& arg : commands[quick]) parts.push_back(arg);
-        return cache_key("toroid-jit-key-v1", parts);
+        return module_key(source, compiler_identity(config.cxx, config.compile_timeout), commands[quick],
+                          native_cpu_signature());
     }
 
     // The compiler argv of a prebuilt module of `level` (run in the entry's folder).

@@ -58,6 +58,17 @@ inline const std::vector<std::string>& required_compiler_flags() {
     return flags;
 }
 
+// What "-march=native" (or -mcpu=native) means on this machine: the CPU's feature flags
+// (/proc/cpuinfo's, else the ones the compiler's builtins test). A build whose command asks
+// for the native CPU depends on it, so it is part of the build's cache key: a cache folder
+// shared by machines of different CPUs (a network home, a baked container image) never
+// hands one CPU's module to another that lacks its instructions.
+const std::string& native_cpu_signature();
+// The cache key of a build of `source` by the compiler `identity` (its --version) with the
+// argv `command`: with a native CPU flag in the command, `native_signature` is part of it.
+std::string module_key(const std::string& source, const std::string& identity, const std::vector<std::string>& command,
+                       const std::string& native_signature);
+
 // Counters of one JitCompiler since it was made.
 struct JitStats {
     int compiled = 0;         // compiler runs that produced a module (installed or not)

@@ -256,6 +256,27 @@ TEST_F(JitTest, KeyDependsOnSourceAndFlags) {
     EXPECT_NE(plain.key(kAnswer + " "), k);
 }
 
+// A build for the native CPU is keyed by that CPU's features: a cache folder shared by two
+// machines (a network home) never hands one CPU's module to the other when they differ;
+// builds of named instruction sets do not depend on the machine.
+TEST_F(JitTest, NativeBuildsAreKeyedByTheCpu) {
+    const std::vector<std::string> native = {"c++", "-O3", "-march=native", "kernel.cpp"};
+    const std::vector<std::string> named = {"c++", "-O3", "-march=x86-64-v3", "kernel.cpp"};
+    const std::string a = "flags: avx2 avx512f", b = "flags: avx2";
+    EXPECT_NE(module_key(kAnswer, "g++ 12", native, a), module_key(kAnswer, "g++ 12", native, b));
+    EXPECT_EQ(module_key(kAnswer, "g++ 12", native, a), module_key(kAnswer, "g++ 12", native, a));
+    EXPECT_EQ(module_key(kAnswer, "g++ 12", named, a), module_key(kAnswer, "g++ 12", named, b));
+    EXPECT_NE(module_key(kAnswer, "g++ 12", native, a), module_key(kAnswer, "g++ 13", native, a));
+    const std::vector<std::string> mcpu = {"c++", "-mcpu=native", "kernel.cpp"};
+    EXPECT_NE(module_key(kAnswer, "g++ 12", mcpu, a), module_key(kAnswer, "g++ 12", mcpu, b));
+    // This machine's signature: read once, the same every time, naming its features.
+    EXPECT_FALSE(native_cpu_signature().empty());
+    EXPECT_EQ(&native_cpu_signature(), &native_cpu_signature());
+#if defined(__x86_64__)
+    EXPECT_NE(native_cpu_signature().find("sse"), std::string::npos) << native_cpu_signature();
+#endif
+}
+
 TEST_F(JitTest, CommandLayout) {
     CompilerConfig c = config();
     c.extra_flags = {"-DNAME=a b"};
