@@ -67,8 +67,6 @@ class PerSampleTest(unittest.TestCase):
 
     def test_repeated_op_lists_share_a_handle_and_one_offs_are_not_kept(self):
         from toroid.transforms import _base
-        _base._drawn.clear()
-        _base._seen.clear()
         ops = [{"op": "crop", "top": 1, "left": 2, "height": 3, "width": 4}]
         first, second, third = (_base._draw_pipeline(ops) for _ in range(3))
         self.assertIsNot(first, second)  # kept from its second coming on
@@ -144,46 +142,8 @@ class PerSampleTest(unittest.TestCase):
         self.assertEqual(T.RandomCrop(30).per_sample([]), [])
 
 
-@needs_torch
-class PerSampleOverlappedTest(PerSampleTest):
-    """Every test above again with the draws of later images overlapping the runs of earlier
-    ones (per_sample's path for CUDA batches of 96 images or more), here on CPU images in
-    chunks of two: the same draws, results, stacking and errors (named by their index in the
-    whole call)."""
-
-    def setUp(self):
-        from toroid.transforms import _base
-        self.saved = (_base._Overlap.on_cpu, _base._Overlap.chunk, _base._Overlap.min_images)
-        _base._Overlap.on_cpu, _base._Overlap.chunk, _base._Overlap.min_images = True, 2, 2
-
-    def tearDown(self):
-        from toroid.transforms import _base
-        _base._Overlap.on_cpu, _base._Overlap.chunk, _base._Overlap.min_images = self.saved
-
-    def test_the_overlap_is_taken(self):
-        from toroid.transforms import _base
-        self.assertIsNotNone(_base._Overlap.of(images()))
-        _base._Overlap.on_cpu = False
-        self.assertIsNone(_base._Overlap.of(images()))  # CPU images: one call unless asked
-
-
 @needs_cuda
 class PerSampleCudaTest(unittest.TestCase):
-    def test_a_large_batch_overlaps_its_draws_on_the_callers_stream(self):
-        from toroid.transforms import _base
-        t = recipe()
-        xs = [x for seed in range(20) for x in images(seed=seed)]  # 120 images: chunks of 64
-        self.assertGreaterEqual(len(xs), _base._Overlap.min_images)
-        torch.manual_seed(3)
-        cpu = t.per_sample(xs)
-        stream = torch.cuda.Stream()
-        with torch.cuda.stream(stream):
-            torch.manual_seed(3)
-            gpu = t.per_sample([x.cuda() for x in xs])
-        stream.synchronize()
-        self.assertEqual(tuple(gpu.shape), tuple(cpu.shape))
-        self.assertLessEqual((gpu.cpu() - cpu).abs().max().item(), 1e-4)
-
     def test_cuda_like_the_cpu(self):
         for seed in range(3):
             t = recipe()

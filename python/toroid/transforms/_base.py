@@ -519,19 +519,6 @@ class Transform:
     def _per_sample_started(self, begun, errors):
         """per_sample on images whose files may be decoding (_begin)."""
         images, decoding, bad = begun
-        if decoding is None and not bad:
-            overlap = _Overlap.of(images)
-            if overlap is not None:
-                with overlap:
-                    for x in images:
-                        state = _State(x)
-                        state.segments = []
-                        self._emit(state)
-                        segments = (state.segments or []) + ([state.ops] if state.ops else [])
-                        if not segments:
-                            segments = [[{"op": "crop", "top": 0, "left": 0, "height": state.h, "width": state.w}]]
-                        overlap.add(segments, state.x, state)
-                    return overlap.result(errors)
         plans, xs, states, ran = [], [], [], []
         for i, x in enumerate(images):
             if i in bad:
@@ -587,95 +574,6 @@ class Transform:
     def __repr__(self):
         args = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
         return "%s(%s)" % (type(self).__name__, args)
-
-
-class _Overlap:
-    """per_sample on CUDA tensors, its draws overlapped with its runs: the images' draws are
-    made in order on the calling thread, and every `chunk` images drawn, their programs run
-    (_run_planned, one batched call a round) on a worker thread while the next images draw.
-    The draws are what they would be in one batch (each image's in turn), and so are the
-    results; a batched call spends most of its time outside Python (binding each image's
-    values on every core, the launches), which the next chunk's draws fill."""
-
-    chunk = 64       # images a batched call
-    min_images = 96  # fewer: one call after all the draws
-    on_cpu = False   # CPU images too (the tests' switch; their kernels take every core)
-
-    @classmethod
-    def of(cls, images):
-        """An _Overlap for `images` (a list), or None where they run as one call."""
-        if len(images) < cls.min_images:
-            return None
-        try:
-            torch = _torch()
-        except ImportError:
-            return None
-        if not all(type(x) is torch.Tensor for x in images):
-            return None
-        cuda = [x.is_cuda for x in images]
-        if all(cuda) and len({x.device for x in images}) == 1:
-            return cls(torch.cuda.current_stream(images[0].device))
-        if cls.on_cpu and not any(cuda):
-            return cls(None)
-        return None
-
-    def __init__(self, stream):
-        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-        self.stream = stream
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="toroid-per-sample")
-        self.runs = []  # (first image, count, future of (results, failed))
-        self.plans, self.xs, self.states = [], [], []
-        self.drawn = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.pool.shutdown(wait=True)
-        return False
-
-    def add(self, segments, x, state):
-        self.plans.append(segments)
-        self.xs.append(x)
-        self.states.append(state)
-        if len(self.plans) >= self.chunk:
-            self._submit()
-
-    def _submit(self):
-        if not self.plans:
-            return
-        plans, xs, states = self.plans, self.xs, self.states
-        self.plans, self.xs, self.states = [], [], []
-        self.runs.append((self.drawn, len(xs), xs, self.pool.submit(self._run, plans, xs, states)))
-        self.drawn += len(xs)
-
-    def _run(self, plans, xs, states):
-        if self.stream is None:
-            return Transform._run_planned(plans, xs, states, "skip")
-        with _torch().cuda.stream(self.stream):  # the caller's stream, not the worker's default
-            return Transform._run_planned(plans, xs, states, "skip")
-
-    def result(self, errors):
-        """The results as the one-call path returns them."""
-        self._submit()
-        results, failed = [], {}
-        for first, count, xs, future in self.runs:
-            out, bad = future.result()
-            for k in range(count):
-                if k in bad:
-                    message = bad[k]
-                    rest = message.split(": ", 1)[1] if message.startswith("image ") and ": " in message else message
-                    failed[first + k] = "image %d: %s" % (first + k, rest)
-                    results.append(None)
-                else:
-                    results.append(_core.nth(out, k, xs[k]))
-        if failed and errors != "skip":
-            raise Error(failed[min(failed)])
-        if errors != "skip":
-            return _stack_like(results)
-        if failed:
-            return results, failed
-        return _stack_like(results), failed
 
 
 def _draw_pipeline(ops):
