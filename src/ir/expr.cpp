@@ -639,7 +639,7 @@ Expr rewrite_rec(const Expr& e, const std::function<Expr(const Expr&)>& f, Memo&
     return r;
 }
 
-void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, NodeSet& seen) {
+void visit_rec(const Expr& e, const std::function<void(const Expr&)>& f, NodeIds& seen) {
     if (!seen.insert(e.get())) return;
     f(e);
     for (const Expr& a : e->args) visit_rec(a, f, seen);
@@ -668,7 +668,7 @@ Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f) {
 }
 
 void visit(const Expr& e, const std::function<void(const Expr&)>& f) {
-    NodeSet seen;
+    NodeIds seen;
     visit_rec(e, f, seen);
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace toroid::ir {
@@ -165,50 +166,46 @@ Expr substitute(const Expr& e, const std::vector<std::pair<int, Expr>>& replacem
 // Expressions are DAGs: the walks below take each distinct node once.
 // Applies `f` to every node bottom-up; f returns the node to use (possibly the same).
 Expr rewrite(const Expr& e, const std::function<Expr(const Expr&)>& f);
-// A set of nodes by address, for the walks that take each distinct node of a DAG once:
-// open addressing in one array (a walk of a few hundred nodes makes no allocation per
-// node, as a std::unordered_set does). The nodes must outlive the set.
-class NodeSet {
+// Distinct nodes by address, each given the next id (0, 1, ...) when first seen: the walks
+// that take each node of a DAG once (insert), and encodings that name a node seen before by
+// its id (id_of). Open addressing in one array: a walk of a few hundred nodes makes no
+// allocation per node, as a std::unordered_set does. The nodes must outlive it.
+class NodeIds {
 public:
-    // Adds n; false if it was there.
-    bool insert(const Node* n) {
-        if (2 * (size_ + 1) > slots_.size()) grow();
+    static constexpr std::uint32_t kFresh = ~std::uint32_t{0};
+    // The id `n` was given, or kFresh after giving it the next one.
+    std::uint32_t id_of(const Node* n) {
+        if (2 * (count_ + 1) > slots_.size()) grow();
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
-            if (slots_[i] == n) return false;
-            if (slots_[i] == nullptr) {
-                slots_[i] = n;
-                ++size_;
-                return true;
+            if (slots_[i].first == n) return slots_[i].second;
+            if (slots_[i].first == nullptr) {
+                slots_[i] = {n, count_++};
+                return kFresh;
             }
         }
     }
-    bool contains(const Node* n) const {
-        if (slots_.empty()) return false;
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
-            if (slots_[i] == n) return true;
-            if (slots_[i] == nullptr) return false;
-        }
-    }
-    std::size_t size() const { return size_; }
+    // Adds n; false if it was there.
+    bool insert(const Node* n) { return id_of(n) == kFresh; }
+    std::size_t size() const { return count_; }
 
 private:
     static std::size_t hash(const Node* n) {
-        auto v = reinterpret_cast<std::uintptr_t>(n);
-        v ^= v >> 17;
-        v *= 0x9E3779B97F4A7C15ull;
-        return static_cast<std::size_t>(v ^ (v >> 29));
+        return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(n) >> 4) * 0x9e3779b97f4a7c15ull >> 20);
     }
     void grow() {
-        std::vector<const Node*> old(slots_.empty() ? 64 : 2 * slots_.size(), nullptr);
+        std::vector<std::pair<const Node*, std::uint32_t>> old(slots_.empty() ? 64 : 2 * slots_.size());
         old.swap(slots_);
-        size_ = 0;
-        for (const Node* n : old)
-            if (n != nullptr) insert(n);
+        const std::size_t mask = slots_.size() - 1;
+        for (const auto& [n, id] : old) {
+            if (n == nullptr) continue;
+            std::size_t i = hash(n) & mask;
+            while (slots_[i].first != nullptr) i = (i + 1) & mask;
+            slots_[i] = {n, id};
+        }
     }
-    std::vector<const Node*> slots_;
-    std::size_t size_ = 0;
+    std::vector<std::pair<const Node*, std::uint32_t>> slots_;
+    std::uint32_t count_ = 0;
 };
 // Calls `f` once on every distinct node (pre-order).
 void visit(const Expr& e, const std::function<void(const Expr&)>& f);

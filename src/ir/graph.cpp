@@ -279,8 +279,8 @@ public:
     }
     void expr(const Expr& e) {
         if (!e) return raw(std::uint8_t{0xff});
-        const std::uint32_t id = id_of(e.get());
-        if (id != kFresh) {
+        const std::uint32_t id = ids_.id_of(e.get());
+        if (id != NodeIds::kFresh) {
             raw(std::uint8_t{0xfe});
             return raw(id);
         }
@@ -308,38 +308,7 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t kFresh = ~std::uint32_t{0};
-    // Node -> id of its first occurrence: open addressing on the pointer (a few hundred
-    // nodes; std::unordered_map's allocation per node was most of the encoding's time).
-    std::vector<std::pair<const Node*, std::uint32_t>> slots_ = std::vector<std::pair<const Node*, std::uint32_t>>(1024);
-    std::uint32_t count_ = 0;
-
-    // The id `n` was given, or kFresh after giving it the next one.
-    std::uint32_t id_of(const Node* n) {
-        if (2 * (count_ + 1) > slots_.size()) grow();
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = hash(n) & mask;; i = (i + 1) & mask) {
-            if (slots_[i].first == n) return slots_[i].second;
-            if (!slots_[i].first) {
-                slots_[i] = {n, count_++};
-                return kFresh;
-            }
-        }
-    }
-    static std::size_t hash(const Node* n) {
-        return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(n) >> 4) * 0x9e3779b97f4a7c15ull >> 20);
-    }
-    void grow() {
-        std::vector<std::pair<const Node*, std::uint32_t>> old(slots_.size() * 2);
-        old.swap(slots_);
-        const std::size_t mask = slots_.size() - 1;
-        for (const auto& [n, id] : old) {
-            if (!n) continue;
-            std::size_t i = hash(n) & mask;
-            while (slots_[i].first) i = (i + 1) & mask;
-            slots_[i] = {n, id};
-        }
-    }
+    NodeIds ids_;  // each node's id, by its first occurrence
 };
 
 }  // namespace

@@ -53,7 +53,7 @@ bool kernel_is_empty(const Kernel& k, const Values& v) {
 // hull of every load's index, with tables bounded by the entries the indices reach.
 void read_region(const Expr& e, int buf, VarRanges& r, const IndexedLoadBounds& tables, const Values& v,
                  std::vector<std::optional<Interval>>& region, std::vector<bool>& unknown,
-                 NodeSet& seen) {
+                 NodeIds& seen) {
     auto bounds_of = [&](const Expr& x) { return bounds_indexed(x, r, tables, v.params, &v.known); };
     if (!seen.insert(e.get())) return;
     if (e->op == Op::Sum) {
@@ -65,7 +65,7 @@ void read_region(const Expr& e, int buf, VarRanges& r, const IndexedLoadBounds& 
         else r.erase(e->var);  // an unknown tap count: its loads' indices are unknown
         // The body's nodes are seen afresh under this tap range: a node shared with another
         // sum (or with code outside it) may reach other indices there.
-        NodeSet body_seen;
+        NodeIds body_seen;
         read_region(e->args[0], buf, r, tables, v, region, unknown, body_seen);
         if (saved) r[e->var] = *saved;
         else r.erase(e->var);
@@ -134,7 +134,7 @@ Binding bind(const Program& p, const Graph& g) {
             const Kernel& consumer = p.kernels[kj];
             if (kernel_is_empty(consumer, v)) continue;
             VarRanges r = loop_ranges(consumer, v);
-            NodeSet seen;
+            NodeIds seen;
             read_region(consumer.value, buf.id, r, tables, v, region, unknown, seen);
         }
         for (std::size_t d = 0; d < rank; ++d) {
