@@ -569,13 +569,14 @@ void kill_running_compilers() {
 
 const std::string& native_cpu_signature() {
     static const std::string signature = [] {
-        // Linux: the first processor's flags (every core of a machine has the same ones).
+        // Linux: the first processor's flags (x86; "Features" on ARM; every core of a
+        // machine has the same ones).
         if (std::ifstream cpuinfo("/proc/cpuinfo"); cpuinfo) {
             std::string line;
             while (std::getline(cpuinfo, line))
-                if (line.rfind("flags", 0) == 0) {
+                if (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0) {
                     const auto colon = line.find(':');
-                    if (colon != std::string::npos) return "cpuinfo flags:" + line.substr(colon + 1);
+                    if (colon != std::string::npos) return "cpuinfo " + line;
                 }
         }
         std::string s = "builtin flags:";
