@@ -412,10 +412,6 @@ _resize_lock = threading.Lock()
 
 def _resized_size(op, h, w, dtype):
     """(h, w) after a resize op on an h x w image, as toroid (and torchvision) work it out."""
-    size = op.get("size")
-    if type(size) is list and len(size) == 2 and type(size[0]) is int and type(size[1]) is int and \
-            size[0] > 0 and size[1] > 0 and "max_size" not in op:
-        return size[0], size[1]  # the size asked for (a random crop's resize: no lookup per draw)
     key = (tuple(sorted((k, str(v)) for k, v in op.items())), h, w, dtype)
     with _resize_lock:
         hit = _resize_sizes.get(key)
@@ -777,9 +773,12 @@ class Resize(Transform):
         self.max_size = max_size
         self.antialias = antialias
         self._op = _resize_op(self.size, interpolation, max_size, antialias)
+        # [h, w]: every image's result size (RandomResizedCrop's resize: no lookup per draw).
+        fixed = self._op.get("size")
+        self._fixed = tuple(fixed) if fixed is not None and min(fixed) > 0 else None
 
     def _emit(self, state):
-        h, w = _resized_size(self._op, state.h, state.w, state.dtype)
+        h, w = self._fixed or _resized_size(self._op, state.h, state.w, state.dtype)
         state.add(self._op, h, w)
 
 
