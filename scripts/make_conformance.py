@@ -70,6 +70,8 @@ def torch_op(x, op, case_dir):
                              align_corners=op.get("align_corners", False))
     if kind == "grid_sample":
         grid = torch.from_numpy(np.load(os.path.join(case_dir, op["grid"])))
+        if x.dtype in (torch.float16, torch.bfloat16):
+            return narrow_grid_sample(x, grid.to(x.dtype), op)
         return F.grid_sample(x, grid, mode=op.get("mode", "bilinear"), padding_mode=op.get("padding_mode", "zeros"),
                              align_corners=op.get("align_corners", False))
     if kind == "crop":
@@ -158,6 +160,30 @@ def narrow_resize(x, op, case_dir):
         interp = {"bilinear": TF.InterpolationMode.BILINEAR, "bicubic": TF.InterpolationMode.BICUBIC}[op["mode"]]
         tv = TF.resize(x, list(op["size"]), interpolation=interp, antialias=op.get("antialias", False))
         assert torch.equal(tv, y), "narrow resize differs from torchvision's for %s" % op
+    return y
+
+
+def narrow_grid_sample(x, grid, op):
+    """F.grid_sample of a float16 or bfloat16 image (and a grid of its dtype): the samples in
+    float32 from the grid's values, rounded once. That is PyTorch's CUDA answer, which this
+    asserts where CUDA is there (nearest and bilinear equal; bicubic within two units in the
+    last place of the image's largest values, as that kernel rounds its row sums to the dtype); PyTorch's CPU kernel computes the
+    coordinates in the image's dtype and is off by up to a pixel (printed, docs/reference.md)."""
+    kw = dict(mode=op.get("mode", "bilinear"), padding_mode=op.get("padding_mode", "zeros"),
+              align_corners=op.get("align_corners", False))
+    y = F.grid_sample(x.float(), grid.float(), **kw).to(x.dtype)
+    if torch.cuda.is_available():
+        cuda = F.grid_sample(x.cuda(), grid.cuda(), **kw).cpu()
+        # bicubic: its CUDA kernel rounds the four row sums to the image's dtype, each within
+        # half a unit in the last place of the image's largest values
+        top = float(x.float().abs().max())
+        ulp = 2.0 ** (np.floor(np.log2(max(top, 2.0 ** -14))) - (10 if x.dtype == torch.float16 else 7))
+        d = (cuda.float() - y.float()).abs()
+        assert float(d.max()) <= (2 * ulp if kw["mode"] == "bicubic" else 0), \
+            "grid_sample of %s differs from PyTorch's CUDA answer for %s: %g" % (x.dtype, op, d.max())
+        cpu = F.grid_sample(x, grid, **kw)
+        print("  %s %s: PyTorch's CPU kernel is off by up to %g (%d of %d values)" % (
+            x.dtype, kw, (cpu.float() - y.float()).abs().max(), int((cpu != y).sum()), y.numel()))
     return y
 
 
@@ -558,9 +584,32 @@ def table_narrow_warps(rng):
     return out
 
 
+def table_narrow_grid(rng):
+    """F.grid_sample of float16 and bfloat16 images with a grid of their dtype (a float16
+    grid.npy, or float32 holding bfloat16 values): nearest, bilinear and bicubic, each padding
+    mode, with and without align_corners, both layouts; grids reaching past the image."""
+    out = []
+    k = 0
+    for dtype in ("float16", "bfloat16"):
+        for layout in ("contiguous", "channels_last"):
+            for mode in ("nearest", "bilinear", "bicubic"):
+                for ac in (False, True):
+                    n, c = int(rng.integers(1, 3)), int(rng.choice([1, 3]))
+                    h, w = int(rng.integers(9, 40)), int(rng.integers(9, 40))
+                    gh, gw = int(rng.integers(5, 30)), int(rng.integers(5, 30))
+                    g = torch.from_numpy((rng.random((n, gh, gw, 2)) * 2.4 - 1.2).astype(np.float32)).to(DTYPES[dtype])
+                    grid = g.numpy() if dtype == "float16" else g.float().numpy()
+                    op = {"op": "grid_sample", "grid": "grid.npy", "mode": mode,
+                          "padding_mode": ("zeros", "border", "reflection")[k % 3], "align_corners": ac}
+                    k += 1
+                    out.append(([op], dtype, [n, c, h, w], layout, {"grid.npy": grid}))
+    return out
+
+
 TABLES = {"torchvision_ops": table_torchvision_ops, "warp_ops": table_warp_ops, "colour_ops": table_colour_ops,
           "pad_erase": table_pad_erase, "blur_ops": table_blur_ops, "tone_ops": table_tone_ops,
-          "narrow_types": table_narrow_types, "narrow_warps": table_narrow_warps}
+          "narrow_types": table_narrow_types, "narrow_warps": table_narrow_warps,
+          "narrow_grid": table_narrow_grid}
 
 
 def make_input(rng, dtype, shape):
@@ -590,11 +639,13 @@ def generate(out, tables, seed, first):
         torch.__version__, torchvision.__version__ if torchvision else "none")
     n = first
     for name in tables:
-        for pipeline, dtype, shape, layout in TABLES[name](rng):
+        for pipeline, dtype, shape, layout, *files in TABLES[name](rng):
             case = "case%04d" % n
             n += 1
             d = os.path.join(out, case)
             os.makedirs(d, exist_ok=True)
+            for fname, data in (files[0] if files else {}).items():  # grid.npy
+                np.save(os.path.join(d, fname), data)
             x = make_input(rng, dtype, shape)
             if pipeline[0]["op"] == "convert" and pipeline[0]["dtype"] == "uint8" and dtype == "float32":
                 # Float images are in [0, 1]: outside it PyTorch's cast to uint8 is undefined

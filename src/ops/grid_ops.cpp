@@ -149,6 +149,13 @@ NarrowTypes perspective_narrow(const PerspectiveOp&, DType t) { return grid_narr
 NarrowTypes affine_narrow(const AffineOp& o, DType t) {
     return o.convention == AffineConvention::Torchvision ? grid_narrow(t) : NarrowTypes::Refused;
 }
+// F.grid_sample takes float16 and bfloat16 images (with a grid of the same dtype, which
+// toroid reads as float32: exactly) and no integer ones. The samples are computed in float32
+// and rounded once, which is PyTorch's CUDA kernels' answer; its CPU kernel unnormalizes the
+// coordinates in the image's dtype, which moves them by up to a pixel (docs/reference.md).
+NarrowTypes grid_sample_narrow(const GridSampleOp&, DType t) {
+    return t == DType::Float16 || t == DType::BFloat16 ? NarrowTypes::ViaFloat32 : NarrowTypes::Refused;
+}
 
 OpDef perspective_op_def() {
     return make_op_def(TypedOpDef<PerspectiveOp>{
@@ -174,6 +181,7 @@ OpDef grid_sample_op_def() {
         .write = write_grid_sample,
         .shape = grid_sample_shape,
         .data = grid_sample_data,
+        .narrow = grid_sample_narrow,
     });
 }
 

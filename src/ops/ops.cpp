@@ -101,7 +101,7 @@ ShapeInfo infer_shape(const Op& op, const ShapeInfo& in) {
     ShapeInfo out;
     switch (narrow_types(op, in.dtype)) {
         case NarrowTypes::Refused:
-            fail("{}: {} images are not supported yet (it takes uint8 and float32; add {{\"op\": \"convert\", "
+            fail("{}: {} images are not supported yet (add {{\"op\": \"convert\", "
                  "\"dtype\": \"float32\"}} before it)",
                  op_name(op), dtype_name(in.dtype));
         case NarrowTypes::ViaFloat32:

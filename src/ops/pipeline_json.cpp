@@ -5,6 +5,7 @@
 #include "ops/pipeline_json.h"
 
 #include "core/error.h"
+#include "core/half.h"
 #include "io/file.h"
 #include "io/npy.h"
 #include "io/paths.h"
@@ -44,8 +45,19 @@ Tensor load_grid(const OpReader& r, const std::string& grid_path, const ParseCon
     const std::filesystem::path path =
         io::resolve_pipeline_path(grid_path, context.base_dir, context.allow_paths, r.where());
     io::NpyArray grid = io::read_npy(path);
-    if (grid.dtype != DType::Float32)
-        fail("{}: grid '{}' must be float32, got {}", r.where(), printable(grid_path), dtype_name(grid.dtype));
+    if (grid.dtype != DType::Float32 && grid.dtype != DType::Float16)
+        fail("{}: grid '{}' must be float32 or float16, got {}", r.where(), printable(grid_path),
+             dtype_name(grid.dtype));
+    if (grid.dtype == DType::Float16) {
+        // F.grid_sample's grid for a float16 image: its values are float32 values, exactly.
+        const Tensor half = grid.data.to_layout(Layout::Contiguous);
+        Tensor wide = Tensor::empty(DType::Float32, half.shape());
+        const auto* h = half.data_as<std::uint16_t>();
+        float* f = wide.data_as<float>();
+        for (std::int64_t i = 0; i < half.numel(); ++i) f[i] = half_bits_to_float(h[i]);
+        grid.data = wide;
+        grid.dtype = DType::Float32;
+    }
     if (grid.shape.size() != 4 || grid.shape[3] != 2)
         fail("{}: grid '{}' must have shape (N, H, W, 2), got rank {} with last dim {}", r.where(),
              printable(grid_path), grid.shape.size(), grid.shape.empty() ? 0 : grid.shape.back());

@@ -3,6 +3,7 @@
 #include "ops/ops.h"
 
 #include "op_test_support.h"
+#include "ops/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -121,7 +122,7 @@ TEST(OpShapes, NarrowDTypesFollowTheTypeTable) {
                   (ShapeInfo{U8, {1, 3, 5, 6}}));
         EXPECT_EQ(error_for(R"({"op": "invert"})", t, {1, 3, 5, 6}),
                   std::string("invert: ") + std::string(dtype_name(t)) +
-                      R"( images are not supported yet (it takes uint8 and float32; add {"op": "convert", )"
+                      R"( images are not supported yet (add {"op": "convert", )"
                       R"("dtype": "float32"} before it))");
     }
     // uint16 blurs and warps as torchvision does integer images (float32, rounded back); the
@@ -131,6 +132,10 @@ TEST(OpShapes, NarrowDTypesFollowTheTypeTable) {
     EXPECT_NE(error_for(R"({"op": "gaussian_blur", "kernel_size": 3})", DType::Float16, {1, 3, 5, 6}), "");
     EXPECT_NE(error_for(R"({"op": "adjust_sharpness", "factor": 2})", DType::UInt16, {1, 3, 5, 6}), "");
     EXPECT_NE(error_for(R"({"op": "affine", "theta": [[1, 0, 0], [0, 1, 0]]})", DType::UInt16, {1, 3, 5, 6}), "");
+    // F.grid_sample takes the 16-bit floats (computed in float32, rounded once), no integers.
+    for (const DType t : {DType::Float16, DType::BFloat16})
+        EXPECT_EQ(narrow_types(GridSampleOp{}, t), NarrowTypes::ViaFloat32);
+    EXPECT_EQ(narrow_types(GridSampleOp{}, DType::UInt16), NarrowTypes::Refused);
     EXPECT_EQ(shape_of(R"({"op": "normalize", "mean": 0.5, "std": 0.25})", DType::Float16, {1, 3, 5, 6}),
               (ShapeInfo{DType::Float16, {1, 3, 5, 6}}));
     EXPECT_EQ(shape_of(R"({"op": "convert", "dtype": "bfloat16"})", U8, {1, 3, 5, 6}),

@@ -121,6 +121,27 @@ class TorchInputs(unittest.TestCase):
                             # torchvision 0.26 where its answer is defined (docs/reference.md)
                             self.assertTrue(same(got, TF.to_dtype(t, getattr(torch, dst), scale=scale)))
 
+    def test_grid_sample_of_half_images_is_the_float32_answer_rounded_once(self):
+        import torch.nn.functional as F
+        g = torch.from_numpy((np.random.default_rng(4).random((2, 11, 13, 2)) * 2.4 - 1.2).astype(np.float32))
+        for dtype in ("float16", "bfloat16"):
+            x = as_torch(narrow_image(dtype, seed=4), dtype)
+            grid = g.to(x.dtype)
+            for mode in ("nearest", "bilinear", "bicubic"):
+                with self.subTest(dtype=dtype, mode=mode):
+                    got = toroid.grid_sample(x, grid, mode=mode, padding_mode="border")
+                    self.assertEqual(got.dtype, x.dtype)
+                    want = F.grid_sample(x.float(), grid.float(), mode=mode, padding_mode="border",
+                                         align_corners=False).to(x.dtype)
+                    self.assertTrue(same(got, want, [{"op": "resize", "mode": mode}]))
+                    if mode == "nearest":  # picks elements: their values exactly
+                        self.assertTrue(torch.equal(got, want))
+                    if has_cuda:  # the CPU's answer, bit for bit
+                        on_gpu = toroid.grid_sample(x.cuda(), grid.cuda(), mode=mode, padding_mode="border")
+                        self.assertTrue(torch.equal(on_gpu.cpu(), got))
+        with self.assertRaisesRegex(toroid.Error, "grid_sample: uint16 images are not supported"):
+            toroid.grid_sample(narrow_image("uint16"), g.numpy())
+
     @unittest.skipIf(TF is None or not has_uint16, "torchvision.transforms.v2 and torch.uint16 (PyTorch 2.3+) needed")
     def test_resizes_equal_torchvision_v2(self):
         for dtype in ("float16", "bfloat16"):
