@@ -177,6 +177,15 @@ _DESC_BYTES = struct.Struct("<4i%dq%dq" % (_capi.MAX_DIMS, _capi.MAX_DIMS))
 _DESC_PAD = (0,) * _capi.MAX_DIMS
 
 
+# The devices the library runs on, by the C API's device value, as PyTorch names them; on
+# those in _STREAMS a run is enqueued on PyTorch's current stream of the device and its
+# result is a torch tensor there (the CPU runs before returning). Below this table the code
+# asks these, not which device it is.
+_DEVICE_NAMES = {_capi.CPU: "cpu", _capi.CUDA: "cuda"}
+_DEVICE_OF_TORCH = {name: value for value, name in _DEVICE_NAMES.items()}
+_STREAMS = frozenset([_capi.CUDA])
+
+
 def make_desc(dtype, shape, strides, device=_capi.CPU, device_index=0):
     k = len(shape)
     if k > _capi.MAX_DIMS:
@@ -253,12 +262,10 @@ def adapt(x, what="input", pointer=True):
         if x.dtype not in dtypes:
             raise Error("%s has dtype %s; toroid takes %s" % (what, x.dtype, _TAKES))
         _check_rank(tuple(x.shape))
-        if x.device.type == "cpu":
-            a.device, a.device_index = _capi.CPU, 0
-        elif x.device.type == "cuda":  # the C API answers "not supported yet"
-            a.device, a.device_index = _capi.CUDA, x.device.index or 0
-        else:
+        device = _DEVICE_OF_TORCH.get(x.device.type)
+        if device is None:
             raise Error("%s is on device %s; toroid runs on the CPU and on CUDA devices" % (what, x.device))
+        a.device, a.device_index = device, (x.device.index or 0) if device in _STREAMS else 0
         a.kind = "torch"
         a.obj = x
         a.ptr = x.data_ptr()
@@ -333,7 +340,7 @@ def _adapt_dlpack(x, what):
     a.shape = tuple(d.shape[i] for i in range(d.ndim))
     _check_rank(a.shape)
     a.strides = tuple(d.strides[i] for i in range(d.ndim))
-    a.kind = "torch" if d.device == _capi.CUDA else "numpy"
+    a.kind = "torch" if d.device in _STREAMS else "numpy"
     a.obj = x
     a.keep = capsule
     a.ptr = t.data or 0
@@ -396,7 +403,7 @@ class OutputPlan:
             if is_torch(arg.obj):
                 device = arg.obj.device
             else:  # CUDA memory of another framework (DLPack)
-                device = t.device("cuda", arg.device_index) if arg.device == _capi.CUDA else "cpu"
+                device = t.device(_DEVICE_NAMES[arg.device], arg.device_index) if arg.device in _STREAMS else "cpu"
             out = t.empty_strided(self.shape, self.strides, dtype=self.torch_dtype, device=device)
             return out, out.data_ptr()
         if self.np_dtype is None:
@@ -481,7 +488,7 @@ class Function:
         """Runs on `arg` (an Arg of the spec compiled for) into a new array of its kind. CUDA
         tensors run on PyTorch's current stream of their device, without waiting."""
         out, ptr = self._plan.allocate(arg)
-        if arg.device == _capi.CUDA:
+        if arg.device in _STREAMS:
             stream = _current_stream(arg.device_index)
             status = _run_on_stream(self._handle, _byref(_capi.Tensor(arg.ptr, self.input_desc)),
                                     _byref(_capi.Tensor(ptr, self.output_desc)), stream)
@@ -510,7 +517,7 @@ def _fast_runner(fn, arg):
     result and makes one C call (toroid_run_data: no desc is built or checked)."""
     if not _capi.has_run_data or arg.obj is None:
         return None
-    if arg.device == _capi.CUDA:
+    if arg.device in _STREAMS:
         return _fast_runner_cuda(fn, arg)
     if arg.device != _capi.CPU:
         return None
@@ -987,7 +994,7 @@ class PipelineHandle:
             args.append(a)
             descs.append(d)
         good = [i for i in range(len(xs)) if args[i] is not None]
-        cuda = [i for i in good if args[i].device == _capi.CUDA]
+        cuda = [i for i in good if args[i].device in _STREAMS]
         # One batched call runs on one stream of one device: images on several GPUs, or an
         # older library, go one image at a time, each on its own device's stream.
         if cuda and (not _capi.has_run_batch_on_stream or len({args[i].device_index for i in cuda}) > 1):
@@ -997,7 +1004,7 @@ class PipelineHandle:
         # shape: the desc's first 48 bytes) decide whether they stack; on CUDA their strides
         # too (a kernel writes the layout it was compiled for: images of several layouts
         # come back as a list).
-        keys = {(args[i].kind, bytes(descs[i]) if args[i].device == _capi.CUDA else bytes(descs[i])[:48])
+        keys = {(args[i].kind, bytes(descs[i]) if args[i].device in _STREAMS else bytes(descs[i])[:48])
                 for i in good}
         stacked = None
         n = len(good)

@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "engine/cuda_engine.h"
+#include "engine/device.h"
 #include "runtime/cuda/cuda.h"
 #include "runtime/cuda/jpeg_decode.h"
 #include "runtime/jit.h"
@@ -42,38 +43,29 @@ struct toroid_pipeline {
     toroid::Pipeline pipeline;
     std::vector<bool> grid_missing;  // per op: a grid_sample still waiting for its grid
     std::string json;                // cache of toroid_pipeline_to_json
-    // Engines of this pipeline's batches and files, by (engine name, threads), each keeping
-    // what it prepared by input spec: a repeated batch or file of a seen size finds its
-    // prepared pipeline without the engine printing its cache key. Dropped by set_grid.
-    std::mutex engines_mutex;
-    std::map<std::pair<std::string, int>, std::shared_ptr<toroid::Engine>> engines;
+    // What this pipeline's batches and files keep on each device between calls (prepared
+    // pipelines by input spec: a repeated size is found by its values, without a cache key
+    // printed). Made on first use; dropped by set_grid.
+    std::mutex states_mutex;
+    std::array<std::shared_ptr<toroid::DeviceState>, toroid::kDeviceKinds> states;
 
-    // CUDA batches: each input spec's prepared pipeline, by (device, dtype, shape, strides),
-    // so that a repeated size finds its instance without the engine printing its cache key.
-    // Dropped by set_grid; cleared when it grows past kMaxCudaPrepared.
-    using CudaKey = std::tuple<int, int, toroid::Dims, toroid::Dims>;
-    std::map<CudaKey, std::shared_ptr<toroid::CudaPipeline>> cuda_prepared;
-    static constexpr std::size_t kMaxCudaPrepared = 4096;
-
+    std::shared_ptr<toroid::DeviceState> state(toroid::DeviceKind kind) {
+        std::lock_guard lock(states_mutex);
+        auto& s = states[static_cast<std::size_t>(kind)];
+        if (!s) s = toroid::device(kind).new_state();
+        return s;
+    }
+    // The CPU engine of this pipeline's files (shared with its CPU batches).
     std::shared_ptr<toroid::Engine> engine(const char* name, int threads) {
-        const std::string n = name ? name : "compiled";
-        std::lock_guard lock(engines_mutex);
-        auto& e = engines[{n, threads}];
-        if (!e) {
-            toroid::EngineOptions eo;
-            eo.threads = threads;
-            e = toroid::cache_by_spec(toroid::make_engine(n, eo));
-        }
-        return e;
+        return toroid::cpu_engine(*state(toroid::DeviceKind::Cpu), name, threads);
     }
 };
 
 struct toroid_function {
-    std::unique_ptr<toroid::Engine> engine;
-    std::unique_ptr<toroid::PreparedPipeline> prepared;
-    std::unique_ptr<toroid::CudaPipeline> cuda;  // a function on a CUDA device
+    std::unique_ptr<toroid::DeviceFunction> function;  // on its device
     int device = TOROID_CPU;
     int device_index = 0;
+    bool streams = false;  // its device runs on streams
     toroid::TensorSpec input;  // canonical 4-D spec compiled for
     int input_ndim = 4;
     toroid::ShapeInfo output;
@@ -112,6 +104,9 @@ toroid_status guard(F&& body) {
         body();
         return TOROID_OK;
     } catch (const Unsupported& e) {
+        g_last_error = e.what();
+        return TOROID_ERROR_UNSUPPORTED;
+    } catch (const DeviceUnavailable& e) {
         g_last_error = e.what();
         return TOROID_ERROR_UNSUPPORTED;
     } catch (const Error& e) {
@@ -163,6 +158,14 @@ void check_device(const toroid_tensor_desc& d, const char* what) {
     if (d.device == TOROID_CUDA && d.device_index < 0)
         bad(fmt::format("{} has a negative CUDA device index {}", what, d.device_index));
 }
+
+// The device behind a desc's device value (the ABI's TOROID_CPU, TOROID_CUDA; checked by
+// check_device): below this line the C layer deals with devices through engine/device.h.
+const Device& device_of(const toroid_tensor_desc& d) {
+    return device(d.device == TOROID_CUDA ? DeviceKind::Cuda : DeviceKind::Cpu);
+}
+
+constexpr const char* kStreamless = "a stream is only for CUDA functions";
 
 std::string shape_text(const Dims& s) { return fmt::format("({}, {}, {}, {})", s[0], s[1], s[2], s[3]); }
 
@@ -258,7 +261,7 @@ std::int64_t span_bytes(const TensorSpec& s) {
 // A run on memory laid out as compiled: no spec to build or compare, only the pointers to
 // check. CUDA functions enqueue on `stream`; CPU functions take none.
 void run_compiled_layout(const toroid_function* fn, const void* input, void* output, void* stream = nullptr) {
-    if (fn->device == TOROID_CPU && stream) bad("a stream is only for CUDA functions");
+    if (!fn->streams && stream) bad(kStreamless);
     if (fn->input_bytes > 0 && input == nullptr) bad("input has a NULL data pointer");
     if (fn->output_bytes > 0 && output == nullptr) bad("output has a NULL data pointer");
     if (fn->input_bytes > 0 && fn->output_bytes > 0) {
@@ -266,13 +269,7 @@ void run_compiled_layout(const toroid_function* fn, const void* input, void* out
         const auto* ob = static_cast<const char*>(output);
         if (ib < ob + fn->output_bytes && ob < ib + fn->input_bytes) bad("output memory overlaps the input");
     }
-    if (fn->cuda) {
-        fn->cuda->run_device(input, output, fn->output_strides, stream);
-        return;
-    }
-    fn->prepared->run_into(
-        Tensor::borrow(const_cast<void*>(input), fn->input.dtype, fn->input.shape, fn->input.strides),
-        Tensor::borrow(output, fn->output.dtype, fn->output.shape, fn->output_strides));
+    fn->function->run_device(input, output, fn->output_strides, stream);
 }
 
 // Parses the pipeline; grid_sample ops without "grid" are parsed as affine ops with the
@@ -400,9 +397,8 @@ toroid_status toroid_pipeline_set_grid(toroid_pipeline* pipeline, size_t op_inde
         g->grid_path = kArrayGrid;
         pipeline->grid_missing[op_index] = false;
         pipeline->json.clear();
-        std::lock_guard lock(pipeline->engines_mutex);
-        pipeline->engines.clear();  // what they prepared was for the old grid
-        pipeline->cuda_prepared.clear();
+        std::lock_guard lock(pipeline->states_mutex);
+        for (auto& st : pipeline->states) st.reset();  // what they prepared was for the old grid
     });
 }
 
@@ -467,20 +463,10 @@ toroid_status toroid_compile(const toroid_pipeline* pipeline, const toroid_tenso
         fn->output_strides = dense_strides(fn->output.shape, suggested_layout(fn->input));
         fn->device = input->device;
         fn->device_index = input->device_index;
-        if (input->device == TOROID_CUDA) {
-            if (o.engine && std::string(o.engine) != "compiled" && std::string(o.engine) != "cuda")
-                throw Unsupported(fmt::format("engine '{}' runs on the CPU only; CUDA inputs use the compiled engine",
-                                              o.engine));
-            try {
-                cuda::Device::get(input->device_index);
-            } catch (const Error& e) {
-                throw Unsupported(e.what());  // no driver, no device: nothing the caller's data can fix
-            }
-            fn->cuda = prepare_cuda(pipeline->pipeline, fn->input, eo, input->device_index);
-        } else {
-            fn->engine = make_engine(o.engine ? o.engine : "compiled", eo);
-            fn->prepared = fn->engine->prepare(pipeline->pipeline, fn->input);
-        }
+        const Device& dev = device_of(*input);
+        fn->streams = dev.has_streams();
+        dev.check(input->device_index, o.engine);
+        fn->function = dev.prepare(pipeline->pipeline, fn->input, o.engine, eo, input->device_index);
         fn->input_desc = desc_of(fn->input.dtype, fn->input.shape, fn->input.strides, fn->input_ndim);
         fn->output_desc = desc_of(fn->output.dtype, fn->output.shape, fn->output_strides, fn->input_ndim);
         for (toroid_tensor_desc* d : {&fn->input_desc, &fn->output_desc}) {
@@ -513,8 +499,7 @@ toroid_status toroid_function_explain(const toroid_function* fn, const char** ou
     return guard([&] {
         require(fn, "fn");
         require(out, "out");
-        std::call_once(fn->explain_once,
-                       [&] { fn->explain = fn->cuda ? fn->cuda->explain() : fn->prepared->explain(); });
+        std::call_once(fn->explain_once, [&] { fn->explain = fn->function->explain(); });
         *out = fn->explain.c_str();
     });
 }
@@ -577,7 +562,7 @@ toroid_status toroid_run(const toroid_function* fn, const toroid_tensor* in, tor
 toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tensor* in, toroid_tensor* out, void* stream) {
     // Tensors laid out exactly as compiled (the caller allocated what toroid_function_output_desc
     // says): nothing to canonicalize or compare beyond the descs themselves.
-    if (fn && in && out && (fn->cuda || !stream) && same_desc(in->desc, fn->input_desc) &&
+    if (fn && in && out && (fn->streams || !stream) && same_desc(in->desc, fn->input_desc) &&
         same_desc(out->desc, fn->output_desc))
         return guard([&] { run_compiled_layout(fn, in->data, out->data, stream); });
     return guard([&] {
@@ -585,11 +570,11 @@ toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tenso
         require(in, "in");
         require(out, "out");
         for (const auto* t : {in, static_cast<const toroid_tensor*>(out)})
-            if (t->desc.device != fn->device || (fn->device == TOROID_CUDA && t->desc.device_index != fn->device_index))
+            if (t->desc.device != fn->device || (fn->streams && t->desc.device_index != fn->device_index))
                 bad(fmt::format("{} is on {} {} but the function was compiled for {} {}", t == in ? "input" : "output",
-                                t->desc.device == TOROID_CUDA ? "cuda" : "cpu", t->desc.device_index,
-                                fn->device == TOROID_CUDA ? "cuda" : "cpu", fn->device_index));
-        if (fn->device == TOROID_CPU && stream) bad("a stream is only for CUDA functions");
+                                device_of(t->desc).name(), t->desc.device_index, device_of(fn->input_desc).name(),
+                                fn->device_index));
+        if (!fn->streams && stream) bad(kStreamless);
         TensorSpec is = spec_of(in->desc, "input");
         if (is.dtype != fn->input.dtype || is.shape != fn->input.shape)
             bad(fmt::format("input is {} {} but the function was compiled for {} {}", dtype_name(is.dtype),
@@ -612,16 +597,11 @@ toroid_status toroid_run_on_stream(const toroid_function* fn, const toroid_tenso
             const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
             if (ib < oe && ob < ie) bad("output memory overlaps the input");
         }
-        if (fn->cuda) {
-            if (!fn->cuda->output_strides_supported(os.strides))
-                bad(fmt::format("output strides {} are not supported on CUDA: pass memory laid out as "
-                                "toroid_function_output_desc says",
-                                shape_text(os.strides)));
-            fn->cuda->run_device(in->data, out->data, os.strides, stream);
-            return;
-        }
-        Tensor input = Tensor::borrow(in->data, is.dtype, is.shape, is.strides);
-        fn->prepared->run_into(input, Tensor::borrow(out->data, os.dtype, os.shape, os.strides));
+        if (!fn->function->output_strides_supported(os.strides))
+            bad(fmt::format("output strides {} are not supported on {}: pass memory laid out as "
+                            "toroid_function_output_desc says",
+                            shape_text(os.strides), device_of(fn->input_desc).name()));
+        fn->function->run_device(in->data, out->data, os.strides, stream);
     });
 }
 
@@ -700,7 +680,6 @@ namespace {
 toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each, const toroid_tensor* inputs,
                               const toroid_tensor* outputs, size_t count, const toroid_options* options,
                               int32_t* item_status, char* messages, size_t message_size, void* stream) {
-    std::vector<BatchItem> items;
     std::vector<toroid_status> status(count, TOROID_OK);
     std::vector<std::string> text(count);
     const toroid_status whole = guard([&] {
@@ -729,25 +708,16 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
             engine = options->engine;
         }
         if (threads < 0) bad(fmt::format("threads must be at least 0 (0: every core), got {}", threads));
-        // Each item is checked on its own: a bad one is reported and skipped.
-        items.resize(count);
-        std::vector<bool> on_cuda(count, false);
-        // A CUDA image: its spec, and its prepared pipeline (the handle's, or made below).
-        struct CudaItem {
-            std::size_t index = 0;
-            toroid_pipeline::CudaKey key;
-            TensorSpec spec, out;
-            std::shared_ptr<CudaPipeline> prepared;  // alive through the call
-            std::string error;
-        };
-        std::vector<CudaItem> cuda_items;
-        std::vector<CudaBatchRun> cuda_runs;
-        std::vector<std::size_t> cuda_run_items;
-        int cuda_device = -1;  // the device of the batch's CUDA images (the stream's)
+        // Each item is checked on its own: a bad one is reported and skipped. The good ones
+        // go to their device's batch: each device runs its images in one call (the CPU one
+        // parallel loop over them, CUDA one launch sequence per group of images sharing
+        // compiled kernels), devices with streams first (enqueued, not waited for).
+        std::array<std::vector<DeviceBatchItem>, kDeviceKinds> batches;
+        std::array<std::vector<std::size_t>, kDeviceKinds> batch_items;  // each batch item's image
+        std::array<int, kDeviceKinds> index_of;  // the device index of each device's batch
+        index_of.fill(-1);
         for (std::size_t i = 0; i < count; ++i) {
             status[i] = guard([&] {
-                const toroid_pipeline* pipeline = pipeline_of(i);
-                auto* handle = const_cast<toroid_pipeline*>(pipeline);
                 const std::string what = fmt::format("image {}", i);
                 const std::string out_what = what + " output";
                 const TensorSpec is = spec_of(inputs[i].desc, what.c_str());
@@ -757,23 +727,20 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
                 if (!non_overlapping(os)) bad(fmt::format("image {}: output strides make elements overlap", i));
                 const toroid_tensor_desc& id = inputs[i].desc;
                 const toroid_tensor_desc& od = outputs[i].desc;
-                if (id.device != od.device || (id.device == TOROID_CUDA && id.device_index != od.device_index))
-                    bad(fmt::format("image {}: the input is on {} {} but the output on {} {}", i,
-                                    id.device == TOROID_CUDA ? "cuda" : "cpu", id.device_index,
-                                    od.device == TOROID_CUDA ? "cuda" : "cpu", od.device_index));
-                if (id.device == TOROID_CPU) {
-                    items[i].input = Tensor::borrow(inputs[i].data, is.dtype, is.shape, is.strides);
-                    items[i].output = Tensor::borrow(outputs[i].data, os.dtype, os.shape, os.strides);
-                    return;
+                const Device& dev = device_of(id);
+                if (&device_of(od) != &dev || id.device_index != od.device_index)
+                    bad(fmt::format("image {}: the input is on {} {} but the output on {} {}", i, dev.name(),
+                                    id.device_index, device_of(od).name(), od.device_index));
+                const auto k = static_cast<std::size_t>(dev.kind());
+                if (index_of[k] < 0) index_of[k] = id.device_index;
+                if (dev.has_streams() && id.device_index != index_of[k])
+                    bad(fmt::format("image {} is on {} {} but the batch's {} images are on {} {} (one stream, one device)",
+                                    i, dev.name(), id.device_index, dev.name(), dev.name(), index_of[k]));
+                try {
+                    dev.check(id.device_index, engine);
+                } catch (const DeviceUnavailable& e) {
+                    throw DeviceUnavailable(fmt::format("image {}: {}", i, e.what()));
                 }
-                on_cuda[i] = true;
-                if (engine && std::string(engine) != "compiled" && std::string(engine) != "cuda")
-                    throw Unsupported(fmt::format("image {}: engine '{}' runs on the CPU only; CUDA images use the "
-                                                  "compiled engine", i, engine));
-                if (cuda_device < 0) cuda_device = id.device_index;
-                if (id.device_index != cuda_device)
-                    bad(fmt::format("image {} is on cuda {} but the batch's CUDA images are on cuda {} (one stream, "
-                                    "one device)", i, id.device_index, cuda_device));
                 const std::int64_t in_end = max_offset(is), out_end = max_offset(os);
                 if (in_end >= 0 && out_end >= 0) {
                     auto* ib = static_cast<const char*>(inputs[i].data);
@@ -782,111 +749,39 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
                     const char* oe = ob + (out_end + 1) * static_cast<std::int64_t>(dtype_size(os.dtype));
                     if (ib < oe && ob < ie) bad(fmt::format("image {}: output memory overlaps the input", i));
                 }
-                // The prepared pipeline of this spec: the handle's, else prepared below.
-                CudaItem& c = cuda_items.emplace_back();
-                c.index = i;
-                c.key = toroid_pipeline::CudaKey{id.device_index, static_cast<int>(is.dtype), is.shape, is.strides};
-                c.spec = is;
-                c.out = os;
-                std::lock_guard lock(handle->engines_mutex);
-                if (const auto it = handle->cuda_prepared.find(c.key); it != handle->cuda_prepared.end())
-                    c.prepared = it->second;
+                batches[k].push_back(DeviceBatchItem{each ? i : 0, inputs[i].data, is, outputs[i].data, os, false, {}});
+                batch_items[k].push_back(i);
             });
             if (status[i] != TOROID_OK) text[i] = g_last_error;
         }
-        // The specs no handle holds yet, prepared on the call's threads (outside the handles'
-        // locks: a prepare may compile; threads needing a structure another is compiling wait
-        // for it). With a pipeline per image (each its own random draws), binding is most of
-        // a small image's time.
-        if (!cuda_items.empty()) {
-            try {
-                cuda::Device::get(cuda_device);
-            } catch (const Error& e) {  // no driver, no device: every CUDA image says so
-                for (const CudaItem& c : cuda_items) {
-                    status[c.index] = TOROID_ERROR_UNSUPPORTED;
-                    text[c.index] = fmt::format("image {}: {}", c.index, e.what());
+        std::array<DeviceKind, kDeviceKinds> order{DeviceKind::Cuda, DeviceKind::Cpu};
+        for (const DeviceKind kind : order) {
+            const auto k = static_cast<std::size_t>(kind);
+            if (batches[k].empty()) continue;
+            // Each pipeline's state on this device, alive through the call (an item's
+            // `pipeline` indexes these: one per image with `each`, else one).
+            std::vector<std::shared_ptr<DeviceState>> keep;
+            std::vector<DeviceBatchPipeline> batch_pipelines(each ? count : 1);
+            std::map<const toroid_pipeline*, DeviceState*> state_of;
+            for (const DeviceBatchItem& it : batches[k]) {
+                DeviceBatchPipeline& bp = batch_pipelines[it.pipeline];
+                if (bp.pipeline) continue;
+                auto* handle = const_cast<toroid_pipeline*>(pipeline_of(it.pipeline));
+                DeviceState*& st = state_of[handle];
+                if (!st) {
+                    keep.push_back(handle->state(kind));
+                    st = keep.back().get();
                 }
-                cuda_items.clear();
+                bp = DeviceBatchPipeline{&handle->pipeline, st};
             }
-        }
-        // One prepare per (pipeline, spec) the handles lack: the images that share one (a
-        // pipeline's images of one size) take its result.
-        std::vector<std::optional<std::pair<const toroid_pipeline*, toroid_pipeline::CudaKey>>> keys(cuda_items.size());
-        for (std::size_t k = 0; k < cuda_items.size(); ++k)
-            if (!cuda_items[k].prepared) keys[k] = std::make_pair(pipeline_of(cuda_items[k].index), cuda_items[k].key);
-        const auto made = parallel_once_per_key(keys, threads == 0 ? default_threads() : threads, [&](std::size_t k) {
-            const CudaItem& c = cuda_items[k];
-            return std::shared_ptr<CudaPipeline>(
-                prepare_cuda(pipeline_of(c.index)->pipeline, c.spec, EngineOptions{}, cuda_device));
-        });
-        for (std::size_t k = 0; k < cuda_items.size(); ++k)
-            if (keys[k]) {
-                cuda_items[k].prepared = made[k].value;
-                cuda_items[k].error = made[k].error;
-            }
-        for (CudaItem& c : cuda_items) {
-            const std::size_t i = c.index;
-            status[i] = guard([&] {
-                if (!c.prepared) bad(fmt::format("image {}: {}", i, c.error));
-                auto* handle = const_cast<toroid_pipeline*>(pipeline_of(i));
-                {
-                    std::lock_guard lock(handle->engines_mutex);
-                    if (!handle->cuda_prepared.count(c.key)) {
-                        if (handle->cuda_prepared.size() >= toroid_pipeline::kMaxCudaPrepared)
-                            handle->cuda_prepared.clear();
-                        handle->cuda_prepared.emplace(c.key, c.prepared);
-                    }
-                }
-                const ShapeInfo o = c.prepared->output();
-                if (c.out.dtype != o.dtype || c.out.shape != o.shape)
-                    bad(fmt::format("image {}: output is {} {} but the result is {} {}", i, dtype_name(c.out.dtype),
-                                    shape_text(c.out.shape), dtype_name(o.dtype), shape_text(o.shape)));
-                cuda_runs.push_back(CudaBatchRun{c.prepared.get(), inputs[i].data, outputs[i].data, c.out.strides, false, {}});
-                cuda_run_items.push_back(i);
-            });
-            if (status[i] != TOROID_OK) text[i] = g_last_error;
-        }
-        if (!cuda_runs.empty()) {
-            run_device_batch(cuda_runs, stream);
-            for (std::size_t k = 0; k < cuda_runs.size(); ++k)
-                if (!cuda_runs[k].ok) {
-                    status[cuda_run_items[k]] = TOROID_ERROR_INVALID_ARGUMENT;
-                    text[cuda_run_items[k]] = fmt::format("image {}: {}", cuda_run_items[k], cuda_runs[k].error);
+            device(kind).run_batch(batch_pipelines, batches[k], engine, threads, index_of[k], stream);
+            for (std::size_t b = 0; b < batches[k].size(); ++b)
+                if (!batches[k][b].ok) {
+                    const std::size_t i = batch_items[k][b];
+                    status[i] = TOROID_ERROR_INVALID_ARGUMENT;
+                    text[i] = fmt::format("image {}: {}", i, batches[k][b].error);
                 }
         }
-        const int workers = threads == 0 ? default_threads() : threads;
-        // Each item runs on one thread; the engine is the handle's, so sizes seen in earlier
-        // batches are found by their spec.
-        std::vector<std::size_t> runnable;
-        std::vector<BatchItem> run_items;
-        for (std::size_t i = 0; i < count; ++i)
-            if (status[i] == TOROID_OK && !on_cuda[i]) {
-                runnable.push_back(i);
-                run_items.push_back(items[i]);
-            }
-        if (run_items.empty()) return;
-        // Each pipeline's own engine (kept by its handle): sizes seen in its earlier batches
-        // are found by their spec; pipelines of one structure share compiled programs.
-        std::vector<std::shared_ptr<Engine>> keep_engines;
-        std::map<const toroid_pipeline*, Engine*> engine_of;
-        std::vector<const Pipeline*> run_pipelines;
-        std::vector<Engine*> run_engines;
-        for (std::size_t i : runnable) {
-            const toroid_pipeline* p = pipeline_of(i);
-            Engine*& e = engine_of[p];
-            if (!e) {
-                keep_engines.push_back(const_cast<toroid_pipeline*>(p)->engine(engine, 1));
-                e = keep_engines.back().get();
-            }
-            run_pipelines.push_back(&p->pipeline);
-            run_engines.push_back(e);
-        }
-        run_batch(run_pipelines, run_engines, run_items, workers);
-        for (std::size_t k = 0; k < runnable.size(); ++k)
-            if (!run_items[k].ok) {
-                status[runnable[k]] = TOROID_ERROR_INVALID_ARGUMENT;
-                text[runnable[k]] = fmt::format("image {}: {}", runnable[k], run_items[k].error);
-            }
     });
     if (whole != TOROID_OK) {
         for (std::size_t i = 0; i < count; ++i) {

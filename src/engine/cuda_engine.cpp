@@ -14,6 +14,7 @@
 #include "codegen/cuda.h"
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/parallel.h"
 #include "engine/driver.h"
 #include "runtime/cuda/cuda.h"
 #include "schedule/bind.h"
@@ -30,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 namespace toroid {
 namespace {
@@ -791,5 +793,104 @@ private:
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& options) { return std::make_unique<CudaEngine>(options); }
+
+namespace {
+
+// What a pipeline keeps on CUDA between batches: its prepared pipelines by (device, dtype,
+// shape, strides), so that a repeated size finds its instance without the driver printing
+// its cache key; cleared when it grows past kMax.
+class CudaState : public DeviceState {
+public:
+    using Key = std::tuple<int, int, Dims, Dims>;
+    static constexpr std::size_t kMax = 4096;
+    std::mutex mutex;
+    std::map<Key, std::shared_ptr<CudaPipeline>> prepared;
+};
+
+class CudaDevice : public Device {
+public:
+    DeviceKind kind() const override { return DeviceKind::Cuda; }
+    std::string_view name() const override { return "cuda"; }
+    bool has_streams() const override { return true; }
+    void check(int index, const char* engine) const override {
+        if (engine && std::string_view(engine) != "compiled" && std::string_view(engine) != "cuda")
+            throw DeviceUnavailable(
+                fmt::format("engine '{}' runs on the CPU only; CUDA inputs use the compiled engine", engine));
+        try {
+            cuda::Device::get(index);
+        } catch (const Error& e) {
+            throw DeviceUnavailable(e.what());  // no driver, no device
+        }
+    }
+    std::unique_ptr<DeviceFunction> prepare(const Pipeline& p, const TensorSpec& in, const char*,
+                                            const EngineOptions& options, int index) const override {
+        return prepare_cuda(p, in, options, index);
+    }
+    std::unique_ptr<DeviceState> new_state() const override { return std::make_unique<CudaState>(); }
+
+    // One launch sequence per group of images sharing compiled kernels (run_device_batch).
+    void run_batch(std::span<const DeviceBatchPipeline> pipelines, std::span<DeviceBatchItem> items, const char*,
+                   int threads, int index, void* stream) const override {
+        // Each item's prepared pipeline: its pipeline state's, else made below.
+        std::vector<std::shared_ptr<CudaPipeline>> prepared(items.size());
+        std::vector<CudaState::Key> keys(items.size());
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            const TensorSpec& is = items[k].input_spec;
+            keys[k] = CudaState::Key{index, static_cast<int>(is.dtype), is.shape, is.strides};
+            auto* state = static_cast<CudaState*>(pipelines[items[k].pipeline].state);
+            std::lock_guard lock(state->mutex);
+            if (const auto it = state->prepared.find(keys[k]); it != state->prepared.end()) prepared[k] = it->second;
+        }
+        // One prepare per (pipeline, spec) the states lack, on the call's threads (outside
+        // the states' locks: a prepare may compile; threads needing a structure another is
+        // compiling wait for it). With a pipeline per image (each its own random draws),
+        // binding is most of a small image's time.
+        std::vector<std::optional<std::pair<std::size_t, CudaState::Key>>> missing(items.size());
+        for (std::size_t k = 0; k < items.size(); ++k)
+            if (!prepared[k]) missing[k] = std::make_pair(items[k].pipeline, keys[k]);
+        const auto made = parallel_once_per_key(missing, threads == 0 ? default_threads() : threads, [&](std::size_t k) {
+            return std::shared_ptr<CudaPipeline>(
+                prepare_cuda(*pipelines[items[k].pipeline].pipeline, items[k].input_spec, EngineOptions{}, index));
+        });
+        std::vector<CudaBatchRun> runs;
+        std::vector<std::size_t> run_items;
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            DeviceBatchItem& it = items[k];
+            try {
+                if (missing[k]) {
+                    if (!made[k].value) fail("{}", made[k].error);
+                    prepared[k] = made[k].value;
+                    auto* state = static_cast<CudaState*>(pipelines[it.pipeline].state);
+                    std::lock_guard lock(state->mutex);
+                    if (!state->prepared.count(keys[k])) {
+                        if (state->prepared.size() >= CudaState::kMax) state->prepared.clear();
+                        state->prepared.emplace(keys[k], prepared[k]);
+                    }
+                }
+                const ShapeInfo o = prepared[k]->output();
+                if (it.output_spec.dtype != o.dtype || it.output_spec.shape != o.shape)
+                    fail("output is {} {} but the result is {} {}", dtype_name(it.output_spec.dtype),
+                         dims_text(it.output_spec.shape), dtype_name(o.dtype), dims_text(o.shape));
+                runs.push_back(CudaBatchRun{prepared[k].get(), it.input, it.output, it.output_spec.strides, false, {}});
+                run_items.push_back(k);
+            } catch (const std::exception& e) {
+                it.error = e.what();
+            }
+        }
+        if (runs.empty()) return;
+        run_device_batch(runs, stream);
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            items[run_items[r]].ok = runs[r].ok;
+            items[run_items[r]].error = std::move(runs[r].error);
+        }
+    }
+};
+
+}  // namespace
+
+const Device& cuda_device() {
+    static const CudaDevice d;
+    return d;
+}
 
 }  // namespace toroid

@@ -4,6 +4,7 @@
 // the "cuda" Engine wraps it for host tensors (copies in and out: CLI, tests).
 #pragma once
 
+#include "engine/device.h"
 #include "engine/engine.h"
 
 #include <memory>
@@ -12,19 +13,15 @@
 
 namespace toroid {
 
-class CudaPipeline {
+// A function on a CUDA device (the CUDA device's DeviceFunction). run_device enqueues on
+// `stream` (a CUstream; nullptr: the legacy default stream) and returns without waiting;
+// the output's dense dim must be the one the program writes densely
+// (output_strides_supported).
+class CudaPipeline : public DeviceFunction {
 public:
-    virtual ~CudaPipeline() = default;
-    // Runs on device memory: `in` holds an input of the prepared spec, `out` receives the
-    // result (its dtype and shape, these strides in elements, non-overlapping; the dense dim
-    // must be the one the program writes densely: output_strides_supported). Enqueued on
-    // `stream` (a CUstream; nullptr: the legacy default stream); returns without waiting.
-    virtual void run_device(const void* in, void* out, const Dims& out_strides, void* stream) = 0;
-    virtual bool output_strides_supported(const Dims& out_strides) const = 0;
     virtual ShapeInfo output() const = 0;
     virtual Layout output_layout() const = 0;
     virtual int device() const = 0;
-    virtual std::string explain() const = 0;
     virtual PrepareStats stats() const = 0;
 };
 

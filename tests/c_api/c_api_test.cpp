@@ -714,7 +714,7 @@ TEST(CApi, BatchOfCpuAndCudaImagesChecksEachImage) {
         << message(2);
     if (!have_gpu) {
         EXPECT_EQ(status[3], TOROID_ERROR_INVALID_ARGUMENT);
-        EXPECT_NE(message(3).find("image 3 is on cuda 1 but the batch's CUDA images are on cuda 0"), std::string::npos)
+        EXPECT_NE(message(3).find("image 3 is on cuda 1 but the batch's cuda images are on cuda 0"), std::string::npos)
             << message(3);
     }
     toroid_pipeline_free(p);
