@@ -12,7 +12,7 @@
 #include "engine/engine.h"
 #include "ops/pipeline_json.h"
 #include "ops/ops.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <fmt/format.h>
 
@@ -41,7 +41,7 @@ int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
     std::filesystem::create_directories(a.into);
     const std::string into = std::filesystem::absolute(a.into).string();
 
-    const schedule::Target target = schedule::Target::host_cpu();
+    const Target target = Target::host_cpu();
     EngineOptions options;
     options.threads = 1;
     options.prebuild_into = into;

@@ -17,6 +17,12 @@
 // includes only small headers and calls compiler builtins (__builtin_floorf, the gather
 // builtins) rather than <cmath> or <immintrin.h>, each of which costs more to parse than
 // the kernels themselves. Changing it changes every cache key.
+//
+// Its instruction-set forms follow the TOROID_<FEATURE> macros (TOROID_AVX2, TOROID_AVX512F,
+// ...) that the generated source defines before it from the program's target
+// (target/cpu_features.h), never the compiler's own feature macros: the code is the form the
+// scheduler chose for that feature set whatever -march the compiler was given, and the
+// compiler gets the same set as flags (engine/compiled.cpp).
 #ifndef TOROID_CPU_PREAMBLE_H
 #define TOROID_CPU_PREAMBLE_H
 
@@ -39,81 +45,16 @@ extern "C" int omp_get_thread_num(void);
 extern "C" int omp_get_num_threads(void);
 
 namespace {
-template <typename T> inline T t_min(T a, T b) { return b < a ? b : a; }
-// Float functions under names every target's preamble defines.
-inline float t_floor(float x) { return __builtin_floorf(x); }
-inline double t_floor(double x) { return __builtin_floor(x); }
-inline float t_round_even(float x) { return __builtin_nearbyintf(x); }
-inline double t_round_even(double x) { return __builtin_nearbyint(x); }
-inline float t_fabs(float x) { return __builtin_fabsf(x); }
-inline double t_fabs(double x) { return __builtin_fabs(x); }
-inline float t_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-inline double t_fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
-template <typename T> inline T t_max(T a, T b) { return a < b ? b : a; }
-// The steps of a least / greatest reduction (ir::Reduce): a NaN term is taken and kept.
-template <typename T> inline T t_rmin(T acc, T v) { return (v < acc || v != v) ? v : acc; }
-template <typename T> inline T t_rmax(T acc, T v) { return (acc < v || v != v) ? v : acc; }
-// PyTorch's CPU pow of a float tensor by a scalar exponent (pow_tensor_scalar): its special
-// exponents, else pow in double rounded to float (ir::torch_pow).
-inline float t_pow(float a, float b) {
-    if (b == 0.0f) return 1.0f;
-    if (b == 1.0f) return a;
-    if (b == 0.5f) return __builtin_sqrtf(a);
-    if (b == -0.5f) return 1.0f / __builtin_sqrtf(a);
-    if (b == -1.0f) return 1.0f / a;
-    if (b == 2.0f) return a * a;
-    if (b == 3.0f) return a * a * a;
-    if (b == -2.0f) return 1.0f / (a * a);
-    return static_cast<float>(__builtin_pow(static_cast<double>(a), static_cast<double>(b)));
-}
-inline double t_pow(double a, double b) { return __builtin_pow(a, b); }
-// Integer division and remainder rounding toward -infinity (divisor > 0).
-template <typename T> inline T t_floordiv(T a, T b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-template <typename T> inline T t_mod(T a, T b) { T r = a % b; return r < 0 ? r + b : r; }
-// Saturating conversions: clamp to the target's range first; NaN becomes 0.
-inline std::uint8_t sat_u8(float v) { return v > 0.0f ? (v < 255.0f ? static_cast<std::uint8_t>(v) : 255) : 0; }
-inline std::uint8_t sat_u8(double v) { return v > 0.0 ? (v < 255.0 ? static_cast<std::uint8_t>(v) : 255) : 0; }
-template <typename T> inline std::uint8_t sat_u8(T v) { return v > 0 ? (v < 255 ? static_cast<std::uint8_t>(v) : 255) : 0; }
-inline std::int16_t sat_i16(float v) { return v > -32768.0f ? (v < 32767.0f ? static_cast<std::int16_t>(v) : 32767) : (v == v ? -32768 : 0); }
-template <typename T> inline std::int16_t sat_i16(T v) { return v > -32768 ? (v < 32767 ? static_cast<std::int16_t>(v) : 32767) : -32768; }
-inline std::int32_t sat_i32(float v) { return v > -2147483648.0f ? (v < 2147483520.0f ? static_cast<std::int32_t>(v) : 2147483647) : (v == v ? -2147483647 - 1 : 0); }
-template <typename T> inline std::int32_t sat_i32(T v) { return static_cast<std::int32_t>(v < -2147483647 - 1 ? -2147483647 - 1 : (v > 2147483647 ? 2147483647 : v)); }
-inline std::uint16_t sat_u16(float v) { return v > 0.0f ? (v < 65535.0f ? static_cast<std::uint16_t>(v) : 65535) : 0; }
-template <typename T> inline std::uint16_t sat_u16(T v) { return v > 0 ? (v < 65535 ? static_cast<std::uint16_t>(v) : 65535) : 0; }
-// float16 and bfloat16 (stored as their bits) to and from float: core/half.h's conversions
-// (widening exact; narrowing to nearest, ties to even; NaN stays NaN), in integer steps
-// that vectorize lane by lane below.
-inline float t_f16_to_f32(std::uint16_t h) {
-    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    if (exp == 0x1f) return __builtin_bit_cast(float, sign | 0x7f800000u | (man << 13));
-    if (exp != 0) return __builtin_bit_cast(float, sign | ((exp + 112u) << 23) | (man << 13));
-    const float v = static_cast<float>(man) * 5.9604644775390625e-8f;
-    return sign ? -v : v;
-}
-inline std::uint16_t t_f32_to_f16(float f) {
-    const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
-    if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);
-    if (a >= 0x38800000u) {
-        const std::uint32_t r = a - 0x38000000u;
-        return static_cast<std::uint16_t>(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
-    }
-    // below the least normal half: adding 0.5 lets the float adder round the subnormal's bits
-    const std::uint32_t s = __builtin_bit_cast(std::uint32_t, __builtin_bit_cast(float, a) + 0.5f) - 0x3f000000u;
-    return static_cast<std::uint16_t>(sign | s);
-}
-inline float t_bf16_to_f32(std::uint16_t b) { return __builtin_bit_cast(float, static_cast<std::uint32_t>(b) << 16); }
-inline std::uint16_t t_f32_to_bf16(float f) {
-    const std::uint32_t u = __builtin_bit_cast(std::uint32_t, f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
-    return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+// The scalar helpers (t_min, t_pow, t_floordiv, sat_u8, t_f32_to_f16, ...): one text shared
+// with the CUDA preamble and the host's interpreter. Pasted here in generated sources
+// (codegen/cpp.cpp replaces this line with it).
+#include "../core/scalar_math.h"
 
 // Byte permutes across 64-byte registers and masked byte loads and stores (AVX-512 VBMI
 // and BW), through the compilers' builtins, which GCC and Clang spell differently. A
 // masked load touches only the bytes its mask selects: reading a window never faults past
 // a buffer's end.
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+#if defined(TOROID_AVX512VBMI) && defined(TOROID_AVX512BW)
 #define TOROID_BYTE_PERMUTE 1
 typedef char t_bytes64 __attribute__((vector_size(64)));
 typedef unsigned long long t_mask64;
@@ -129,7 +70,7 @@ inline t_bytes64 t_load_bytes(t_mask64 m, const void* p) {
 // 32-byte masked load where AVX512-VL has one: a 64-byte one crosses a cache line at nearly
 // every address), zero without VL.
 inline t_bytes64 t_load_bytes_low32(unsigned m, const void* p) {
-#if defined(__AVX512VL__)
+#if defined(TOROID_AVX512VL)
     typedef char t_b32 __attribute__((vector_size(32)));
 #if defined(__clang__)
     const t_b32 b = __builtin_ia32_loaddquqi256_mask(static_cast<const t_b32*>(p), t_b32{}, m);
@@ -211,7 +152,7 @@ inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
 #define TOROID_ASAN 1
 #endif
 #endif
-#if defined(__AVX2__)
+#if defined(TOROID_AVX2)
 typedef char t_bytes32 __attribute__((vector_size(32)));
 typedef char t_bytes16 __attribute__((vector_size(16)));
 template <typename V> __attribute__((noinline, cold)) V t_load_span_copy(const void* p, int n) {
@@ -235,7 +176,7 @@ template <typename V> inline V t_load_span(const void* p, int n) {
     return r;
 }
 #endif
-#if defined(__AVX2__) && !defined(TOROID_BYTE_PERMUTE)
+#if defined(TOROID_AVX2) && !defined(TOROID_BYTE_PERMUTE)
 #define TOROID_BYTE_SHUFFLE 1
 inline t_bytes32 t_load_window32(const void* p, int span) { return t_load_span<t_bytes32>(p, span); }
 // Byte i of the result is byte idx[i] (0..31) of a; sel is idx shifted left by 3 (bit 4,
@@ -252,7 +193,7 @@ inline t_bytes32 t_permute_bytes32(t_bytes32 a, t_bytes32 idx, t_bytes32 sel) {
 // AVX2 without AVX-512: windows of 16 4-byte words, read by two masked loads of 8 (a masked
 // load touches only the words its mask selects) and permuted by two 8-word permutes and a
 // blend.
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if defined(TOROID_AVX2) && !defined(TOROID_AVX512F)
 #define TOROID_WORD_SHUFFLE 1
 typedef float t_floats8 __attribute__((vector_size(32)));
 typedef int t_ints8 __attribute__((vector_size(32)));
@@ -272,7 +213,7 @@ inline t_floats8 t_permute2_words8(t_floats8 a, t_ints8 idx, t_floats8 b) {
 }
 #endif
 
-#if defined(__AVX512F__)
+#if defined(TOROID_AVX512F)
 #define TOROID_WORD_PERMUTE 1
 typedef float t_floats16 __attribute__((vector_size(64)));
 typedef int t_ints16 __attribute__((vector_size(64)));
@@ -339,7 +280,7 @@ template <int From, int To, typename B, int... I> inline auto t_low_bytes(B b, t
 template <typename V, typename X> inline V convert_v(X x) {
     using S = elem_t<X>;
     using D = elem_t<V>;
-#if defined(__AVX512F__) && !defined(__clang__)
+#if defined(TOROID_AVX512F) && !defined(__clang__)
     // GCC: one extend instruction (its generic lowering splits them by its preferred width).
     if constexpr (kLanes == 16 && std::is_integral_v<D> && sizeof(D) == 4 && std::is_same_v<S, std::uint8_t>) {
         typedef char v16qi __attribute__((vector_size(16)));
@@ -353,7 +294,7 @@ template <typename V, typename X> inline V convert_v(X x) {
         return __builtin_convertvector(convert_v<vec<std::int32_t>>(x), V);
     }
 #endif
-#if defined(__AVX2__) && !defined(__AVX512F__) && !defined(__clang__)
+#if defined(TOROID_AVX2) && !defined(TOROID_AVX512F) && !defined(__clang__)
     // GCC, AVX2: one extend instruction for 8 bytes or 16-bit lanes to 32-bit ones (its
     // generic lowering extends to 16 bits, splits, and extends each half).
     if constexpr (kLanes == 8 && std::is_integral_v<D> && sizeof(D) == 4 && sizeof(S) <= 2 && std::is_integral_v<S>) {
@@ -373,7 +314,7 @@ template <typename V, typename X> inline V convert_v(X x) {
         return __builtin_convertvector(convert_v<vec<std::int32_t>>(x), V);
     }
 #endif
-#if !defined(__AVX512F__)
+#if !defined(TOROID_AVX512F)
     // Integers narrowed without AVX-512's truncating moves: GCC lowers
     // __builtin_convertvector(int32 lanes, bytes) into one extract and one scalar store per
     // lane. The low bytes of each lane picked by one byte shuffle are the same truncation, and
@@ -431,7 +372,7 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
     // compilers' builtins (the intrinsics' header, <immintrin.h>, would cost more to parse
     // than the kernels). All lanes enabled, scale 4.
     if constexpr (sizeof(T) == 4 && std::is_same_v<elem_t<I>, std::int32_t>) {
-#if defined(__AVX512F__)
+#if defined(TOROID_AVX512F)
         if constexpr (kLanes == 16) {
             if constexpr (std::is_same_v<T, float>)
                 return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv16sf(vec<float>{}, p, off, static_cast<unsigned short>(0xffff), 4));
@@ -439,7 +380,7 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
                 return reinterpret_cast<vec<T>>(__builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, off, static_cast<unsigned short>(0xffff), 4));
         }
 #endif
-#if defined(__AVX2__)
+#if defined(TOROID_AVX2)
         if constexpr (kLanes == 8) {
 #if defined(__clang__)
             if constexpr (std::is_same_v<T, float>)
@@ -465,12 +406,12 @@ template <typename T, typename I> inline vec<T> gather_v(const T* p, I off) {
 // The 4-byte words at byte offsets at[i] from p: the hardware gather (scale 1) at 16 lanes
 // with AVX-512F and 8 with AVX2, else word by word.
 template <typename I> inline vec<std::int32_t> gather_words_at(const std::uint8_t* p, I at) {
-#if defined(__AVX512F__)
+#if defined(TOROID_AVX512F)
     if constexpr (kLanes == 16)
         return reinterpret_cast<vec<std::int32_t>>(
             __builtin_ia32_gathersiv16si(vec<std::int32_t>{}, p, at, static_cast<unsigned short>(0xffff), 1));
 #endif
-#if defined(__AVX2__)
+#if defined(TOROID_AVX2)
     if constexpr (kLanes == 8) {
 #if defined(__clang__)
         return __builtin_ia32_gatherd_d256(vec<std::int32_t>{}, reinterpret_cast<const int*>(p), at, vec<std::int32_t>{} - 1, 1);
@@ -1141,7 +1082,7 @@ template <typename T> inline pair_v<std::int16_t> t_widen_pairs(pair_v<T> both) 
     if constexpr (sizeof(T) == 2) {
         return reinterpret_cast<pair_v<std::int16_t>>(both);
     } else {
-#if defined(__AVX512BW__) && !defined(__clang__)
+#if defined(TOROID_AVX512BW) && !defined(__clang__)
         // GCC: one extend instruction (its generic lowering splits it by its preferred width).
         if constexpr (kLanes == 16) {
             typedef char v32qi __attribute__((vector_size(32)));
@@ -1223,14 +1164,14 @@ inline pair_v<std::uint8_t> gather_window_pairs(const std::uint8_t* p, const lan
 // Lane i: a[2i] * b[2i] + a[2i+1] * b[2i+1] + acc[i]. The instruction of the vector width
 // (TOROID_MADD: 512-bit with AVX-512BW, 256 with AVX2, 128 with SSE2), else plain code.
 #undef TOROID_MADD  // this part is pasted once per lane count; the macro is per paste
-#if defined(__AVX512BW__) && TOROID_LANES == 16
+#if defined(TOROID_AVX512BW) && TOROID_LANES == 16
 #define TOROID_MADD 512
-#elif defined(__AVX2__) && TOROID_LANES == 8
+#elif defined(TOROID_AVX2) && TOROID_LANES == 8
 #define TOROID_MADD 256
 #elif defined(__SSE2__) && TOROID_LANES == 4
 #define TOROID_MADD 128
 #endif
-#if defined(__AVX512VNNI__) && TOROID_LANES == 16
+#if defined(TOROID_AVX512VNNI) && TOROID_LANES == 16
 // acc + the pair sums of a * b in one instruction (vpdpwssd, AVX512-VNNI).
 inline vec<std::int32_t> t_dpwssd(vec<std::int32_t> acc, pair_v<std::int16_t> a, pair_v<std::int16_t> b) {
     typedef int v16si __attribute__((vector_size(64)));
@@ -1248,7 +1189,7 @@ inline vec<std::int32_t> t_madd_pairs(vec<std::int32_t> acc, pair_v<std::int16_t
     typedef int v16si __attribute__((vector_size(64)));
     const v32hi x = reinterpret_cast<v32hi>(a), y = reinterpret_cast<v32hi>(b);
     (void)static_cast<v16si*>(nullptr);
-#if defined(TOROID_MADD_VNNI) && defined(__AVX512VNNI__)
+#if defined(TOROID_MADD_VNNI) && defined(TOROID_AVX512VNNI)
     return t_dpwssd(acc, a, b);
 #elif defined(__clang__)
     return acc + reinterpret_cast<vec<std::int32_t>>(__builtin_ia32_pmaddwd512(x, y));
@@ -1284,7 +1225,7 @@ inline vec<std::int32_t> mul16_v(vec<std::int32_t> a, vec<std::int32_t> b) {
 // vpdpwssd with AVX512-VNNI (a tap loop's accumulators: on the Intel host 1.11x over the
 // uint8 antialiased rows against pmaddwd and an add, docs/results/history.md section 17).
 inline vec<std::int32_t> dp16_v(vec<std::int32_t> acc, vec<std::int32_t> a, vec<std::int32_t> b) {
-#if defined(__AVX512VNNI__) && TOROID_LANES == 16
+#if defined(TOROID_AVX512VNNI) && TOROID_LANES == 16
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));
 #elif defined(TOROID_MADD)
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(a), reinterpret_cast<pair_v<std::int16_t>>(b));
@@ -1334,7 +1275,7 @@ inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint
     // The upper half of the load is left undefined: tl.idx picks bytes 0..31 only.
     const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes_low32(m, p), tl.idx);
     const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(t_broadcast_bytes16(w));
-#if defined(__AVX512VNNI__)
+#if defined(TOROID_AVX512VNNI)
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
@@ -1369,7 +1310,7 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
     for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(j / C * 4 + j % C);
     t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
 }
-#elif defined(__AVX2__) && TOROID_LANES == 8
+#elif defined(TOROID_AVX2) && TOROID_LANES == 8
 // The same form in 32-byte registers (AVX2; also AVX2 code built with -march of a larger
 // CPU): one output pixel over 4 consecutive taps in 16 int16 lanes, lane 8i + 2s + t holding
 // channel s of tap 2i + t (the pixel bytes of taps 0-3 in both 128-bit halves, each half's

@@ -58,8 +58,8 @@ struct Instance {
     schedule::Binding binding;
 };
 
-const schedule::Target& host_target() {
-    static const schedule::Target t = schedule::Target::host_cpu();
+const Target& host_target() {
+    static const Target t = Target::host_cpu();
     return t;
 }
 
@@ -73,10 +73,14 @@ CompilerConfig jit_config() {
     // A CPU named by $TOROID_CPU_TARGET: its code is compiled for that CPU's level, as the
     // catalogue builds it ($TOROID_CXXFLAGS, when set, still decides): with -march=native on
     // a larger CPU the preamble would take the larger CPU's forms for the named one's lanes.
-    if (const schedule::Target& t = host_target(); t.named && std::getenv("TOROID_CXXFLAGS") == nullptr) {
+    const Target& t = host_target();
+    if (t.named && std::getenv("TOROID_CXXFLAGS") == nullptr) {
         c.optimization_flags = {"-O3"};
         for (const std::string& f : isa_level(t.isa_level()).flags) c.optimization_flags.push_back(f);
     }
+    // The target's features, which the generated source defines for the preamble, are the
+    // compiler's too, whatever -march it was given ($TOROID_CXXFLAGS included).
+    for (const std::string& f : t.features.compiler_flags()) c.optimization_flags.push_back(f);
     return c;
 }
 

@@ -112,13 +112,13 @@ cuda::Compiler& nvrtc_compiler() {
     return c;
 }
 
-schedule::Target target_for(const cuda::Device& d) {
-    schedule::Target t = schedule::Target::cuda(d.arch());
+Target target_for(const cuda::Device& d) {
+    Target t = Target::cuda(d.arch());
     t.block_threads = kBlockThreads;
     return t;
 }
 
-ir::Program schedule_for_cuda(const ir::Graph& g, ir::IndexWidth width, const schedule::Target& target,
+ir::Program schedule_for_cuda(const ir::Graph& g, ir::IndexWidth width, const Target& target,
                               std::vector<schedule::PassDump>* dumps) {
     schedule::Options so;
     so.target = target;
@@ -345,7 +345,7 @@ std::shared_ptr<const CudaArtifact> compile_cuda(const ir::Graph& g, ir::IndexWi
     auto art = std::make_shared<CudaArtifact>();
     const std::filesystem::path debug = options.debug_dir;
     std::vector<schedule::PassDump> dumps;
-    const schedule::Target target = target_for(dev);
+    const Target target = target_for(dev);
     art->program = schedule_for_cuda(g, width, target, debug.empty() ? nullptr : &dumps);
     art->output_layout = g.channels_last ? Layout::ChannelsLast : Layout::Contiguous;
     art->source = codegen::generate_cuda(art->program, target.block_threads);
@@ -725,7 +725,7 @@ namespace {
 
 std::string source_for(const Pipeline& p, const TensorSpec& in, const std::string& arch, bool batched) {
     const std::vector<ShapeInfo> shapes = infer_shapes(p, ShapeInfo{in.dtype, in.shape});
-    schedule::Target target = schedule::Target::cuda(arch);
+    Target target = Target::cuda(arch);
     target.block_threads = kBlockThreads;
     driver::Decomposed d = driver::decompose_for(p, in, shapes, false, target.name(), {});
     const ir::Program prog = schedule_for_cuda(d.graph, d.width, target, nullptr);

@@ -103,17 +103,12 @@ Scalar add_in(Type t, Scalar a, Scalar b, Reduce kind = Reduce::Add) {
 
 }  // namespace
 
-float torch_pow(float a, float b) {
-    if (b == 0.0f) return 1.0f;
-    if (b == 1.0f) return a;
-    if (b == 0.5f) return std::sqrt(a);
-    if (b == -0.5f) return 1.0f / std::sqrt(a);
-    if (b == -1.0f) return 1.0f / a;
-    if (b == 2.0f) return a * a;
-    if (b == 3.0f) return a * a * a;
-    if (b == -2.0f) return 1.0f / (a * a);
-    return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
-}
+// The kernels' scalar helpers (one text with both preambles).
+namespace kernel_math {
+#include "core/scalar_math.h"
+}  // namespace kernel_math
+
+float torch_pow(float a, float b) { return kernel_math::t_pow(a, b); }
 
 Scalar normalize_value(Type t, Scalar v) {
     switch (t) {

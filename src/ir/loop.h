@@ -13,6 +13,7 @@
 
 #include "ir/expr.h"
 #include "ir/graph.h"
+#include "target/cpu_features.h"
 
 #include <cstdint>
 #include <string>
@@ -164,6 +165,9 @@ struct GpuFusion {
 };
 
 struct Program {
+    // CPU targets: the instruction-set features the program was scheduled for; the
+    // generated source defines them for the preamble (target/cpu_features.h).
+    CpuFeatures cpu_features;
     std::vector<Buffer> buffers;  // indexed by buffer id
     std::vector<Kernel> kernels;
     std::vector<GpuFusion> gpu_fusions;  // GPU targets (schedule/gpu_fuse.h)

@@ -29,18 +29,12 @@ float clamp_to(float v, float hi) {
     return std::min(std::max(v, 0.0f), hi);
 }
 
-// PyTorch's CPU pow of a float tensor by a scalar (pow_tensor_scalar and its special cases).
-float torch_pow(float a, float b) {
-    if (b == 0.0f) return 1.0f;
-    if (b == 1.0f) return a;
-    if (b == 0.5f) return std::sqrt(a);
-    if (b == -0.5f) return 1.0f / std::sqrt(a);
-    if (b == -1.0f) return 1.0f / a;
-    if (b == 2.0f) return a * a;
-    if (b == 3.0f) return a * a * a;
-    if (b == -2.0f) return 1.0f / (a * a);
-    return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
-}
+// PyTorch's CPU pow of a float tensor by a scalar (pow_tensor_scalar and its special
+// cases): the kernels' own helper (core/scalar_math.h).
+namespace kernel_math {
+#include "core/scalar_math.h"
+}  // namespace kernel_math
+using kernel_math::t_pow;
 
 constexpr float kToFloat = static_cast<float>(1.0 / 255.0);
 constexpr float kToByte = static_cast<float>(255.0 + 1.0 - 1e-3);
@@ -225,7 +219,7 @@ Tensor color(const ColorOp& op, const Tensor& in, int threads) {
                 case ColorFn::Gamma: {
                     float v = value(n, c, h, w);
                     if (u8) v *= kToFloat;
-                    v = torch_pow(v, gamma);
+                    v = t_pow(v, gamma);
                     if (op.gain != 1.0) v = clamp_to(v * gain, 1.0f);
                     store(n, c, h, w, u8 ? to_byte(v) : v);
                     break;

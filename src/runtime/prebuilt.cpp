@@ -18,39 +18,6 @@ namespace toroid {
 
 namespace fs = std::filesystem;
 
-const std::vector<IsaLevel>& isa_levels() {
-    static const std::vector<IsaLevel> levels = {
-        {"x86-64-v4-vbmi-vnni", {"-march=x86-64-v4", "-mavx512vbmi", "-mavx512vnni", "-mtune=generic"}},
-        {"x86-64-v4", {"-march=x86-64-v4", "-mtune=generic"}},
-        {"x86-64-v3", {"-march=x86-64-v3", "-mtune=generic"}},
-    };
-    return levels;
-}
-
-const IsaLevel& isa_level(std::string_view name) {
-    std::string known;
-    for (const IsaLevel& l : isa_levels()) {
-        if (l.name == name) return l;
-        known += (known.empty() ? "" : ", ") + l.name;
-    }
-    fail("unknown instruction-set level '{}' (known: {})", printable(std::string(name)), known);
-}
-
-bool isa_supported(std::string_view name) {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    const bool v3 = __builtin_cpu_supports("x86-64-v3");
-    const bool v4 = __builtin_cpu_supports("x86-64-v4");
-    if (name == "x86-64-v3") return v3;
-    if (name == "x86-64-v4") return v4;
-    if (name == "x86-64-v4-vbmi-vnni")
-        return v4 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni");
-#else
-    (void)name;
-#endif
-    return false;
-}
-
 std::string prebuilt_key_of_digest(const std::string& source_sha256, const IsaLevel& level,
                                    const std::vector<std::string>& extra_flags) {
     std::vector<std::string> parts = {source_sha256, level.name};

@@ -7,27 +7,14 @@
 // (runtime/jit.h).
 #pragma once
 
+#include "target/isa_level.h"
+
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace toroid {
-
-// An instruction-set level a prebuilt module is compiled for.
-struct IsaLevel {
-    std::string name;                // e.g. "x86-64-v4"
-    std::vector<std::string> flags;  // the compiler flags that select it, e.g. -march=x86-64-v4
-};
-
-// The levels, best first: x86-64-v4+vbmi+vnni (AVX-512 with byte permutes and VNNI: Ice Lake
-// and later Xeons, Zen 4), x86-64-v4 (AVX-512 F/BW/CD/DQ/VL), x86-64-v3 (AVX2, FMA, BMI2).
-// Compiled with -mtune=generic: the code runs on every CPU of its level.
-const std::vector<IsaLevel>& isa_levels();
-// The level named `name`; throws toroid::Error naming the known ones when there is none.
-const IsaLevel& isa_level(std::string_view name);
-// Whether this CPU runs code of the level named `name` (false for unknown names).
-bool isa_supported(std::string_view name);
 
 // The key of a prebuilt module: the source, the level and the flags every build of the
 // runtime's caller gets (e.g. -fopenmp -ffp-contract=off); not the compiler's identity.

@@ -23,7 +23,7 @@
 #pragma once
 
 #include "ir/loop.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 namespace toroid::schedule {
 

@@ -28,7 +28,7 @@
 
 #include "ir/loop.h"
 #include "schedule/bind.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <array>
 #include <cstdint>

@@ -19,7 +19,7 @@
 #pragma once
 
 #include "ir/loop.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <optional>
 #include <vector>

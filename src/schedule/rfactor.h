@@ -15,7 +15,7 @@
 #pragma once
 
 #include "ir/loop.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <functional>
 #include <optional>

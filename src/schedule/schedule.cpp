@@ -251,6 +251,7 @@ struct Scheduler {
     Program lower() {
         Program prog;
         prog.index_width = options.index_width;
+        prog.cpu_features = options.target.features;
         for (std::size_t i = 0; i < g.params().size(); ++i)
             prog.params.push_back(ProgramParam{g.params()[i].name, g.params()[i].kind,
                                                ParamSource{ParamSource::Kind::Graph, static_cast<int>(i), -1, -1}});

@@ -28,7 +28,7 @@
 
 #include "ir/graph.h"
 #include "ir/loop.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <string>
 #include <vector>

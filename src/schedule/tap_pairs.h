@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/loop.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <optional>
 

@@ -63,7 +63,13 @@ TEST(CpuPreamble, GeneratedSourceEmbedsTheHeader) {
     ASSERT_FALSE(header.empty()) << kHeader;
     const std::size_t split = header.find(codegen::kLaneSplit);
     ASSERT_NE(split, std::string::npos) << "no per-lane-count part in " << kHeader;
-    const std::string common = header.substr(0, split), vectors = header.substr(split);
+    std::string common = header.substr(0, split);
+    const std::string vectors = header.substr(split);
+    // The shared scalar helpers stand where the header includes them.
+    const std::string include = "#include \"../core/scalar_math.h\"\n";
+    const std::size_t at = common.find(include);
+    ASSERT_NE(at, std::string::npos);
+    common.replace(at, include.size(), slurp(kHeader.parent_path().parent_path() / "core" / "scalar_math.h"));
     // Without vector loops, the scalar part alone.
     const std::string scalar = codegen::generate_cpp(ir::Program{}, 16);
     EXPECT_NE(scalar.find(common), std::string::npos);
@@ -559,41 +565,36 @@ using jit_test::Variant;
 
 // The widths whose hardware gathers this machine can run, plus a width without them.
 std::vector<Variant> runnable_variants() {
+    using F = CpuFeature;
     std::vector<Variant> v = {{4, {}}, {32, {}}};
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2")) {
-        v.push_back({8, {"-mavx2"}});
-        v.push_back({16, {"-mavx2"}});  // AVX2 byte windows at 8, 16 and 32 lanes
-        v.push_back({32, {"-mavx2"}});
-    }
-    if (__builtin_cpu_supports("avx512f")) {
-        v.push_back({16, {"-mavx512f"}});
-        v.push_back({8, {"-mavx512f"}});  // AVX-512 compiler, 8 lanes: the AVX2 gather
-        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi")) {
-            v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
-            v.push_back({64, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // a register of bytes
-            if (__builtin_cpu_supports("avx512vl"))  // 32-byte masked loads (taps in lanes)
-                v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vl"}});
-        }
-        if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
-            v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni"}});  // vpdpwssd
-    }
+    v.push_back({8, {F::Avx2}});
+    v.push_back({16, {F::Avx2}});  // AVX2 byte windows at 8, 16 and 32 lanes
+    v.push_back({32, {F::Avx2}});
+    v.push_back({16, {F::Avx512F}});
+    v.push_back({8, {F::Avx512F}});    // AVX-512 compiler, 8 lanes: the AVX2 gather
+    v.push_back({16, {F::Avx512Vbmi}});  // the byte permutes
+    v.push_back({64, {F::Avx512Vbmi}});  // a register of bytes
+    v.push_back({16, {F::Avx512Vbmi, F::Avx512VL}});  // 32-byte masked loads (taps in lanes)
+    v.push_back({16, {F::Avx512BW, F::Avx512Vnni}});  // vpdpwssd
+    // Features the compiler has but the target does not (its code runs where the compiler's
+    // do): the preamble keeps to the target's.
+    if (CpuFeatures::host().contains({F::Avx512Vbmi}))
+        v.push_back({16, {F::Avx2}, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});
 #endif
-    return v;
+    return jit_test::runnable(std::move(v));
 }
 
 void check_with(const std::string& cxx, const fs::path& cache) {
     for (const Variant& v : runnable_variants()) {
-        SCOPED_TRACE(cxx + " lanes " + std::to_string(v.lanes));
+        SCOPED_TRACE(cxx + " " + v.name());
         CompilerConfig c;
         c.cxx = cxx;
         c.optimization_flags = {"-O2"};
-        c.extra_flags = v.flags;
+        c.extra_flags = v.flags();
         c.cache_dir = cache;
         JitCompiler jit(c);
-        std::string src = "#define TOROID_LANES " + std::to_string(v.lanes) + "\n#define TOROID_REVERSE ";
-        for (int i = v.lanes - 1; i >= 0; --i) src += std::to_string(i) + (i > 0 ? ", " : "\n");
-        src += "#include \"" + kHeader.string() + "\"\n#include \"" +
+        std::string src = v.prefix() + "#include \"" + kHeader.string() + "\"\n#include \"" +
                (kHeader.parent_path().parent_path() / "core" / "half.h").string() + "\"\n" + kCheck + kCheckBytes +
                kCheckNarrow;
         auto module = jit.load(src, "check_gathers");

@@ -25,9 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-schedule::Target cpu_target(int vector_bytes, bool byte_permute) {
-    schedule::Target t;
-    t.kind = schedule::TargetKind::Cpu;
+Target cpu_target(int vector_bytes, bool byte_permute) {
+    Target t;
+    t.kind = TargetKind::Cpu;
     t.vector_bytes = vector_bytes;
     t.byte_permute = byte_permute;
     t.byte_tables = byte_permute;
@@ -36,7 +36,7 @@ schedule::Target cpu_target(int vector_bytes, bool byte_permute) {
     return t;
 }
 
-ir::Program program(const std::string& json, const schedule::Target& target, DType dtype, Dims shape, Layout layout) {
+ir::Program program(const std::string& json, const Target& target, DType dtype, Dims shape, Layout layout) {
     schedule::Options o;
     o.target = target;
     return schedule::schedule(decomp::decompose(parse_pipeline(json, "."), TensorSpec{dtype, shape, dense_strides(shape, layout)}),
@@ -77,11 +77,11 @@ const Dims kImage{1, 3, 37, 53};
 TEST(Golden, CppKernels) {
     const auto vbmi = cpu_target(64, true), avx2 = cpu_target(32, false);
     auto avx2_lanes = avx2;  // TOROID_CPU_TARGET=avx2: taps in lanes on every channels-last row
-    avx2_lanes.tap_lanes_span = schedule::Target::kTapLanesSpanAvx2;
+    avx2_lanes.tap_lanes_span = Target::kTapLanesSpanAvx2;
     struct Case {
         const char* name;
         const char* json;
-        schedule::Target target;
+        Target target;
         DType dtype;
         Layout layout;
     } cases[] = {
@@ -107,7 +107,7 @@ TEST(Golden, CppKernels) {
 }
 
 TEST(Golden, CudaKernels) {
-    const auto cuda = schedule::Target::cuda("sm_90");
+    const auto cuda = Target::cuda("sm_90");
     struct Case {
         const char* name;
         const char* json;

@@ -11,7 +11,7 @@
 #include "../engine/engine_test_support.h"
 #include "io/npy.h"
 #include "jit_test_support.h"
-#include "schedule/target.h"
+#include "target/target.h"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +36,7 @@ using jit_test::slurp;
 
 // Whether this CPU's own code has the form.
 bool host_has_tap_lanes() {
-    const schedule::Target t = schedule::Target::host_cpu();
+    const Target t = Target::host_cpu();
     return (t.byte_permute && t.vector_bytes == 64) || (t.byte_windows && t.vector_bytes == 32);
 }
 

@@ -127,18 +127,17 @@ using jit_test::Variant;
 
 // The plain fallback (no SSE2 at 4 lanes: the loop), and each instruction this machine runs.
 std::vector<Variant> runnable_variants() {
-    std::vector<Variant> v = {{4, {"-mno-sse2"}}, {4, {}}};
+    using F = CpuFeature;
+    std::vector<Variant> v = {{4, {}}};
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx2")) v.push_back({8, {"-mavx2"}});
-    if (__builtin_cpu_supports("avx512f")) v.push_back({16, {"-mavx512f"}});
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
-        v.push_back({16, {"-mavx512f", "-mavx512bw"}});
-        if (__builtin_cpu_supports("avx512vnni"))  // vpdpwssd, compiled on request
-            v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vnni", "-DTOROID_MADD_VNNI"}});
-        if (__builtin_cpu_supports("avx512vbmi")) v.push_back({16, {"-mavx512f", "-mavx512bw", "-mavx512vbmi"}});  // the byte permutes
-    }
+    v.push_back({4, {}, {"-mno-sse2"}});
+    v.push_back({8, {F::Avx2}});
+    v.push_back({16, {F::Avx512F}});
+    v.push_back({16, {F::Avx512BW}});
+    v.push_back({16, {F::Avx512BW, F::Avx512Vnni}, {"-DTOROID_MADD_VNNI"}});  // vpdpwssd, compiled on request
+    v.push_back({16, {F::Avx512Vbmi}});                                        // the byte permutes
 #endif
-    return v;
+    return jit_test::runnable(std::move(v));
 }
 
 class TapPairs : public ::testing::Test {
@@ -154,18 +153,14 @@ protected:
 
     void check_with(const std::string& cxx) {
         for (const Variant& v : runnable_variants()) {
-            std::string flags;
-            for (const std::string& f : v.flags) flags += " " + f;
-            SCOPED_TRACE(cxx + " lanes " + std::to_string(v.lanes) + flags);
+            SCOPED_TRACE(cxx + " " + v.name());
             CompilerConfig c;
             c.cxx = cxx;
             c.optimization_flags = {"-O2"};
-            c.extra_flags = v.flags;
+            c.extra_flags = v.flags();
             c.cache_dir = dir_ / "cache";
             JitCompiler jit(c);
-            std::string src = "#define TOROID_LANES " + std::to_string(v.lanes) + "\n#define TOROID_REVERSE ";
-            for (int i = v.lanes - 1; i >= 0; --i) src += std::to_string(i) + (i > 0 ? ", " : "\n");
-            src += "#include \"" + kHeader.string() + "\"\n" + kCheck;
+            std::string src = v.prefix() + "#include \"" + kHeader.string() + "\"\n" + kCheck;
             auto module = jit.load(src, "check_tap_pairs");
             EXPECT_EQ(module->lookup<int (*)()>("check_tap_pairs")(), 0);
             EXPECT_EQ(module->lookup<int (*)()>("check_window_pairs")(), 0);

@@ -24,7 +24,7 @@ std::string cpu_source(const std::string& json, DType dt, const schedule::Option
 bool has(const std::string& src, const std::string& what) { return src.find(what) != std::string::npos; }
 
 TEST(ToneCodegen, ReductionsAndPowOnEveryTarget) {
-    for (const schedule::Target& t : {schedule::Target::host_cpu(), schedule::Target::host_cpu().scalar()}) {
+    for (const Target& t : {Target::host_cpu(), Target::host_cpu().scalar()}) {
         schedule::Options o;
         o.target = t;
         for (DType dt : {DType::UInt8, DType::Float32}) {

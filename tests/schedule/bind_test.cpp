@@ -36,7 +36,7 @@ struct Bound {
     schedule::Binding binding;
 };
 
-Bound bind_for(const std::string& json, const TensorSpec& in, const schedule::Target& target) {
+Bound bind_for(const std::string& json, const TensorSpec& in, const Target& target) {
     Bound b;
     b.graph = decomp::decompose(parse_pipeline(json, "."), in);
     schedule::Options o;
@@ -142,7 +142,7 @@ TEST(Bind, CropAfterResizeReadsOnlyTheRowsTheCropNeeds) {
         {"op": "center_crop", "size": 224}, {"op": "convert", "dtype": "float32", "scale": true},
         {"op": "normalize", "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}])";
     const TensorSpec in = spec_of(DType::UInt8, {1, 3, 500, 700}, Layout::ChannelsLast);
-    const Bound b = bind_for(json, in, schedule::Target::host_cpu());
+    const Bound b = bind_for(json, in, Target::host_cpu());
     const ir::Buffer* temp = nullptr;
     for (const ir::Buffer& buf : b.program.buffers)
         if (buf.role == ir::BufferRole::Temp) temp = &buf;
@@ -175,7 +175,7 @@ TEST(Bind, CropAfterResizeReadsOnlyTheRowsTheCropNeeds) {
     EXPECT_EQ(region[3].first, left);                     // the columns: the crop's
     EXPECT_EQ(region[3].second, left + 224);
     // Tight: one row less and the check below finds a read outside (the check can fail).
-    Bound small = bind_for(json, spec_of(DType::UInt8, {1, 3, 50, 70}, Layout::ChannelsLast), schedule::Target::host_cpu());
+    Bound small = bind_for(json, spec_of(DType::UInt8, {1, 3, 50, 70}, Layout::ChannelsLast), Target::host_cpu());
     EXPECT_GT(expect_regions_cover_reads(small), 0);
     for (const ir::Buffer& buf : small.program.buffers)
         if (buf.role == ir::BufferRole::Temp) small.binding.shapes[static_cast<std::size_t>(buf.id)][2] -= 1;
@@ -214,12 +214,12 @@ TEST(Bind, RegionsCoverEveryReadOnCpuAndGpuPrograms) {
             {"op": "resize", "mode": "bilinear", "antialias": true, "size": [8, 8]}, {"op": "center_crop", "size": 5}])",
     };
     const std::vector<Dims> sizes = {{1, 3, 31, 40}, {1, 3, 40, 31}, {2, 1, 9, 13}, {1, 3, 1, 7}, {1, 3, 7, 1}, {1, 2, 1, 1}};
-    const schedule::Target targets[] = {schedule::Target::host_cpu(), schedule::Target::cuda("sm_90")};
+    const Target targets[] = {Target::host_cpu(), Target::cuda("sm_90")};
     std::int64_t checked = 0;
     for (const std::string& json : pipelines)
         for (const Dims& s : sizes)
             for (Layout l : {Layout::Contiguous, Layout::ChannelsLast})
-                for (const schedule::Target& t : targets) {
+                for (const Target& t : targets) {
                     SCOPED_TRACE(json + " on " + std::to_string(s[2]) + "x" + std::to_string(s[3]) +
                                  (l == Layout::ChannelsLast ? " channels-last" : " contiguous") + " for " + t.name());
                     checked += expect_regions_cover_reads(bind_for(json, spec_of(DType::UInt8, s, l), t));

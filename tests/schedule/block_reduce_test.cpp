@@ -19,7 +19,7 @@ ir::Program cuda_program(const std::string& json, DType dtype = DType::UInt8, La
     const Pipeline p = parse_pipeline(json, ".");
     const Dims shape{2, 3, 20, 45};
     schedule::Options o;
-    o.target = schedule::Target::cuda("sm_90");
+    o.target = Target::cuda("sm_90");
     return schedule::schedule(decomp::decompose(p, TensorSpec{dtype, shape, dense_strides(shape, layout)}), o);
 }
 

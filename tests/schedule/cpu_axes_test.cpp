@@ -17,17 +17,17 @@ namespace {
 
 // A CPU target; byte windows come with the byte permute unless given (AVX2: windows
 // without it).
-schedule::Target cpu(int vector_bytes, bool byte_permute, bool byte_windows) {
-    schedule::Target t;
-    t.kind = schedule::TargetKind::Cpu;
+Target cpu(int vector_bytes, bool byte_permute, bool byte_windows) {
+    Target t;
+    t.kind = TargetKind::Cpu;
     t.vector_bytes = vector_bytes;
     t.byte_permute = byte_permute;
     t.byte_windows = byte_windows;
     return t;
 }
-schedule::Target cpu(int vector_bytes, bool byte_permute) { return cpu(vector_bytes, byte_permute, byte_permute); }
+Target cpu(int vector_bytes, bool byte_permute) { return cpu(vector_bytes, byte_permute, byte_permute); }
 
-ir::Program program_for(const std::string& json, DType dt, Layout layout, const schedule::Target& target) {
+ir::Program program_for(const std::string& json, DType dt, Layout layout, const Target& target) {
     const Pipeline p = parse_pipeline(json, ".");
     TensorSpec spec;
     spec.dtype = dt;
@@ -70,7 +70,7 @@ TEST(CpuAxes, KernelsThatMoveBytesFillARegisterWithThem) {
 }
 
 TEST(CpuAxes, KernelsThatComputeKeepFourByteLanes) {
-    const schedule::Target t = cpu(64, true);
+    const Target t = cpu(64, true);
     // Float flips: 16 lanes of 4 bytes.
     const ir::Program f = program_for(kHflip, DType::Float32, Layout::Contiguous, t);
     EXPECT_EQ(f.kernels[0].vector_width, 16) << decisions(f.kernels[0]);
@@ -146,7 +146,7 @@ TEST(CpuAxes, ByteGathersOfTemporariesAndTheInputAreWordGathers) {
     const char* resized_warp = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [200, 210]},
                                    {"op": "affine", "convention": "torchvision", "mode": "bilinear",
                                     "theta": [[0.97, -0.2, 5.0], [0.2, 0.97, -3.0]]}])";
-    schedule::Target t = cpu(64, true);
+    Target t = cpu(64, true);
     t.word_gather = true;
     for (const char* p : {resized_warp, warp}) {
         const ir::Program prog = program_for(p, DType::UInt8, Layout::ChannelsLast, t);
@@ -165,7 +165,7 @@ TEST(CpuAxes, ByteGathersOfTemporariesAndTheInputAreWordGathers) {
 // channel) compute several vectors a step, their tap loops as one; passes whose taps
 // gather (horizontal ones) and kernels with unrolled channels compute one.
 TEST(CpuAxes, VerticalTapLoopsComputeSeveralVectorsAStep) {
-    const schedule::Target t = cpu(64, true);
+    const Target t = cpu(64, true);
     const char* vertical = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [100, 224]}])";
     const char* horizontal = R"([{"op": "resize", "mode": "bilinear", "antialias": true, "size": [224, 100]}])";
     for (DType dt : {DType::UInt8, DType::Float32}) {

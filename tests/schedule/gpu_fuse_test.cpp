@@ -41,7 +41,7 @@ struct Scheduled {
 Scheduled schedule_cuda(const std::string& json, const TensorSpec& spec) {
     Scheduled s{decomp::decompose(parse_pipeline(json, "."), spec), {}};
     schedule::Options o;
-    o.target = schedule::Target::cuda("sm_90");
+    o.target = Target::cuda("sm_90");
     o.index_width = IndexWidth::I32;
     s.program = schedule::schedule(s.graph, o);
     return s;

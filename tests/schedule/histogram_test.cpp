@@ -17,7 +17,7 @@
 namespace toroid {
 namespace {
 
-ir::Program program_for(const std::string& json, const schedule::Target& target, Layout layout = Layout::Contiguous,
+ir::Program program_for(const std::string& json, const Target& target, Layout layout = Layout::Contiguous,
                         DType dtype = DType::UInt8) {
     const Pipeline p = parse_pipeline(json, ".");
     const Dims shape{2, 3, 20, 45};
@@ -34,7 +34,7 @@ std::vector<const ir::Kernel*> histograms(const ir::Program& p) {
 }
 
 TEST(Histogram, EqualizeCountsEachValueInOnePass) {
-    for (const auto& target : {schedule::Target::host_cpu(), schedule::Target::cuda("sm_90")})
+    for (const auto& target : {Target::host_cpu(), Target::cuda("sm_90")})
         for (Layout layout : {Layout::Contiguous, Layout::ChannelsLast})
             for (DType dtype : {DType::UInt8, DType::Float32}) {
                 const ir::Program p = program_for(R"([{"op": "equalize"}])", target, layout, dtype);
@@ -46,13 +46,13 @@ TEST(Histogram, EqualizeCountsEachValueInOnePass) {
                 EXPECT_EQ(f->bins, 256);
                 // CPU: rows and columns of the image; CUDA: a histogram per row (its columns),
                 // summed over the rows (schedule/block_reduce.h, split_image_reductions).
-                EXPECT_EQ(f->sums.size(), target.kind == schedule::TargetKind::Cuda ? 1u : 2u);
+                EXPECT_EQ(f->sums.size(), target.kind == TargetKind::Cuda ? 1u : 2u);
                 EXPECT_EQ(f->key->type, ir::Type::I64);
             }
 }
 
 TEST(Histogram, OtherReductionsAreNotHistograms) {
-    const auto cpu = schedule::Target::host_cpu();
+    const auto cpu = Target::host_cpu();
     EXPECT_TRUE(histograms(program_for(R"([{"op": "autocontrast"}])", cpu)).empty());
     EXPECT_TRUE(histograms(program_for(R"([{"op": "adjust_contrast", "factor": 0.5}])", cpu)).empty());
     EXPECT_TRUE(histograms(program_for(R"([{"op": "resize", "size": [9, 17], "mode": "bilinear", "antialias": true}])", cpu))
@@ -100,10 +100,10 @@ TEST(Histogram, FormIsRefusedWhereTheBinsVaryOrTheTermIsNotACount) {
 }
 
 TEST(Histogram, PrintedAsAScatter) {
-    const std::string cpp = codegen::generate_cpp(program_for(R"([{"op": "equalize"}])", schedule::Target::host_cpu()), 16);
+    const std::string cpp = codegen::generate_cpp(program_for(R"([{"op": "equalize"}])", Target::host_cpu()), 16);
     EXPECT_NE(cpp.find("std::int32_t bins[4][256] = {};"), std::string::npos);
     EXPECT_NE(cpp.find("++bins[3]["), std::string::npos);
-    const std::string cu = codegen::generate_cuda(program_for(R"([{"op": "equalize"}])", schedule::Target::cuda("sm_90")), 128);
+    const std::string cu = codegen::generate_cuda(program_for(R"([{"op": "equalize"}])", Target::cuda("sm_90")), 128);
     EXPECT_NE(cu.find("__shared__ int32_t t_bins[256];"), std::string::npos);
     EXPECT_NE(cu.find("atomicAdd(&t_bins["), std::string::npos);
 }

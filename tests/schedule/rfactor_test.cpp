@@ -19,7 +19,7 @@ ir::Program program_for(const std::string& json, Layout layout) {
     const Pipeline p = parse_pipeline(json, ".");
     const Dims shape{2, 3, 20, 45};
     schedule::Options o;
-    o.target = schedule::Target::host_cpu();
+    o.target = Target::host_cpu();
     return schedule::schedule(decomp::decompose(p, TensorSpec{DType::UInt8, shape, dense_strides(shape, layout)}), o);
 }
 

@@ -48,7 +48,7 @@ TEST(Tabulate, FindsTheOneByteAValueDependsOn) {
     EXPECT_LT(pointwise_cost(sub(iconst(255, Type::U8), x)), kTabulateMinCost);
 }
 
-ir::Program program_for(const std::string& json, const schedule::Target& target) {
+ir::Program program_for(const std::string& json, const Target& target) {
     const Pipeline p = parse_pipeline(json, ".");
     TensorSpec spec{DType::UInt8, {1, 3, 64, 64}, dense_strides({1, 3, 64, 64}, Layout::Contiguous)};
     schedule::Options o;
@@ -56,13 +56,13 @@ ir::Program program_for(const std::string& json, const schedule::Target& target)
     return schedule::schedule(decomp::decompose(p, spec), o);
 }
 
-ir::Program program_for(const std::string& json, schedule::TargetKind kind) {
-    return program_for(json, kind == schedule::TargetKind::Cpu ? schedule::Target::host_cpu() : schedule::Target::cuda("sm_90"));
+ir::Program program_for(const std::string& json, TargetKind kind) {
+    return program_for(json, kind == TargetKind::Cpu ? Target::host_cpu() : Target::cuda("sm_90"));
 }
 
-schedule::Target avx512(bool vbmi) {
-    schedule::Target t;
-    t.kind = schedule::TargetKind::Cpu;
+Target avx512(bool vbmi) {
+    Target t;
+    t.kind = TargetKind::Cpu;
     t.vector_bytes = 64;
     t.word_gather = true;
     t.byte_permute = t.byte_tables = vbmi;
@@ -95,13 +95,13 @@ TEST(Tabulate, IndexArithmeticIsNotTabulated) {
     for (const char* json : {R"([{"op": "pad", "padding": 16, "mode": "reflect"}])",
                              R"([{"op": "flip", "dims": [-1]}, {"op": "pad", "padding": [3, 1], "mode": "symmetric"}])"}) {
         SCOPED_TRACE(json);
-        const ir::Program p = program_for(json, schedule::TargetKind::Cpu);
+        const ir::Program p = program_for(json, TargetKind::Cpu);
         EXPECT_EQ(p.kernels.size(), 1u);
     }
 }
 
 TEST(Tabulate, CpuProgramsReadAGammaCurveFromATable) {
-    const ir::Program cpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", schedule::TargetKind::Cpu);
+    const ir::Program cpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", TargetKind::Cpu);
     ASSERT_EQ(cpu.kernels.size(), 2u);
     const ir::Buffer& table = cpu.buffer(cpu.kernels[0].output);
     EXPECT_EQ(table.role, BufferRole::Temp);
@@ -116,7 +116,7 @@ TEST(Tabulate, CpuProgramsReadAGammaCurveFromATable) {
     EXPECT_EQ(pows, 0);
     EXPECT_EQ(table_reads, 1);
     // CUDA programs keep the pow in the kernel.
-    const ir::Program gpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", schedule::TargetKind::Cuda);
+    const ir::Program gpu = program_for(R"([{"op": "adjust_gamma", "gamma": 0.8}])", TargetKind::Cuda);
     EXPECT_EQ(gpu.kernels.size(), 1u);
 }
 

@@ -1,5 +1,7 @@
-// Target descriptions: the host CPU's vector width, read once.
-#include "schedule/target.h"
+// Target descriptions: the host CPU's features and the choices made from them.
+#include "target/target.h"
+
+#include "target/isa_level.h"
 
 #include "core/error.h"
 
@@ -12,12 +14,7 @@
 #include <optional>
 #include <vector>
 
-namespace toroid::schedule {
-
-int Target::lanes(ir::Type t) const {
-    if (kind != TargetKind::Cpu) return 1;
-    return std::max(1, vector_bytes / static_cast<int>(ir::type_bytes(t)));
-}
+namespace toroid {
 
 std::string Target::name() const {
     if (kind == TargetKind::Cuda) return fmt::format("cuda {} ({} threads a block)", arch, block_threads);
@@ -31,8 +28,7 @@ std::string Target::name() const {
 
 std::string Target::isa_level() const {
     if (kind != TargetKind::Cpu) fail("internal: isa_level() of a {} target", name());
-    if (vector_bytes == 64) return byte_permute ? "x86-64-v4-vbmi-vnni" : "x86-64-v4";
-    return "x86-64-v3";
+    return isa_level_of(features).name;
 }
 
 Target Target::scalar() const {
@@ -58,17 +54,26 @@ namespace {
 // $TOROID_CPU_TARGET: the CPU code is generated for a named feature set instead of the one
 // this process runs on, to read (or compile, with a matching $TOROID_CXXFLAGS -march) the
 // source another machine would get. Running it needs a CPU that has those features.
-std::optional<Target> named_cpu_target(std::string_view name) {
+std::optional<CpuFeatures> named_cpu_features(std::string_view name) {
+    if (name == "avx2") return CpuFeatures::x86_64_v3();
+    if (name == "avx512") return CpuFeatures::x86_64_v4();
+    if (name == "avx512vbmi" || name == "zen4")
+        return CpuFeatures::x86_64_v4() | CpuFeatures{CpuFeature::Avx512Vbmi, CpuFeature::Avx512Vnni};
+    return std::nullopt;
+}
+
+// The scheduling choices a CPU of `features` gets.
+Target cpu_target(const CpuFeatures& features) {
     Target t;
     t.kind = TargetKind::Cpu;
-    t.word_gather = true;
-    if (name == "avx2") t.vector_bytes = 32, t.tap_lanes_span = Target::kTapLanesSpanAvx2;
-    else if (name == "avx512") t.vector_bytes = 64;
-    else if (name == "avx512vbmi") t.vector_bytes = 64, t.byte_permute = true;
-    else if (name == "zen4") t.vector_bytes = 64, t.byte_permute = true, t.tap_lanes_past_window = true;
-    else return std::nullopt;
+    t.features = features;
+    t.vector_bytes = features.contains(CpuFeatures::x86_64_v4()) ? 64 : 32;
+    t.byte_permute = t.vector_bytes == 64 && features.has(CpuFeature::Avx512Vbmi);
     t.byte_tables = t.byte_permute;
-    t.byte_windows = t.byte_permute || t.vector_bytes == 32;
+    t.word_gather = features.has(CpuFeature::Avx2);
+    // The preamble's 32-byte windows: two in-lane byte shuffles and a blend (AVX2).
+    t.byte_windows = t.byte_permute || (t.vector_bytes == 32 && features.has(CpuFeature::Avx2));
+    if (t.vector_bytes == 32) t.tap_lanes_span = Target::kTapLanesSpanAvx2;
     return t;
 }
 
@@ -76,40 +81,24 @@ std::optional<Target> named_cpu_target(std::string_view name) {
 
 Target Target::host_cpu() {
     Target t;
-    t.kind = TargetKind::Cpu;
-    t.vector_bytes = 32;
+    const CpuFeatures host = CpuFeatures::host();
     if (const char* n = std::getenv("TOROID_CPU_TARGET"); n != nullptr && *n != '\0' && std::string_view(n) != "host") {
-        auto named = named_cpu_target(n);
+        auto named = named_cpu_features(n);
         if (!named) fail("TOROID_CPU_TARGET='{}' is not one of host, avx2, avx512, avx512vbmi, zen4", printable(n));
-        t = *named;
+        t = cpu_target(*named);
+        t.tap_lanes_past_window = std::string_view(n) == "zen4";
         t.named = true;
         // The features its code may use; running it elsewhere is an illegal instruction.
-        std::vector<const char*> lacking;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_cpu_init();
-        if (!__builtin_cpu_supports("avx2")) lacking.push_back("avx2");
-        if (t.vector_bytes == 64 && !__builtin_cpu_supports("avx512f")) lacking.push_back("avx512f");
-        if (t.vector_bytes == 64 && !__builtin_cpu_supports("avx512bw")) lacking.push_back("avx512bw");
-        if (t.byte_permute && !__builtin_cpu_supports("avx512vbmi")) lacking.push_back("avx512vbmi");
-#else
-        lacking.push_back("x86-64");
-#endif
-        if (!lacking.empty())
+        if (const CpuFeatures lacking = named->minus(host); !lacking.empty())
             t.cannot_run = fmt::format("TOROID_CPU_TARGET={} generates code for a CPU with {}, which this one lacks",
-                                       printable(n), fmt::join(lacking, ", "));
+                                       printable(n), lacking.names());
     } else {
+        t = cpu_target(host);
 #if defined(__x86_64__) || defined(__i386__)
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) t.vector_bytes = 64;
-        t.byte_permute = t.vector_bytes == 64 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-        t.byte_tables = t.byte_permute;
-        t.word_gather = t.vector_bytes == 64 || __builtin_cpu_supports("avx2");
-        // The preamble's 32-byte windows: AVX2 code (-march=native without AVX-512).
-        t.byte_windows = t.byte_permute || (t.vector_bytes == 32 && __builtin_cpu_supports("avx2"));
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes
         // while one tap of 16 outputs fits one window, and slower past it.
+        __builtin_cpu_init();
         if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_past_window = true;
-        if (t.vector_bytes == 32) t.tap_lanes_span = kTapLanesSpanAvx2;
 #endif
     }
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') {
@@ -121,4 +110,4 @@ Target Target::host_cpu() {
     return t;
 }
 
-}  // namespace toroid::schedule
+}  // namespace toroid

@@ -1,17 +1,25 @@
 // What the scheduler and the code generators know of the machine a program is compiled
 // for: one description read by both, so that what --explain reports is what is generated.
+// A CPU target is a feature set (cpu_features.h: its compiler flags and the preamble's
+// defines) and the scheduling choices made from it. Leaf layer: target/ includes nothing
+// of toroid's but itself.
 #pragma once
 
-#include "ir/expr.h"
+#include "target/cpu_features.h"
 
+#include <cstdint>
 #include <string>
 
-namespace toroid::schedule {
+namespace toroid {
 
 enum class TargetKind : std::uint8_t { Cpu, Cuda };
 
 struct Target {
     TargetKind kind = TargetKind::Cpu;
+    // CPU: the instruction-set features its code may use. The generated source defines them
+    // for the preamble and the compiler gets them as flags; every field below that names an
+    // ISA form is chosen from them (host_cpu, the named targets).
+    CpuFeatures features;
     // CPU: bytes of one SIMD register the vector loops are written for (32: AVX2, 64: AVX-512).
     int vector_bytes = 32;
     // CPU: a byte permute across a 64-byte register pair (AVX-512 VBMI): byte gathers whose
@@ -68,15 +76,12 @@ struct Target {
     // preamble's feature tests see what the scheduler assumed.
     bool named = false;
 
-    // Elements of type t in one vector loop iteration (CPU); 1 where there are no vector loops.
-    int lanes(ir::Type t) const;
     // Lanes of every explicit vector in a kernel: kernels are written for one lane count.
     int kernel_lanes() const { return kind == TargetKind::Cpu ? vector_bytes / 4 : 1; }
 
     std::string name() const;  // e.g. "cpu (64-byte vectors)"
     // CPU: the instruction-set level (runtime/prebuilt.h) its code needs, to build it ahead of
-    // time: x86-64-v3 for 32-byte vectors, x86-64-v4 for 64, x86-64-v4-vbmi-vnni with byte
-    // permutes (the VNNI tap sums come with them).
+    // time: the best level whose features `features` holds (x86-64-v3 at least).
     std::string isa_level() const;
 
     // This CPU target without explicit vectors or the forms that need them (explicit_vectors).
@@ -88,4 +93,4 @@ struct Target {
     static Target cuda(const std::string& arch);
 };
 
-}  // namespace toroid::schedule
+}  // namespace toroid
