@@ -36,7 +36,7 @@
 namespace toroid {
 namespace {
 
-constexpr int kBlockThreads = 128;
+constexpr int kBlockThreads = Target::kCudaBlockThreads;
 
 std::string dims_text(const Dims& d) { return fmt::format("({}, {}, {}, {})", d[0], d[1], d[2], d[3]); }
 

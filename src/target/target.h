@@ -66,7 +66,8 @@ struct Target {
     // channels-last resize 0.80x the time of span 32, alternating runs).
     static constexpr int kTapLanesSpanAvx2 = 0;
     // GPU: threads of a block (along grid x) and the architecture the code is built for.
-    int block_threads = 128;
+    static constexpr int kCudaBlockThreads = 128;  // every CUDA kernel's block (along grid x)
+    int block_threads = kCudaBlockThreads;
     std::string arch;  // "sm_90"; part of the compiled code's key
     // CPU named by $TOROID_CPU_TARGET: why this CPU cannot run its code (the features it
     // lacks), else empty. Such code is compiled (`apply --prepare-only`) but not run.
