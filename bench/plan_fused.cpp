@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
         const TensorSpec spec{r.dtype, r.in, dense_strides(r.in, r.layout)};
         const ir::Graph g = decomp::decompose(parse_pipeline(r.json, "."), spec);
         schedule::Options o;
-        o.target = schedule::Target::cuda("sm_90");
+        o.target = Target::cuda("sm_90");
         o.index_width = ir::IndexWidth::I32;
         const ir::Program p = schedule::schedule(g, o);
         if (p.gpu_fusions.empty()) {

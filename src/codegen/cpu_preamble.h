@@ -1168,7 +1168,7 @@ inline pair_v<std::uint8_t> gather_window_pairs(const std::uint8_t* p, const lan
 #define TOROID_MADD 512
 #elif defined(TOROID_AVX2) && TOROID_LANES == 8
 #define TOROID_MADD 256
-#elif defined(__SSE2__) && TOROID_LANES == 4
+#elif defined(TOROID_SSE2) && TOROID_LANES == 4
 #define TOROID_MADD 128
 #endif
 #if defined(TOROID_AVX512VNNI) && TOROID_LANES == 16

@@ -14,6 +14,7 @@ struct Spelling {
 };
 
 constexpr std::array<Spelling, kCpuFeatures> kSpellings{{
+    {CpuFeature::Sse2, "sse2", "TOROID_SSE2"},
     {CpuFeature::Avx2, "avx2", "TOROID_AVX2"},
     {CpuFeature::Fma, "fma", "TOROID_FMA"},
     {CpuFeature::Avx512F, "avx512f", "TOROID_AVX512F"},
@@ -41,6 +42,7 @@ std::uint32_t close(std::uint32_t b) {
             if (n & bit(f)) n |= bit(CpuFeature::Avx512F);
         if (n & bit(CpuFeature::Avx512Vbmi)) n |= bit(CpuFeature::Avx512BW) | bit(CpuFeature::Avx512F);
         if (n & bit(CpuFeature::Avx512F)) n |= bit(CpuFeature::Avx2) | bit(CpuFeature::Fma);
+        if (n & bit(CpuFeature::Avx2)) n |= bit(CpuFeature::Sse2);
         if (n == b) return b;
         b = n;
     }
@@ -79,6 +81,7 @@ CpuFeatures CpuFeatures::host() {
 #if defined(__x86_64__) || defined(__i386__)
     // __builtin_cpu_supports takes its name as a literal: one call per feature.
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse2")) b |= bit(CpuFeature::Sse2);
     if (__builtin_cpu_supports("avx2")) b |= bit(CpuFeature::Avx2);
     if (__builtin_cpu_supports("fma")) b |= bit(CpuFeature::Fma);
     if (__builtin_cpu_supports("avx512f")) b |= bit(CpuFeature::Avx512F);

@@ -15,14 +15,14 @@
 
 namespace toroid {
 
-enum class CpuFeature : std::uint8_t { Avx2, Fma, Avx512F, Avx512BW, Avx512DQ, Avx512VL, Avx512Vbmi, Avx512Vnni };
-inline constexpr std::size_t kCpuFeatures = 8;
+enum class CpuFeature : std::uint8_t { Sse2, Avx2, Fma, Avx512F, Avx512BW, Avx512DQ, Avx512VL, Avx512Vbmi, Avx512Vnni };
+inline constexpr std::size_t kCpuFeatures = 9;
 
 class CpuFeatures {
 public:
     CpuFeatures() = default;
     // The features and every feature they imply (as the compilers' -m flags imply them:
-    // AVX-512 F brings AVX2 and FMA, BW/DQ/VL/VNNI bring F, VBMI brings BW).
+    // AVX-512 F brings AVX2 and FMA, BW/DQ/VL/VNNI bring F, VBMI brings BW, AVX2 brings SSE2).
     CpuFeatures(std::initializer_list<CpuFeature> features);
 
     bool has(CpuFeature f) const { return (bits_ >> static_cast<unsigned>(f)) & 1u; }
@@ -35,17 +35,17 @@ public:
     CpuFeatures minus(const CpuFeatures& other) const { return from_bits(bits_ & ~other.bits_); }
     bool operator==(const CpuFeatures&) const = default;
 
-    // The spellings, in CpuFeature order: "avx2 fma avx512f" (names, as /proc/cpuinfo and
-    // GCC's __builtin_cpu_supports spell them), {"-mavx2", "-mfma", ...} (GCC's and Clang's
-    // flags) and "#define TOROID_AVX2 1\n..." (the CPU preamble's).
+    // The spellings, in CpuFeature order: "sse2 avx2 fma" (names, as /proc/cpuinfo and GCC's
+    // __builtin_cpu_supports spell them), {"-msse2", "-mavx2", ...} (GCC's and Clang's flags)
+    // and "#define TOROID_SSE2 1\n..." (the CPU preamble's).
     std::string names() const;
     std::vector<std::string> compiler_flags() const;
     std::string defines() const;
 
     // This CPU's features (none off x86).
     static CpuFeatures host();
-    // The x86-64 micro-architecture levels' features that generated code uses: v3 (AVX2,
-    // FMA) and v4 (v3 and AVX-512 F, BW, DQ, VL).
+    // The x86-64 micro-architecture levels' features that generated code uses: v3 (SSE2,
+    // AVX2, FMA) and v4 (v3 and AVX-512 F, BW, DQ, VL).
     static CpuFeatures x86_64_v3();
     static CpuFeatures x86_64_v4();
 

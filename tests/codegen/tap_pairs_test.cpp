@@ -131,6 +131,7 @@ std::vector<Variant> runnable_variants() {
     std::vector<Variant> v = {{4, {}}};
 #if defined(__x86_64__) || defined(__i386__)
     v.push_back({4, {}, {"-mno-sse2"}});
+    v.push_back({4, {F::Sse2}});  // the SSE2 multiply-add at 4 lanes
     v.push_back({8, {F::Avx2}});
     v.push_back({16, {F::Avx512F}});
     v.push_back({16, {F::Avx512BW}});

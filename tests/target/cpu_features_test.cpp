@@ -22,10 +22,11 @@ namespace fs = std::filesystem;
 using F = CpuFeature;
 
 TEST(CpuFeatures, OneSpellingEachInFlagsNamesAndDefines) {
-    const CpuFeatures f{F::Avx2, F::Fma};
-    EXPECT_EQ(f.names(), "avx2 fma");
-    EXPECT_EQ(f.compiler_flags(), (std::vector<std::string>{"-mavx2", "-mfma"}));
-    EXPECT_EQ(f.defines(), "#define TOROID_AVX2 1\n#define TOROID_FMA 1\n");
+    const CpuFeatures f{F::Avx2, F::Fma};  // AVX2 brings SSE2
+    EXPECT_EQ(f.names(), "sse2 avx2 fma");
+    EXPECT_EQ(f.compiler_flags(), (std::vector<std::string>{"-msse2", "-mavx2", "-mfma"}));
+    EXPECT_EQ(f.defines(), "#define TOROID_SSE2 1\n#define TOROID_AVX2 1\n#define TOROID_FMA 1\n");
+    EXPECT_EQ(CpuFeatures{F::Sse2}.names(), "sse2");
     EXPECT_TRUE(CpuFeatures{}.empty());
     EXPECT_EQ(CpuFeatures{}.defines(), "");
 }
@@ -88,6 +89,9 @@ TEST(CpuFeatures, TheHostSetIsWhatANativeBuildSees) {
     const std::string src = R"(
 extern "C" const char* native_features() {
     return ""
+#if defined(__SSE2__)
+    " sse2"
+#endif
 #if defined(__AVX2__)
     " avx2"
 #endif
