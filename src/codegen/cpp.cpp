@@ -1528,12 +1528,7 @@ std::string lane_namespace(int lanes) { return fmt::format("t_lanes{}", lanes); 
 
 std::string generate_cpp(const Program& program, int lanes) {
     // Range analysis sees the declared ranges of tables, never one instance's data.
-    std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
-    for (const Buffer& b : program.buffers) table_ranges[static_cast<std::size_t>(b.id)] = b.value_range;
-    const LoadBounds lb = [table_ranges](int buffer) -> std::optional<Interval> {
-        if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
-        return table_ranges[static_cast<std::size_t>(buffer)];
-    };
+    const LoadBounds lb = program.load_bounds();
     // Each kernel is printed for its own lane count (Kernel::vector_width, chosen by the
     // scheduler); kernels without a vector loop use `lanes`. The preamble's vector part is
     // pasted once per lane count, in a namespace of its own that the kernels of that count

@@ -746,12 +746,7 @@ std::string cuda_batch_fused_kernel_name(const Program& program, std::size_t fus
 namespace {
 
 std::string generate(const Program& program, int block_threads, bool batched) {
-    std::vector<std::optional<Interval>> table_ranges(program.buffers.size());
-    for (const Buffer& b : program.buffers) table_ranges[static_cast<std::size_t>(b.id)] = b.value_range;
-    const LoadBounds lb = [table_ranges](int buffer) -> std::optional<Interval> {
-        if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
-        return table_ranges[static_cast<std::size_t>(buffer)];
-    };
+    const LoadBounds lb = program.load_bounds();
     std::string src = kCudaPreamble;
     const std::size_t at = src.find(kScalarMathMark);
     if (at == std::string::npos) fail("internal: the CUDA preamble has no place for the scalar helpers");

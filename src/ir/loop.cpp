@@ -105,6 +105,16 @@ Kernel fused_channel_kernel(const Program& prog, const Kernel& k) {
     return f;
 }
 
+LoadBounds Program::load_bounds() const {
+    std::vector<std::optional<Interval>> ranges(buffers.size());
+    for (const Buffer& b : buffers)
+        if (b.id >= 0 && static_cast<std::size_t>(b.id) < ranges.size()) ranges[static_cast<std::size_t>(b.id)] = b.value_range;
+    return [ranges = std::move(ranges)](int buffer) -> std::optional<Interval> {
+        if (buffer < 0 || static_cast<std::size_t>(buffer) >= ranges.size()) return std::nullopt;
+        return ranges[static_cast<std::size_t>(buffer)];
+    };
+}
+
 VarRanges Program::param_ranges() const {
     VarRanges r;
     for (std::size_t i = 0; i < params.size(); ++i)

@@ -181,6 +181,10 @@ struct Program {
     // in the shape, strides and origin of every buffer it loads or stores (a long
     // pipeline's kernels each name a few of its many parameters).
     VarRanges param_ranges(const Kernel& k) const;
+    // What a load from each buffer can give (a table's declared value range), for ir::bounds
+    // and simplify: the one place the scheduler and the printers take it from. The ranges are
+    // copied: the function outlives changes to the program.
+    LoadBounds load_bounds() const;
     std::string to_string() const;  // readable dump of parameters, buffers and loop nests
 };
 

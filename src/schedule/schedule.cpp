@@ -95,7 +95,6 @@ struct Scheduler {
     std::vector<Expr> body;                // inlined bodies, by graph id
     std::vector<std::string> log;          // program-level decisions
     std::map<int, std::vector<std::string>> notes;  // per realized tensor
-    std::vector<std::optional<Interval>> table_ranges;  // by buffer id (declared ranges)
 
     ir::Program run() {
         check_interrupt();
@@ -140,13 +139,6 @@ struct Scheduler {
     void dump(const char* pass, const Program& prog) {
         check_interrupt();
         if (dumps) dumps->push_back(PassDump{pass, prog.to_string()});
-    }
-
-    LoadBounds load_bounds() const {
-        return [this](int buffer) -> std::optional<Interval> {
-            if (buffer < 0 || static_cast<std::size_t>(buffer) >= table_ranges.size()) return std::nullopt;
-            return table_ranges[static_cast<std::size_t>(buffer)];
-        };
     }
 
     // Pass 1: a computed tensor is realized when it is the output, when its
@@ -292,7 +284,6 @@ struct Scheduler {
         }
         prog.input = buffer_of.at(0);
         prog.output = buffer_of.at(g.output);
-        for (const Buffer& b : prog.buffers) table_ranges.push_back(b.value_range);
 
         for (const GraphTensor& t : g.tensors()) {
             if (t.kind != TensorKind::Compute || !realized[static_cast<std::size_t>(t.id)]) continue;
@@ -324,9 +315,10 @@ struct Scheduler {
 
     // Pass 4: simplify every kernel's value under its ranges.
     void simplify_kernels(Program& prog) {
+        const LoadBounds lb = prog.load_bounds();
         for (Kernel& k : prog.kernels) {
             check_interrupt();
-            k.value = simplify(k.value, kernel_ranges(prog, k, load_bounds()), load_bounds());
+            k.value = simplify(k.value, kernel_ranges(prog, k, lb), lb);
         }
     }
 
@@ -395,8 +387,6 @@ struct Scheduler {
         prog.output = id_of[static_cast<std::size_t>(prog.output)];
         prog.buffers = std::move(buffers);
         prog.kernels = std::move(kernels);
-        table_ranges.clear();
-        for (const Buffer& b : prog.buffers) table_ranges.push_back(b.value_range);
     }
 
     // Pass 5: each realized intermediate is computed only over the region its consumers
@@ -502,7 +492,7 @@ struct Scheduler {
 
 Program schedule(const Graph& g, const Options& options, std::vector<PassDump>* dumps) {
     if (g.output < 0) fail("internal: graph has no output");
-    Scheduler s{g, options, dumps, {}, {}, {}, {}, {}, {}};
+    Scheduler s{g, options, dumps, {}, {}, {}, {}, {}};
     return s.run();
 }
 
