@@ -73,7 +73,7 @@ Target cpu_target(const CpuFeatures& features) {
     t.word_gather = features.has(CpuFeature::Avx2);
     // The preamble's 32-byte windows: two in-lane byte shuffles and a blend (AVX2).
     t.byte_windows = t.byte_permute || (t.vector_bytes == 32 && features.has(CpuFeature::Avx2));
-    if (t.vector_bytes == 32) t.tap_lanes_span = Target::kTapLanesSpanAvx2;
+    if (t.vector_bytes == 32 && features.has(CpuFeature::Avx2)) t.tap_lanes_span = Target::kTapLanesSpanAvx2;
     return t;
 }
 
