@@ -87,11 +87,7 @@ struct VName {
 class CPrinter {
 public:
     CPrinter(const Program& p, const Kernel& k, LoadBounds lb) : prog_(p), k_(k), lb_(std::move(lb)) {
-        ranges_ = p.param_ranges(k);  // the parameters the kernel can name
-        for (const Loop& l : k.loops) {
-            const auto b = bounds(l.begin, ranges_, lb_), e = bounds(l.extent, ranges_, lb_);
-            if (b && e) ranges_[l.var] = Interval{b->lo, b->hi + std::max<std::int64_t>(e->hi, 1) - 1};
-        }
+        ranges_ = p.kernel_ranges(k, lb_);  // the parameters and loop variables it can name
         add_sum_ranges(k.value);
     }
     virtual ~CPrinter() = default;

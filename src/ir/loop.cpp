@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <unordered_set>
@@ -113,6 +114,15 @@ LoadBounds Program::load_bounds() const {
         if (buffer < 0 || static_cast<std::size_t>(buffer) >= ranges.size()) return std::nullopt;
         return ranges[static_cast<std::size_t>(buffer)];
     };
+}
+
+VarRanges Program::kernel_ranges(const Kernel& k, const LoadBounds& lb) const {
+    VarRanges r = param_ranges(k);
+    for (const Loop& l : k.loops) {
+        const auto b = bounds(l.begin, r, lb), e = bounds(l.extent, r, lb);
+        if (b && e) r[l.var] = Interval{b->lo, b->hi + std::max<std::int64_t>(e->hi, 1) - 1};
+    }
+    return r;
 }
 
 VarRanges Program::param_ranges() const {

@@ -185,6 +185,11 @@ struct Program {
     // and simplify: the one place the scheduler and the printers take it from. The ranges are
     // copied: the function outlives changes to the program.
     LoadBounds load_bounds() const;
+    // The ranges of what kernel `k`'s value can name: its parameters' declared ranges
+    // (param_ranges(k)) and each loop variable's [begin, begin + extent - 1] under them; the
+    // one rule the scheduler simplifies under and the printers print under. A loop that may
+    // be empty still bounds its variable (its body does not run there).
+    VarRanges kernel_ranges(const Kernel& k, const LoadBounds& lb) const;
     std::string to_string() const;  // readable dump of parameters, buffers and loop nests
 };
 

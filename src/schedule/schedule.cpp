@@ -303,22 +303,12 @@ struct Scheduler {
         return prog;
     }
 
-    // Ranges of a kernel's loop variables, parameters and reduction variables.
-    static VarRanges kernel_ranges(const Program& prog, const Kernel& k, const LoadBounds& lb) {
-        VarRanges r = prog.param_ranges(k);
-        for (const Loop& l : k.loops) {
-            const auto b = bounds(l.begin, r, lb), e = bounds(l.extent, r, lb);
-            if (b && e && e->hi >= 1) r[l.var] = Interval{b->lo, b->hi + e->hi - 1};
-        }
-        return r;
-    }
-
     // Pass 4: simplify every kernel's value under its ranges.
     void simplify_kernels(Program& prog) {
         const LoadBounds lb = prog.load_bounds();
         for (Kernel& k : prog.kernels) {
             check_interrupt();
-            k.value = simplify(k.value, kernel_ranges(prog, k, lb), lb);
+            k.value = simplify(k.value, prog.kernel_ranges(k, lb), lb);
         }
     }
 
