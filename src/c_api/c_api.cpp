@@ -736,11 +736,6 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
                 if (dev.has_streams() && id.device_index != index_of[k])
                     bad(fmt::format("image {} is on {} {} but the batch's {} images are on {} {} (one stream, one device)",
                                     i, dev.name(), id.device_index, dev.name(), dev.name(), index_of[k]));
-                try {
-                    dev.check(id.device_index, engine);
-                } catch (const DeviceUnavailable& e) {
-                    throw DeviceUnavailable(fmt::format("image {}: {}", i, e.what()));
-                }
                 const std::int64_t in_end = max_offset(is), out_end = max_offset(os);
                 if (in_end >= 0 && out_end >= 0) {
                     auto* ib = static_cast<const char*>(inputs[i].data);
@@ -758,6 +753,17 @@ toroid_status run_batch_items(const toroid_pipeline* const* pipelines, bool each
         for (const DeviceKind kind : order) {
             const auto k = static_cast<std::size_t>(kind);
             if (batches[k].empty()) continue;
+            // The device (its driver, its index, the engine asked for) is checked once per
+            // call: a device that cannot run fails each of its images.
+            try {
+                device(kind).check(index_of[k], engine);
+            } catch (const DeviceUnavailable& e) {
+                for (const std::size_t i : batch_items[k]) {
+                    status[i] = TOROID_ERROR_UNSUPPORTED;
+                    text[i] = fmt::format("image {}: {}", i, e.what());
+                }
+                continue;
+            }
             // Each pipeline's state on this device, alive through the call (an item's
             // `pipeline` indexes these: one per image with `each`, else one).
             std::vector<std::shared_ptr<DeviceState>> keep;

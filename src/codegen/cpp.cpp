@@ -1550,13 +1550,15 @@ std::string generate_cpp(const Program& program, int lanes) {
     // The features the program was scheduled for: the preamble's forms follow them (the
     // compiler's flags enable them, engine/compiled.cpp), not the compiler's own macros.
     src += program.cpu_features.defines();
-    // The preamble's include of the shared scalar helpers becomes their text.
-    const std::string_view head = kCpuPreamble.substr(0, split);
-    const std::size_t inc = head.find(kScalarMathInclude);
-    if (inc == std::string_view::npos) fail("internal: the CPU preamble does not include the scalar helpers");
-    src += head.substr(0, inc);
-    src += kScalarMath;
-    src += head.substr(inc + kScalarMathInclude.size());
+    // The preamble's part before the split, its include of the shared scalar helpers replaced
+    // by their text once per process.
+    static const std::string head = [split] {
+        std::string h(kCpuPreamble.substr(0, split));
+        const std::size_t inc = h.find(kScalarMathInclude);
+        if (inc == std::string::npos) fail("internal: the CPU preamble does not include the scalar helpers");
+        return h.replace(inc, kScalarMathInclude.size(), kScalarMath);
+    }();
+    src += head;
     for (int n : counts) {
         std::vector<int> reversed;
         for (int i = n - 1; i >= 0; --i) reversed.push_back(i);

@@ -747,10 +747,14 @@ namespace {
 
 std::string generate(const Program& program, int block_threads, bool batched) {
     const LoadBounds lb = program.load_bounds();
-    std::string src = kCudaPreamble;
-    const std::size_t at = src.find(kScalarMathMark);
-    if (at == std::string::npos) fail("internal: the CUDA preamble has no place for the scalar helpers");
-    src.replace(at, kScalarMathMark.size(), kScalarMath);
+    // The preamble with the shared scalar helpers in their place, made once per process.
+    static const std::string preamble = [] {
+        std::string p = kCudaPreamble;
+        const std::size_t at = p.find(kScalarMathMark);
+        if (at == std::string::npos) fail("internal: the CUDA preamble has no place for the scalar helpers");
+        return p.replace(at, kScalarMathMark.size(), kScalarMath);
+    }();
+    std::string src = preamble;
     src += fmt::format("\n// Every buffer's device pointer and every run-time parameter{}.\n"
                        "struct toroid_args {{\n    void* buffers[{}];\n    int64_t params[{}];\n}};\n",
                        batched ? ", one per image of a batch, in device memory" : ", passed by value",

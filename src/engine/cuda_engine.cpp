@@ -845,9 +845,10 @@ public:
         // the states' locks: a prepare may compile; threads needing a structure another is
         // compiling wait for it). With a pipeline per image (each its own random draws),
         // binding is most of a small image's time.
-        std::vector<std::optional<std::pair<std::size_t, CudaState::Key>>> missing(items.size());
+        // Keyed by the state: one per pipeline, however many images name it.
+        std::vector<std::optional<std::pair<const DeviceState*, CudaState::Key>>> missing(items.size());
         for (std::size_t k = 0; k < items.size(); ++k)
-            if (!prepared[k]) missing[k] = std::make_pair(items[k].pipeline, keys[k]);
+            if (!prepared[k]) missing[k] = std::make_pair(pipelines[items[k].pipeline].state, keys[k]);
         const auto made = parallel_once_per_key(missing, threads == 0 ? default_threads() : threads, [&](std::size_t k) {
             return std::shared_ptr<CudaPipeline>(
                 prepare_cuda(*pipelines[items[k].pipeline].pipeline, items[k].input_spec, EngineOptions{}, index));
