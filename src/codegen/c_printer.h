@@ -5,13 +5,18 @@
 // their tap-invariant parts computed before them), integer index arithmetic is int32
 // wherever range analysis proves it fits, and offsets are int32 in int32 programs. The
 // C++ printer adds explicit vectors and OpenMP loops, the CUDA printer a thread mapping;
-// the spelling that differs (type names, the unroll pragma) is a hook.
+// the spelling that differs (type names, the unroll pragma) is a hook. Three parts: this
+// scalar core (what every target prints alike), the CPU-vector printer (cpu_vector.h:
+// vector bodies, windows, tap pairs, interleaved stores) that the C++ printer (cpp.cpp: the
+// loop nest, OpenMP, partitions, taps in lanes) derives from, and the CUDA printer's grid
+// (cuda.cpp). The core has no vector spelling: where a vector body differs, it calls a hook.
 #pragma once
 
 #include "core/half.h"
 #include "core/error.h"
 #include "ir/loop.h"
 #include "ir/simplify.h"
+#include "schedule/access.h"
 
 #include <fmt/format.h>
 
@@ -166,46 +171,13 @@ protected:
         return w ? w->term : sum->args[0];
     }
 
-    // A tap loop over a 2-D window: a sum with a constant extent whose term reads its tap
-    // r only as r / K and r % K (and r itself), for one constant K that divides the extent,
-    // as a convolution's flattened taps do. It is printed as a loop over the rows around a
-    // loop over the K columns, the term rewritten with a row and a column variable: a row's
-    // index math is then done once per row, and a column step is an address increment.
-    // Taps are taken in the same order (row-major), so every sum is the same.
-    struct Window {
-        Expr term;
-        int row = 0, col = 0;
-        std::int64_t rows = 0, cols = 0;
-    };
-    static constexpr int kWindowVars = kFirstParamVar / 2;  // below the parameters' ids
-    static std::optional<Window> window_of(const Expr& sum, const Expr& term) {
-        const auto n = const_extent(sum);
-        const int r = sum->var;
-        if (!n || r < kFirstReductionVar || r >= kWindowVars) return std::nullopt;
-        std::optional<std::int64_t> k;
-        bool mixed = false;
-        const auto split_of = [&](const Expr& x) {
-            return (x->op == Op::FloorDiv || x->op == Op::Mod) && x->args[0]->op == Op::Var && x->args[0]->var == r &&
-                   x->args[1]->op == Op::Const;
-        };
-        visit(term, [&](const Expr& x) {
-            mixed = mixed || x->op == Op::Sum;
-            if (!split_of(x)) return;
-            mixed = mixed || (k && *k != x->args[1]->ival);
-            k = x->args[1]->ival;
-        });
-        if (mixed || !k || *k <= 1 || *n % *k != 0 || *n / *k <= 1) return std::nullopt;
-        Window w;
-        w.row = kWindowVars + 2 * (r - kFirstReductionVar);
-        w.col = w.row + 1;
-        w.rows = *n / *k;
-        w.cols = *k;
-        // r / K and r % K become the row and the column, then r itself row * K + column.
-        const Expr split =
-            rewrite(term, [&](const Expr& x) { return split_of(x) ? var(x->op == Op::FloorDiv ? w.row : w.col) : x; });
-        w.term = substitute(split, {{r, add(mul(var(w.row), iconst(*k)), var(w.col))}});
-        return w;
-    }
+    // A tap loop over a 2-D window (schedule/access.h, tap_window): printed as a loop over
+    // the rows around a loop over the K columns, the term rewritten with a row and a column
+    // variable: a row's index math is then done once per row, and a column step is an
+    // address increment. Taps are taken in the same order (row-major), so every sum is the
+    // same.
+    using Window = schedule::TapWindow;
+    static std::optional<Window> window_of(const Expr& sum, const Expr& term) { return schedule::tap_window(sum, term); }
     // The two loops of windows (of one tap variable: the same rows and columns) around
     // `step` (given each window's index and rewritten, simplified term, once per tap): the
     // terms' parts that depend on neither variable are computed before them, those of the
@@ -273,7 +245,7 @@ protected:
                 }
                 return;
             }
-            if (vector) emitv(x);
+            if (vector) hoist_vector(x);
             else emit(x);
         };
         walk(body);
@@ -287,12 +259,12 @@ protected:
         std::vector<std::string> accs;
         std::vector<std::string> elems;
         for (const Expr& e : sums) {
-            const bool vec = vector && varying(e);
-            const std::string el = vec ? velem(e) : expr_ctype(e);
             const std::string acc = fmt::format("t{}", next_temp_++);
-            line(vec ? fmt::format("vec<{}> {} = {};", el, acc, vector_identity(e, el)) : fmt::format("{} {} = {};", el, acc, scalar_identity(e)));
+            std::string el;  // empty: a scalar accumulator
+            if (vector && varying(e)) el = declare_vector_accumulator(e, acc);
+            else line(fmt::format("{} {} = {};", expr_ctype(e), acc, scalar_identity(e)));
             accs.push_back(acc);
-            elems.push_back(vec ? el : std::string());
+            elems.push_back(el);
         }
         if (const std::vector<Window> ws = windows_of(sums); !ws.empty()) {
             window_loops(ws, unroll_pragma(), vector,
@@ -386,7 +358,7 @@ protected:
             std::vector<UnrolledCopy> copies;
             for (int u = 0; u < vectors; ++u) {
                 std::vector<std::pair<int, std::int64_t>> fixed;
-                shift_ = static_cast<std::int64_t>(u) * (copy_stride_ > 0 ? copy_stride_ : k_.vector_width);
+                shift_ = static_cast<std::int64_t>(u) * (copy_stride_ > 0 ? copy_stride_ : k_.cpu().vector_width);
                 collect_unrolled(depth, fixed, copies);
             }
             shift_ = 0;
@@ -546,20 +518,24 @@ protected:
         return idx;
     }
 
-    // Before a vector summation loop: what a target precomputes for a load inside it whose
-    // address moves with the tap (`off`, its element offset). The C++ printer prepares byte
-    // gathers here.
-    virtual void hoist_gather(const Expr& /*load*/, const Expr& /*off*/, int /*r*/) {}
-
-    // acc += the vector value of a tap's term (targets may fuse the add into the product).
-    virtual void accumulate_v(const std::string& acc, const std::string& elem, const Expr& term) {
-        line(fmt::format("{} += to_v<vec<{}>>({});", acc, elem, emitv(term).name));
-    }
-
-    // Vector bodies (targets that have them): whether e differs across lanes, and its value.
+    // Vector bodies: the hooks the CPU-vector printer (cpu_vector.h) implements; targets
+    // without vector bodies (CUDA) have none, and the scalar core calls them only with
+    // vector_var_ set. Whether e differs across lanes of the vector body:
     virtual bool varying(const Expr&) { return false; }
-    virtual VName emitv(const Expr& e) { fail("internal: no vector code for {} on this target", op_name(e->op)); }
-    std::string velem(const Expr& e) { return expr_ctype(e); }
+    // Before a vector tap loop: computes a tap-invariant part of its body as a vector...
+    virtual void hoist_vector(const Expr& e) { fail("internal: no vector code for {} on this target", op_name(e->op)); }
+    // ...and prepares what a load whose address moves with the tap (`off`, its element
+    // offset) reads through (the C++ printer's byte windows).
+    virtual void hoist_gather(const Expr& /*load*/, const Expr& /*off*/, int /*r*/) {}
+    // Declares a vector accumulator `acc` for `sum`, at its identity; returns its element type.
+    virtual std::string declare_vector_accumulator(const Expr& sum, const std::string& /*acc*/) {
+        fail("internal: no vector code for {} on this target", op_name(sum->op));
+    }
+    // One tap's vector step of `sum` into `acc` (element type `elem`).
+    virtual void accumulate_vector(const Expr& sum, const std::string& /*acc*/, const std::string& /*elem*/,
+                                   const Expr& /*term*/) {
+        fail("internal: no vector code for {} on this target", op_name(sum->op));
+    }
 
     std::string lookup_node(const Node* n) const {
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -688,10 +664,6 @@ protected:
         if (!extreme(sum)) return "0";
         return emit(reduce_identity(reduce_kind(sum), sum->type));
     }
-    std::string vector_identity(const Expr& sum, const std::string& el) {
-        if (!extreme(sum)) return "{}";
-        return fmt::format("to_v<vec<{}>>({})", el, scalar_identity(sum));
-    }
     std::string reduce_step(const Expr& sum, const std::string& acc, const Expr& term) {
         if (const auto f = fma_factors(sum, term)) {
             const std::string a = emit(f->first), b = emit(f->second);
@@ -707,22 +679,10 @@ protected:
         return {};
     }
     // One tap's step of `sum` into `acc`: a scalar step where `elem` is empty, else the
-    // vector one (accumulate_v for a plain sum, which targets may print in their own way).
+    // vector one.
     void accumulate(const Expr& sum, const std::string& acc, const std::string& elem, const Expr& term) {
         if (elem.empty()) line(reduce_step(sum, acc, term));
-        else if (reduce_kind(sum) == Reduce::Add) accumulate_v(acc, elem, term);
-        else line(reduce_step_v(sum, acc, elem, term));
-    }
-    // The vector step of a Min, Max or Fma reduction (targets with vector bodies).
-    std::string reduce_step_v(const Expr& sum, const std::string& acc, const std::string& el, const Expr& term) {
-        const auto V = [&](const Expr& x) { return fmt::format("to_v<vec<{}>>({})", el, emitv(x).name); };
-        if (const auto f = fma_factors(sum, term)) {
-            const std::string a = V(f->first), b = V(f->second);
-            return fmt::format("{0} = fma_v({1}, {2}, {0});", acc, a, b);
-        }
-        const std::string v = V(term);
-        if (!extreme(sum)) return fmt::format("{0} = {0} + {1};", acc, v);
-        return fmt::format("{0} = {1}({0}, {2});", acc, reduce_kind(sum) == Reduce::Min ? "rmin_v" : "rmax_v", v);
+        else accumulate_vector(sum, acc, elem, term);
     }
 
     // Small sums are unrolled (each term simplified with its tap index); larger ones

@@ -15,7 +15,7 @@ namespace toroid::codegen {
 
 inline constexpr const char* kEntryPoint = "toroid_entry";
 
-// Each kernel's vector loop computes Kernel::vector_width outputs per iteration, as the
+// Each kernel's vector loop computes CpuPlan::vector_width outputs per iteration, as the
 // scheduler chose them for its target (a kernel that only moves bytes: a register of bytes;
 // else 4-byte lanes). `lanes`: the lane count of kernels without a vector loop (their
 // helpers are still declared for it; Target::kernel_lanes()).

@@ -73,7 +73,7 @@ template <typename T, typename Op> __device__ __forceinline__ T t_block_reduce(T
     __syncthreads();  // the next reduction of this block may write t_partials again
     return v;
 }
-// N elements of T read or written as one aligned access of 4, 8 or 16 bytes (Kernel::gpu_x_outputs).
+// N elements of T read or written as one aligned access of 4, 8 or 16 bytes (GpuPlan::x_outputs).
 struct alignas(16) t_bytes16 { unsigned long long lo, hi; };
 template <int B> struct t_word;
 template <> struct t_word<4> { typedef unsigned int type; };
@@ -241,8 +241,8 @@ public:
         // Loop bounds first; then each mapped loop's index from the thread's coordinates.
         const Loop* x = g.x;
         const std::string x_extent = emit(x->extent), x_begin = emit(x->begin);
-        const int per_thread = k_.gpu_x_outputs;
-        if (k_.gpu_block_sum != nullptr)  // a block per output (schedule/block_reduce.h)
+        const int per_thread = k_.gpu().x_outputs;
+        if (k_.gpu().block_sum != nullptr)  // a block per output (schedule/block_reduce.h)
             line("const int64_t gx = static_cast<int64_t>(blockIdx.x);");
         else
             line(fmt::format("const int64_t gx = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x){};",
@@ -353,12 +353,12 @@ private:
         return text_.str();
     }
 
-    // A block-wide reduction (Kernel::gpu_block_sum): the block's threads take the terms in
+    // A block-wide reduction (GpuPlan::block_sum): the block's threads take the terms in
     // turn over the reduction variable (and the one of a nested reduction of the same kind,
     // innermost), each accumulating its share in term order; t_block_reduce combines the
     // shares and gives every thread the result.
     std::string emit_sum(const Expr& e, const std::string& ty) override {
-        if (e.get() != k_.gpu_block_sum) return CudaPrinter::emit_sum(e, ty);
+        if (e.get() != k_.gpu().block_sum) return CudaPrinter::emit_sum(e, ty);
         const Expr& body = e->args[0];
         const bool nested = body->op == Op::Sum && reduce_kind(body) == reduce_kind(e) && body->type == e->type;
         const Expr& term = nested ? body->args[0] : body;
@@ -378,13 +378,13 @@ private:
     // Only thread 0 stores a block-wide reduction's output (every thread holds its value).
     void emit_store(const Expr& value, const Buffer& out,
                     const std::vector<std::pair<int, std::int64_t>>* fixed = nullptr) override {
-        if (k_.gpu_block_sum == nullptr) return CudaPrinter::emit_store(value, out, fixed);
+        if (k_.gpu().block_sum == nullptr) return CudaPrinter::emit_store(value, out, fixed);
         const std::string val = emit(value);
         const std::string off = emit(offset_expr(out, store_index(out, fixed)));
         line(fmt::format("if (threadIdx.x == 0) b{}[{}] = {};", out.id, off, val));
     }
 
-    // The thread's `n` consecutive outputs along grid x from gx (Kernel::gpu_x_outputs): where
+    // The thread's `n` consecutive outputs along grid x from gx (GpuPlan::x_outputs): where
     // all n lie inside the loop and the store and each vector load are aligned, the loads
     // are one access each and the outputs one store; elsewhere each output alone. Each
     // output's body is printed in a scope of its own, so no temporary of one is reused by
@@ -401,7 +401,7 @@ private:
         std::vector<VectorLoad> loads;
         visit(k_.value, [&](const Expr& e) {
             if (e->op != Op::Load) return;
-            if (std::find(k_.gpu_vector_loads.begin(), k_.gpu_vector_loads.end(), e.get()) == k_.gpu_vector_loads.end())
+            if (std::find(k_.gpu().vector_loads.begin(), k_.gpu().vector_loads.end(), e.get()) == k_.gpu().vector_loads.end())
                 return;
             if (std::any_of(loads.begin(), loads.end(), [&](const VectorLoad& l) { return l.node == e.get(); })) return;
             const Expr off = simplify(ir::offset_expr(prog_.buffer(e->buffer), e->args));
@@ -812,8 +812,8 @@ std::array<unsigned, 3> cuda_launch_dims(const Program& program, const Kernel& k
         else if (l.kind == LoopKind::GridZ) z *= e;
     }
     constexpr std::int64_t cap = 65535;
-    x = (x + k.gpu_x_outputs - 1) / k.gpu_x_outputs;  // threads along x
-    const std::int64_t bx = k.gpu_block_sum != nullptr ? x : (x + block_threads - 1) / block_threads;
+    x = (x + k.gpu().x_outputs - 1) / k.gpu().x_outputs;  // threads along x
+    const std::int64_t bx = k.gpu().block_sum != nullptr ? x : (x + block_threads - 1) / block_threads;
     if (bx > 0x7fffffff) fail("the image is too large for one CUDA launch ({} blocks along x)", bx);
     return {static_cast<unsigned>(bx), static_cast<unsigned>(std::min(y, cap)), static_cast<unsigned>(std::min(z, cap))};
 }

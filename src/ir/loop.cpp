@@ -39,6 +39,42 @@ std::string_view loop_kind_name(LoopKind k) {
     return "?";
 }
 
+const CpuPlan& Kernel::cpu() const {
+    static const CpuPlan none;
+    const auto* p = std::get_if<CpuPlan>(&plan);
+    return p ? *p : none;
+}
+CpuPlan& Kernel::cpu() {
+    if (std::holds_alternative<std::monostate>(plan)) plan = CpuPlan{};
+    if (auto* p = std::get_if<CpuPlan>(&plan)) return *p;
+    throw std::logic_error("internal: kernel " + name + " is planned for the GPU, not the CPU");
+}
+const GpuPlan& Kernel::gpu() const {
+    static const GpuPlan none;
+    const auto* p = std::get_if<GpuPlan>(&plan);
+    return p ? *p : none;
+}
+GpuPlan& Kernel::gpu() {
+    if (std::holds_alternative<std::monostate>(plan)) plan = GpuPlan{};
+    if (auto* p = std::get_if<GpuPlan>(&plan)) return *p;
+    throw std::logic_error("internal: kernel " + name + " is planned for the CPU, not the GPU");
+}
+
+std::string_view load_form_name(LoadForm f) {
+    switch (f) {
+        case LoadForm::Uniform: return "uniform";
+        case LoadForm::Contiguous: return "contiguous";
+        case LoadForm::Reversed: return "reversed";
+        case LoadForm::Strided: return "strided";
+        case LoadForm::ByteTable: return "byte table";
+        case LoadForm::Window: return "window";
+        case LoadForm::WordGather: return "word gather";
+        case LoadForm::BoundedWordGather: return "bounded word gather";
+        case LoadForm::LaneGather: return "lane gather";
+    }
+    return "?";
+}
+
 Expr offset_expr(const Buffer& b, const std::vector<Expr>& idx) {
     Expr off = iconst(0);
     for (std::size_t d = 0; d < idx.size(); ++d) {
@@ -74,18 +110,18 @@ void number_kernels(std::vector<Kernel>& kernels) {
 
 Kernel fused_channel_kernel(const Program& prog, const Kernel& k) {
     const std::size_t n = k.loops.size();
-    if (k.fused_channels <= 0 || n < 2 || k.loops[n - 1].kind != LoopKind::Unrolled)
+    if (k.cpu().fused_channels <= 0 || n < 2 || k.loops[n - 1].kind != LoopKind::Unrolled)
         throw std::logic_error("fused_channel_kernel: the kernel has no fused channel loop");
     const int c = k.loops[n - 1].var, w = k.loops[n - 2].var;
     Kernel f = k;
     f.loops.pop_back();
     Loop& l = f.loops.back();
-    l.begin = mul(iconst(k.fused_channels), l.begin);
-    l.extent = mul(iconst(k.fused_channels), l.extent);
-    if (k.fused_mirrored) {
+    l.begin = mul(iconst(k.cpu().fused_channels), l.begin);
+    l.extent = mul(iconst(k.cpu().fused_channels), l.extent);
+    if (k.cpu().fused_mirrored) {
         // Per load: forward runs keep the plain substitution (affine, contiguous vectors),
         // backward ones take f's pixel and channel.
-        const std::int64_t C = k.fused_channels;
+        const std::int64_t C = k.cpu().fused_channels;
         f.value = rewrite(k.value, [&](const Expr& e) {
             if (e->op != Op::Load || (!depends_on_var(e, c) && !depends_on_var(e, w))) return e;
             const Expr off = simplify(offset_expr(prog.buffer(e->buffer), e->args));
@@ -102,7 +138,7 @@ Kernel fused_channel_kernel(const Program& prog, const Kernel& k) {
         const int dv = static_cast<int>(d);
         f.store_index.push_back(dv == c ? var(w) : dv == w ? iconst(0) : var(dv));
     }
-    f.fused_channels = 0;
+    f.cpu().fused_channels = 0;
     return f;
 }
 
@@ -206,7 +242,7 @@ std::string Program::to_string() const {
             switch (l.kind) {
                 case LoopKind::Serial: break;
                 case LoopKind::Parallel: kind = "parallel "; break;
-                case LoopKind::Vector: kind = fmt::format("vector({}) ", k.vector_width); break;
+                case LoopKind::Vector: kind = fmt::format("vector({}) ", k.cpu().vector_width); break;
                 case LoopKind::Unrolled: kind = "unrolled "; break;
                 case LoopKind::GridX:
                 case LoopKind::GridY:

@@ -16,6 +16,8 @@
 #include "target/cpu_features.h"
 
 #include <cstdint>
+#include <stdexcept>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -93,18 +95,40 @@ inline bool tap_loop(const Expr& sum) {
     return !n || *n > kMaxUnrolledTaps;
 }
 
-struct Kernel {
-    std::string name;
-    int output = -1;          // buffer id
-    std::vector<Loop> loops;  // outer to inner; a permutation of the output's dims
-    Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
+// How a CPU kernel's vector body reads a load (schedule/access.h decides, the C++ printer
+// lowers): the forms from cheapest to dearest.
+enum class LoadForm : std::uint8_t {
+    Uniform,            // the same address in every lane: one load (broadcast where needed)
+    Contiguous,         // consecutive addresses: one vector load
+    Reversed,           // consecutive addresses backwards: a vector load and a lane reversal
+    Strided,            // a constant stride (not 0, 1 or -1): a strided gather
+    ByteTable,          // a 256-entry byte table looked up by a byte: permutes in registers
+    Window,             // 1- or 4-byte lanes whose part that differs across lanes is fixed per
+                        // vector (a tap loop's, or the output column's alone): a window of
+                        // memory and a permute
+    WordGather,         // bytes of a Temp buffer gathered as 4-byte words
+    BoundedWordGather,  // bytes of the input gathered as 4-byte words kept inside its span
+    LaneGather,         // anything else: the hardware gather (4-, 8-byte), lane by lane (1-, 2-byte)
+};
+std::string_view load_form_name(LoadForm f);
+// One buffer's loads of one form in a kernel's vector body (`count`: distinct loads).
+struct LoadAccess {
+    int buffer = -1;
+    LoadForm form = LoadForm::Contiguous;
+    int count = 0;
+    bool operator==(const LoadAccess&) const = default;
+};
+
+// A CPU kernel's plan: what the scheduler's CPU passes chose for its vector loop, which the
+// C++ printer follows.
+struct CpuPlan {
     int vector_width = 1;     // lanes of the Vector loop (1: none)
-    // CPU: vectors of the Vector loop computed per step (its body printed that many times,
-    // kLanes apart): their tap loops run as one, sharing each tap's weight and address.
+    // Vectors of the Vector loop computed per step (its body printed that many times, kLanes
+    // apart): their tap loops run as one, sharing each tap's weight and address.
     int vector_unroll = 1;
-    // CPU: C > 0 when the innermost loop (Unrolled, the C channels of a channels-last
-    // pixel) and the loop around it are one run of C * pixels elements for code
-    // generation (fused_channel_kernel): every access moves along both by the same stride.
+    // C > 0 when the innermost loop (Unrolled, the C channels of a channels-last pixel) and
+    // the loop around it are one run of C * pixels elements for code generation
+    // (fused_channel_kernel): every access moves along both by the same stride.
     int fused_channels = 0;
     // With fused_channels: some loads run through the pixels backwards (offset
     // A + s * (c - C * w): a horizontal flip of channels-last pixels), so the fused loop's
@@ -114,8 +138,8 @@ struct Kernel {
     // The scheduler chose tap pairs (schedule/tap_pairs.h) for this kernel's uint8 x int16
     // tap sums; the C++ printer prints them so only then.
     bool tap_pairs = false;
-    // CPU: C (3 or 4) when the scheduler chose taps in lanes (schedule/tap_pairs.h, TapLanes)
-    // for this kernel's tap sum: the C++ printer adds that form beside the vector loop.
+    // C (3 or 4) when the scheduler chose taps in lanes (schedule/tap_pairs.h, TapLanes) for
+    // this kernel's tap sum: the C++ printer adds that form beside the vector loop.
     int tap_lanes = 0;
     // With tap_lanes: output pixels a step (4 with 64-byte registers, 2 with 32-byte ones);
     // each register holds 2 * tap_lanes_pixels taps of one pixel.
@@ -126,24 +150,50 @@ struct Kernel {
     // one window of the vector loop holds (that loop would read each tap in pieces).
     int tap_lanes_span = 0;
     bool tap_lanes_past_window = false;
-    // GPU: consecutive outputs along the grid x loop each thread computes (1: one). With
-    // more, the thread loads each load that moves by one element along x (forwards or
-    // backwards: gpu_vector_loads) as one aligned access and stores its outputs as one,
-    // where the run's addresses are aligned (checked at run time; else one at a time).
-    int gpu_x_outputs = 1;
-    std::vector<const Node*> gpu_vector_loads;  // nodes of `value`
+    // Where set, the vector loop runs in three parts at the edges of the interval
+    // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
+    Expr partition_lo, partition_hi;
+    // With a vector loop: the access analysis of its body (schedule/access.h), one entry per
+    // buffer and form. The C++ printer prints a gather (word, bounded word or lane) of a
+    // buffer only where this lists that form for it, and fails otherwise.
+    std::vector<LoadAccess> loads;
+};
+
+// A GPU kernel's plan: what the scheduler's GPU passes chose for its grid, which the CUDA
+// printer follows.
+struct GpuPlan {
+    // Consecutive outputs along the grid x loop each thread computes (1: one). With more,
+    // the thread loads each load that moves by one element along x (forwards or backwards:
+    // vector_loads) as one aligned access and stores its outputs as one, where the run's
+    // addresses are aligned (checked at run time; else one at a time).
+    int x_outputs = 1;
+    std::vector<const Node*> vector_loads;  // nodes of the kernel's `value`
+    // The reduction (a Sum node of `value`) a block of threads computes together, one output
+    // per block (schedule/block_reduce.h); null: one thread per output.
+    const Node* block_sum = nullptr;
+};
+
+struct Kernel {
+    std::string name;
+    int output = -1;          // buffer id
+    std::vector<Loop> loops;  // outer to inner; a permutation of the output's dims
+    Expr value;               // in terms of Vars 0..rank-1: logical indices of the output element
     // A count of keys per bin (schedule/histogram.h): printed as one pass adding one to
     // each term's bin; its loops are the printers' (the bins' dim is not a loop).
     bool histogram = false;
-    // GPU: the reduction (a Sum node of `value`) a block of threads computes together, one
-    // output per block (schedule/block_reduce.h); null: one thread per output.
-    const Node* gpu_block_sum = nullptr;
-    // CPU: where set, the vector loop runs in three parts at the edges of the interval
-    // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
-    Expr partition_lo, partition_hi;
     // Where the value is stored; empty: at the loop vars (dim d at var(d)).
     std::vector<Expr> store_index;
     std::vector<std::string> decisions;  // why each choice was made (for --explain and debug dumps)
+    // The target's plan: none until a target's pass sets one (the shared passes leave it).
+    std::variant<std::monostate, CpuPlan, GpuPlan> plan;
+
+    // The CPU plan (read: defaults where the kernel has none; written: made on first use).
+    // A kernel planned for the GPU has no CPU plan to write (and the reverse): that is a
+    // logic error.
+    const CpuPlan& cpu() const;
+    CpuPlan& cpu();
+    const GpuPlan& gpu() const;
+    GpuPlan& gpu();
 };
 
 // GPU: a producer kernel and the one kernel that reads its Temp output, also printed as one

@@ -248,7 +248,7 @@ std::string explain(const Program& p, const Binding& b) {
                                                   l.kind == LoopKind::Vector   ? "vector "
                                                   : l.kind == LoopKind::Unrolled ? "unrolled " : "",
                                  l.var, begin, begin + extent);
-            if (l.kind == LoopKind::Vector) vec = fmt::format("v{} ({} lanes)", l.var, k.vector_width);
+            if (l.kind == LoopKind::Vector) vec = fmt::format("v{} ({} lanes)", l.var, k.cpu().vector_width);
             if (l.kind == LoopKind::Parallel) pars.push_back(fmt::format("v{}", l.var));
         }
         // Per output point each distinct operation once, times the extents of the Sums around it.

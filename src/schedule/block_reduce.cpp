@@ -145,7 +145,7 @@ void choose_block_reductions(Program& prog, const Target& target) {
         else if (kind == Reduce::Add && t == Type::F64 && integer_valued(prog, s->args[0]))
             why = "a double sum of integer values";
         else continue;
-        k.gpu_block_sum = s.get();
+        k.gpu().block_sum = s.get();
         const Expr& body = s->args[0];
         const bool nested = body->op == Op::Sum && reduce_kind(body) == kind && body->type == t;
         k.decisions.push_back(fmt::format("a block per output: its threads share the reduction over r{}{} ({}: the same "

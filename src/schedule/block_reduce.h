@@ -17,7 +17,7 @@
 // A reduction whose body is another of the same kind and type (rows inside an image) runs
 // as one reduction over both variables.
 //
-// Decided here (Kernel::gpu_block_sum), printed by codegen/cuda.cpp; a kernel so marked is
+// Decided here (GpuPlan::block_sum), printed by codegen/cuda.cpp; a kernel so marked is
 // not fused (schedule/gpu_fuse.h), not unrolled and computes one output per block.
 // Tests: tests/schedule/block_reduce_test.cpp (no GPU), tests/engine/ (GPU).
 #pragma once

@@ -2,6 +2,7 @@
 // vector loop (and how many lanes), which small loop is unrolled around it, which outer
 // loops are parallel. Codegen prints exactly what is decided here.
 #include "schedule/schedule.h"
+#include "schedule/access.h"
 #include "schedule/partition.h"
 #include "schedule/tabulate.h"
 #include "schedule/tap_pairs.h"
@@ -30,60 +31,6 @@ bool stores_contiguously(const Program& prog, const Kernel& k, int v) {
         for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
     const auto stride = linear_stride(simplify(offset_expr(out, idx)), v);
     return stride && *stride == 1;
-}
-
-// Whether the value gathers 1- or 2-byte elements along loop var `v` (computed addresses):
-// there is no gather instruction for those, and lane-by-lane loads in vector code lose to
-// the scalar loop (uint8 separable resize passes, say).
-// With byte windows (Target::byte_windows), 1-byte gathers inside a run-time tap loop whose
-// addresses move with the tap only by a lane-uniform amount read a window of memory per tap
-// (codegen's gather_window): those do not count.
-// (Terms split through additions, else through subtractions too: codegen's split_gather
-// splits the same way.)
-bool column_only(const Expr& off, int v) {
-    auto only = [&](const std::vector<Expr>& terms) {
-        for (const Expr& t : terms) {
-            if (!depends_on_var(t, v)) continue;
-            bool other = false;
-            visit(t, [&](const Expr& x) { other = other || (x->op == Op::Var && x->var != v && !is_param_var(x->var)); });
-            if (other) return false;
-        }
-        return true;
-    };
-    return only(sum_terms(off)) || only(signed_sum_terms(off));
-}
-
-// Bytes of a Temp buffer (the engine leaves kTempTailBytes readable after it) are gathered
-// as 4-byte words by targets with a word gather (`word_gather`): those do not count either.
-bool gathers_narrow(const Program& prog, const Kernel& k, int v, bool byte_windows, bool word_gather) {
-    bool found = false;
-    // Each distinct node once per tap context: the value is a DAG (inlined tensors share
-    // their index expressions), and a tree walk takes time exponential in its depth.
-    std::set<std::pair<const Node*, int>> seen;
-    std::function<void(const Expr&, int)> walk = [&](const Expr& e, int tap) {
-        if (found || !seen.emplace(e.get(), tap).second) return;
-        if (e->op == Op::Sum) {
-            walk(e->args[0], const_extent(e) ? tap : e->var);
-            return;
-        }
-        for (const auto& a : e->args) walk(a, tap);
-        if (e->op != Op::Load) return;
-        const Buffer& b = prog.buffer(e->buffer);
-        if (type_bytes(b.type) >= 4) return;
-        const Expr off = simplify(offset_expr(b, e->args));
-        if (linear_stride(off, v)) return;
-        if (byte_windows && tap >= 0 && type_bytes(b.type) == 1 && depends_on_var(off, tap)) return;
-        // Outside a tap loop: the part of the address that moves with v depends on nothing
-        // else (a table indexed by the output column): a window per block of outputs,
-        // computed once per call.
-        if (byte_windows && type_bytes(b.type) == 1 && column_only(off, v)) return;
-        // Bytes gathered as 4-byte words: of a Temp buffer (kTempTailBytes to spare), and of
-        // the input, each word kept inside its span (codegen's gather_bytes_bounded_v).
-        if (word_gather && type_bytes(b.type) == 1 && (b.role == BufferRole::Temp || b.role == BufferRole::Input)) return;
-        found = true;
-    };
-    walk(k.value, -1);
-    return found;
 }
 
 // Whether every access of `k` moves along the unrolled channel loop `c` (C iterations) and
@@ -168,7 +115,8 @@ std::size_t widest_vector_bytes(const Program& prog, const Kernel& k, int v, con
                 }
             const Expr off = offsets.emplace_back(simplify(offset_expr(b, e->args)));
             if (linear_stride(off, v)) return;
-            if (target.byte_windows && !in_taps && type_bytes(b.type) == 1 && column_only(off, v)) return;
+            if (target.byte_windows && !in_taps && type_bytes(b.type) == 1)
+                if (const auto g = split_gather(off, v, -1); g && lanes_column_only(g->lanes, v)) return;
             walk(off, in_taps);
             return;
         }
@@ -215,8 +163,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             bool reversed = false;
             if (channels_fuse(prog, k, k.loops[inner].var, last.var, last.extent->ival, target.byte_windows,
                               &reversed)) {
-                k.fused_channels = static_cast<int>(last.extent->ival);
-                k.fused_mirrored = reversed;
+                k.cpu().fused_channels = static_cast<int>(last.extent->ival);
+                k.cpu().fused_mirrored = reversed;
                 k.decisions.push_back(
                     reversed ? fmt::format("fuse v{} and v{}: the store and forward loads move by the same stride along "
                                            "{} * v{} + v{}, byte loads backwards through the pixels (read through "
@@ -229,7 +177,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             }
         }
         // The vector decision looks at the kernel as it is printed.
-        const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
+        const Kernel printed = k.cpu().fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
         Loop& l = k.loops[inner];
         const bool contiguous = stores_contiguously(prog, printed, l.var);
         // A sum printed as a loop (over a run-time or a long number of taps) is a loop per
@@ -253,7 +201,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             const auto s = linear_stride(simplify(offset_expr(out, idx)), l.var);
             pixels = is_const(c.extent) && (c.extent->ival == 3 || c.extent->ival == 4) && s && *s == c.extent->ival;
         }
-        const bool narrow = gathers_narrow(prog, printed, l.var, target.byte_windows, target.word_gather);
+        std::vector<LoadAccess> loads = analyze_loads(prog, printed, l.var);
+        const bool narrow = gathers_narrow(prog, loads, target);
         if ((contiguous || heavy || pixels) && !narrow && target.explicit_vectors) {
             l.kind = LoopKind::Vector;
             // The lane count: a kernel whose vectors hold bytes only (it moves bytes:
@@ -264,7 +213,7 @@ void choose_cpu_axes(Program& prog, const Target& target) {
             // Loop partitioning: the parts' values decide the lanes (a part that only copies
             // bytes has no 4-byte index compares left).
             std::optional<Partition> part;
-            if (!tap_loop && contiguous && k.fused_channels == 0 && printed.loops.back().var == l.var &&
+            if (!tap_loop && contiguous && k.cpu().fused_channels == 0 && printed.loops.back().var == l.var &&
                 affine_along(prog, printed, l.var))
                 part = find_partition(printed.value, l.var);
             std::size_t widest = 0;
@@ -274,8 +223,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                     piece.value = partitioned_value(printed.value, l.var, i);
                     widest = std::max(widest, widest_vector_bytes(prog, piece, l.var, target));
                 }
-                k.partition_lo = part->lo;
-                k.partition_hi = part->hi;
+                k.cpu().partition_lo = part->lo;
+                k.cpu().partition_hi = part->hi;
                 k.decisions.push_back(fmt::format("v{0} in three parts, before {1}, inside, from {2} on: the tests of "
                                                   "v{0} are constants in each",
                                                   l.var, to_string(part->lo), to_string(part->hi)));
@@ -283,8 +232,8 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                 widest = widest_vector_bytes(prog, printed, l.var, target);
             }
             const bool bytes = widest == 1 && !pixels;
-            k.vector_width = bytes ? target.vector_bytes : target.kernel_lanes();
-            k.decisions.push_back(fmt::format("vector axis v{} ({} lanes{}): {}", l.var, k.vector_width,
+            k.cpu().vector_width = bytes ? target.vector_bytes : target.kernel_lanes();
+            k.decisions.push_back(fmt::format("vector axis v{} ({} lanes{}): {}", l.var, k.cpu().vector_width,
                                               bytes    ? ", its vectors hold bytes only"
                                               : pixels ? ", 16 pixels a permute"
                                                        : fmt::format(", {}-byte elements", widest),
@@ -292,14 +241,16 @@ void choose_cpu_axes(Program& prog, const Target& target) {
                                               : tap_loop ? "interleaved, a tap loop per output"
                                               : pixels   ? "interleaved pixels of bytes, stored whole"
                                                          : "interleaved, expensive value"));
+            k.cpu().loads = std::move(loads);
+            k.decisions.push_back(fmt::format("loads along v{}: {}", l.var, describe_loads(k.cpu().loads)));
             if (tap_loop && printed.loops.back().var == l.var && affine_along(prog, printed, l.var)) {
-                k.vector_unroll = kVectorUnroll;
+                k.cpu().vector_unroll = kVectorUnroll;
                 k.decisions.push_back(fmt::format("{} vectors a step along v{}: their tap loops run as one, each tap's "
                                                   "weight and address loaded once",
-                                                  k.vector_unroll, l.var));
+                                                  k.cpu().vector_unroll, l.var));
             }
         } else {
-            k.vector_width = 1;
+            k.cpu().vector_width = 1;
             k.decisions.push_back(fmt::format("no explicit vectors along v{}: {}; left to the C++ compiler", l.var,
                                               !target.explicit_vectors ? "a scalar program (the quick tier)"
                                               : narrow ? "it gathers 1- or 2-byte elements lane by lane"

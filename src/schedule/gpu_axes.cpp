@@ -22,7 +22,7 @@ namespace {
 // Moving data at the memory's speed takes wide accesses: a thread that loads and stores one
 // byte spends as many instructions per byte as a thread of 16-byte accesses spends per 16.
 // A kernel whose every output is computed alone (no tap sums) and stored densely along its
-// grid x loop gets gpu_x_outputs = 16 bytes / the widest element it stores or loads along x:
+// grid x loop gets x_outputs = 16 bytes / the widest element it stores or loads along x:
 // each load whose offset moves by +1 or -1 element per step of x is read as one access per
 // thread (vector loads), every other load stays per output (uniform ones are computed once),
 // and the outputs are stored as one. Decided here, printed by codegen/cuda.cpp.
@@ -53,10 +53,10 @@ void choose_x_outputs(const Program& prog, Kernel& k, const Loop& x) {
         forms.push_back(fmt::format("{} {}", b.name, *s == 1 ? "forwards" : "backwards"));
     });
     if (widest > 8) return;
-    k.gpu_x_outputs = static_cast<int>(16 / widest);
-    k.gpu_vector_loads = std::move(vector_loads);
-    k.decisions.push_back(fmt::format("{} outputs along v{} a thread: one {}-byte store{}{}", k.gpu_x_outputs, x.var,
-                                      k.gpu_x_outputs * static_cast<int>(type_bytes(out.type)),
+    k.gpu().x_outputs = static_cast<int>(16 / widest);
+    k.gpu().vector_loads = std::move(vector_loads);
+    k.decisions.push_back(fmt::format("{} outputs along v{} a thread: one {}-byte store{}{}", k.gpu().x_outputs, x.var,
+                                      k.gpu().x_outputs * static_cast<int>(type_bytes(out.type)),
                                       forms.empty() ? "" : "; one access each for the loads of ",
                                       fmt::join(forms, ", ")));
 }
@@ -65,11 +65,11 @@ void choose_x_outputs(const Program& prog, Kernel& k, const Loop& x) {
 
 void choose_gpu_axes(Program& prog, const Target& target) {
     for (Kernel& k : prog.kernels) {
-        k.vector_width = 1;
+        k.gpu();  // a GPU plan from here on (no CPU vector loop)
         if (k.histogram) continue;  // a block per plane: the printer's (schedule/histogram.h)
         std::size_t inner = k.loops.size();
         const Loop& last = k.loops.back();
-        if (k.gpu_block_sum == nullptr && k.loops.size() >= 2 && is_const(last.extent) && last.extent->ival > 1 && last.extent->ival <= 4) {
+        if (k.gpu().block_sum == nullptr && k.loops.size() >= 2 && is_const(last.extent) && last.extent->ival > 1 && last.extent->ival <= 4) {
             k.loops.back().kind = LoopKind::Unrolled;
             k.decisions.push_back(fmt::format("unroll v{}: {} iterations per thread, innermost in memory", last.var,
                                               last.extent->ival));
@@ -85,7 +85,7 @@ void choose_gpu_axes(Program& prog, const Target& target) {
                 z.push_back(fmt::format("v{}", l.var));
             }
         }
-        if (k.gpu_block_sum != nullptr) {
+        if (k.gpu().block_sum != nullptr) {
             k.decisions.push_back(fmt::format("grid x: v{} (a block of {} threads per output)", k.loops[inner - 1].var,
                                               target.block_threads));
         } else {

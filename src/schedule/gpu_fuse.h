@@ -1,5 +1,5 @@
 // GPU fusion of a producer with its one consumer through shared memory (a GPU-target pass
-// after choose_gpu_axes), and its run-time half (plan_fused_launch, at bind time).
+// after choose_gpu_axes, gpu_fuse.cpp), and its run-time half (plan_fused_launch, at bind time: fused_launch.cpp).
 //
 // What it decides: a Temp buffer T written by kernel P and read only by kernel K (a
 // separable resize's two passes: K reads T's rows or columns at start[v] + tap) is also

@@ -36,8 +36,8 @@ std::optional<TapPairFactors> tap_pair_factors(const Expr& sum) {
 
 void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
     (void)prog;
-    if (!target.tap_pairs || k.vector_width <= 1) return;
-    const Kernel printed = k.fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
+    if (!target.tap_pairs || k.cpu().vector_width <= 1) return;
+    const Kernel printed = k.cpu().fused_channels > 0 ? fused_channel_kernel(prog, k) : k;
     int v = -1;
     for (const Loop& l : printed.loops)
         if (l.kind == LoopKind::Vector) v = l.var;
@@ -50,7 +50,7 @@ void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
         if (std::find(sums.begin(), sums.end(), s) == sums.end()) sums.push_back(s);
     });
     if (sums.empty()) return;
-    k.tap_pairs = true;
+    k.cpu().tap_pairs = true;
     k.decisions.push_back(fmt::format(
         "tap pairs: {}: two taps per 16-bit multiply-add into int32 ({}) from kTapPairsMin taps at run time, an "
         "odd last tap alone",
@@ -61,7 +61,7 @@ void note_tap_pairs(const Program& prog, Kernel& k, const Target& target) {
 }
 
 std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
-    if (k.vector_width <= 1 || k.fused_channels > 0 || k.vector_unroll > 1 || !k.store_index.empty() ||
+    if (k.cpu().vector_width <= 1 || k.cpu().fused_channels > 0 || k.cpu().vector_unroll > 1 || !k.store_index.empty() ||
         k.loops.size() < 2)
         return std::nullopt;
     const Loop& c = k.loops.back();
@@ -142,12 +142,12 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
     if (!target.explicit_vectors || !(wide || avx2) || target.tap_lanes_span < 0) return;
     const auto t = tap_lanes_form(prog, k);
     if (!t) return;
-    k.tap_lanes = t->channels;
-    k.tap_lanes_pixels = target.vector_bytes / 16;
-    k.tap_lanes_span = target.tap_lanes_span;
-    k.tap_lanes_past_window = target.tap_lanes_past_window && wide;
-    const int lanes = target.vector_bytes / 4, taps = 2 * k.tap_lanes_pixels;
-    const std::string where = k.tap_lanes_past_window
+    k.cpu().tap_lanes = t->channels;
+    k.cpu().tap_lanes_pixels = target.vector_bytes / 16;
+    k.cpu().tap_lanes_span = target.tap_lanes_span;
+    k.cpu().tap_lanes_past_window = target.tap_lanes_past_window && wide;
+    const int lanes = target.vector_bytes / 4, taps = 2 * k.cpu().tap_lanes_pixels;
+    const std::string where = k.cpu().tap_lanes_past_window
                                   ? fmt::format("one tap of {} outputs spans more than one window", lanes)
                                   : fmt::format("the taps of {} outputs span more than {} bytes", lanes, target.tap_lanes_span);
     k.decisions.push_back(fmt::format(
@@ -157,7 +157,7 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
         "v{}",
         where, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
         wide ? "permute" : "shuffle", taps,
-        k.tap_lanes_pixels, t->x_var));
+        k.cpu().tap_lanes_pixels, t->x_var));
 }
 
 }  // namespace toroid::schedule

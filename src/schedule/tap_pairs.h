@@ -47,7 +47,7 @@ struct TapLanes {
 // value is not one tap sum of that shape under a function of parameters alone.
 std::optional<TapLanes> tap_lanes_form(const ir::Program& prog, const ir::Kernel& k);
 
-// Sets k.tap_lanes (and records why) where the target has a byte permute of 64-byte
+// Sets k.cpu().tap_lanes (and records why) where the target has a byte permute of 64-byte
 // registers and k has the form.
 void note_tap_lanes(const ir::Program& prog, ir::Kernel& k, const Target& target);
 

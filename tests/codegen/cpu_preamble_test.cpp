@@ -52,7 +52,7 @@ ir::Program reversing_program(int lanes) {
     k.output = 1;
     k.loops = {{0, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel}, {1, ir::iconst(0), ir::iconst(1), ir::LoopKind::Parallel},
                {2, ir::iconst(0), ir::iconst(4), ir::LoopKind::Parallel}, {3, ir::iconst(0), ir::param(0), ir::LoopKind::Vector}};
-    k.vector_width = lanes;
+    k.cpu().vector_width = lanes;
     k.value = ir::load(0, ir::Type::U8, {ir::var(0), ir::var(1), ir::var(2), ir::sub(ir::sub(ir::param(0), ir::iconst(1)), ir::var(3))});
     p.kernels = {k};
     return p;
@@ -96,7 +96,7 @@ TEST(CpuPreamble, KernelsOfTwoLaneCountsShareASource) {
     const ir::Kernel k = p.kernels[0];
     ir::Kernel k2 = k;
     k2.name = "words";
-    k2.vector_width = 16;
+    k2.cpu().vector_width = 16;
     k2.value = ir::sat_cast(ir::Type::U8, ir::add(ir::cast(ir::Type::I32, k.value), ir::iconst(1, ir::Type::I32)));
     p.kernels = {k, k2};
     const std::string src = codegen::generate_cpp(p, 16);

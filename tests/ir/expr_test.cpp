@@ -385,7 +385,7 @@ TEST(ProgramTest, BuffersAndDump) {
     k.output = 1;
     k.loops = {{0, iconst(0), iconst(1), LoopKind::Parallel}, {2, iconst(2), iconst(4), LoopKind::Parallel},
                {1, iconst(0), iconst(3), LoopKind::Serial}, {3, iconst(0), param(0), LoopKind::Vector}};
-    k.vector_width = 16;
+    k.cpu().vector_width = 16;
     k.value = mul(cast(Type::F32, load(0, Type::U8, {var(0), var(1), var(2), var(3)})), fconst(0.5));
     k.decisions = {"vectorize v3: stride 1 in the output"};
     p.kernels = {k};

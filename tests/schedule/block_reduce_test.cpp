@@ -25,7 +25,7 @@ ir::Program cuda_program(const std::string& json, DType dtype = DType::UInt8, La
 
 int block_kernels(const ir::Program& p) {
     int n = 0;
-    for (const ir::Kernel& k : p.kernels) n += k.gpu_block_sum != nullptr;
+    for (const ir::Kernel& k : p.kernels) n += k.gpu().block_sum != nullptr;
     return n;
 }
 
@@ -70,8 +70,8 @@ TEST(BlockReduce, ReductionsOverRowsOfColumnsAreSplitIntoRows) {
 TEST(BlockReduce, KernelsSoMarkedAreNeitherFusedNorUnrolled) {
     const ir::Program p = cuda_program(R"([{"op": "adjust_contrast", "factor": 0.5}])", DType::UInt8, Layout::ChannelsLast);
     for (const ir::Kernel& k : p.kernels) {
-        if (k.gpu_block_sum == nullptr) continue;
-        EXPECT_EQ(k.gpu_x_outputs, 1);
+        if (k.gpu().block_sum == nullptr) continue;
+        EXPECT_EQ(k.gpu().x_outputs, 1);
         for (const ir::Loop& l : k.loops) EXPECT_NE(l.kind, ir::LoopKind::Unrolled);
         for (const ir::GpuFusion& f : p.gpu_fusions) {
             EXPECT_NE(&p.kernels[static_cast<std::size_t>(f.producer)], &k);

@@ -54,45 +54,45 @@ TEST(CpuAxes, KernelsThatMoveBytesFillARegisterWithThem) {
             SCOPED_TRACE(std::string(flip) + " " + std::string(layout_name(layout)));
             const ir::Program p = program_for(flip, DType::UInt8, layout, cpu(64, true));
             ASSERT_EQ(p.kernels.size(), 1u);
-            EXPECT_EQ(p.kernels[0].vector_width, 64) << decisions(p.kernels[0]);
+            EXPECT_EQ(p.kernels[0].cpu().vector_width, 64) << decisions(p.kernels[0]);
             EXPECT_NE(decisions(p.kernels[0]).find("(64 lanes, its vectors hold bytes only)"), std::string::npos)
                 << decisions(p.kernels[0]);
             // 32-byte vectors (AVX2): 32 lanes of bytes.
             const ir::Program q = program_for(flip, DType::UInt8, layout, cpu(32, false));
-            if (q.kernels[0].vector_width > 1) {
-                EXPECT_EQ(q.kernels[0].vector_width, 32) << decisions(q.kernels[0]);
+            if (q.kernels[0].cpu().vector_width > 1) {
+                EXPECT_EQ(q.kernels[0].cpu().vector_width, 32) << decisions(q.kernels[0]);
             }
         }
     }
     const ir::Program crop = program_for(R"([{"op": "crop", "top": 3, "left": 5, "height": 100, "width": 101}])",
                                          DType::UInt8, Layout::Contiguous, cpu(64, true));
-    EXPECT_EQ(crop.kernels[0].vector_width, 64) << decisions(crop.kernels[0]);
+    EXPECT_EQ(crop.kernels[0].cpu().vector_width, 64) << decisions(crop.kernels[0]);
 }
 
 TEST(CpuAxes, KernelsThatComputeKeepFourByteLanes) {
     const Target t = cpu(64, true);
     // Float flips: 16 lanes of 4 bytes.
     const ir::Program f = program_for(kHflip, DType::Float32, Layout::Contiguous, t);
-    EXPECT_EQ(f.kernels[0].vector_width, 16) << decisions(f.kernels[0]);
+    EXPECT_EQ(f.kernels[0].cpu().vector_width, 16) << decisions(f.kernels[0]);
     // Bytes widened to float: the widest element decides.
     const ir::Program c = program_for(R"([{"op": "convert", "dtype": "float32", "scale": true}])", DType::UInt8,
                                       Layout::Contiguous, t);
-    EXPECT_EQ(c.kernels.back().vector_width, 16) << decisions(c.kernels.back());
+    EXPECT_EQ(c.kernels.back().cpu().vector_width, 16) << decisions(c.kernels.back());
     EXPECT_NE(decisions(c.kernels.back()).find("4-byte elements"), std::string::npos) << decisions(c.kernels.back());
     // A uint8 resize computes in int32 even though it reads and writes bytes.
     const ir::Program r = program_for(R"([{"op": "resize", "mode": "bilinear", "size": [100, 120]}])", DType::UInt8,
                                       Layout::Contiguous, t);
     for (const ir::Kernel& k : r.kernels) {
-        if (k.vector_width > 1) {
-            EXPECT_EQ(k.vector_width, 16) << decisions(k);
+        if (k.cpu().vector_width > 1) {
+            EXPECT_EQ(k.cpu().vector_width, 16) << decisions(k);
         }
     }
     // A crop that pads compares int32 indices per lane.
     const ir::Program pad = program_for(R"([{"op": "crop", "top": -3, "left": -5, "height": 230, "width": 240}])",
                                         DType::UInt8, Layout::Contiguous, t);
     for (const ir::Kernel& k : pad.kernels) {
-        if (k.vector_width > 1) {
-            EXPECT_EQ(k.vector_width, 16) << decisions(k);
+        if (k.cpu().vector_width > 1) {
+            EXPECT_EQ(k.cpu().vector_width, 16) << decisions(k);
         }
     }
 }
@@ -101,8 +101,8 @@ TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
     const ir::Program p = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
     ASSERT_EQ(p.kernels.size(), 1u);
     const ir::Kernel& k = p.kernels[0];
-    EXPECT_EQ(k.fused_channels, 3) << decisions(k);
-    EXPECT_TRUE(k.fused_mirrored) << decisions(k);
+    EXPECT_EQ(k.cpu().fused_channels, 3) << decisions(k);
+    EXPECT_TRUE(k.cpu().fused_mirrored) << decisions(k);
     EXPECT_NE(decisions(k).find("backwards through the pixels"), std::string::npos) << decisions(k);
     // As printed: one loop over the row's bytes, stored contiguously; the load goes back
     // through the pixels (no constant stride along the fused loop).
@@ -121,20 +121,20 @@ TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
     EXPECT_TRUE(found);
     // A vertical flip fuses forwards: the printed loads are affine, stride 1.
     const ir::Program v = program_for(kVflip, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
-    EXPECT_EQ(v.kernels[0].fused_channels, 3);
-    EXPECT_FALSE(v.kernels[0].fused_mirrored);
+    EXPECT_EQ(v.kernels[0].cpu().fused_channels, 3);
+    EXPECT_FALSE(v.kernels[0].cpu().fused_mirrored);
     // Without byte windows the backward pixels are not fused (no window reads there).
     const ir::Program n = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(64, false));
-    EXPECT_EQ(n.kernels[0].fused_channels, 0) << decisions(n.kernels[0]);
-    EXPECT_FALSE(n.kernels[0].fused_mirrored);
+    EXPECT_EQ(n.kernels[0].cpu().fused_channels, 0) << decisions(n.kernels[0]);
+    EXPECT_FALSE(n.kernels[0].cpu().fused_mirrored);
     // AVX2's 32-byte windows (no byte permute) fuse them, 32 lanes of bytes.
     const ir::Program a = program_for(kHflip, DType::UInt8, Layout::ChannelsLast, cpu(32, false, true));
-    EXPECT_EQ(a.kernels[0].fused_channels, 3) << decisions(a.kernels[0]);
-    EXPECT_TRUE(a.kernels[0].fused_mirrored);
-    EXPECT_EQ(a.kernels[0].vector_width, 32) << decisions(a.kernels[0]);
+    EXPECT_EQ(a.kernels[0].cpu().fused_channels, 3) << decisions(a.kernels[0]);
+    EXPECT_TRUE(a.kernels[0].cpu().fused_mirrored);
+    EXPECT_EQ(a.kernels[0].cpu().vector_width, 32) << decisions(a.kernels[0]);
     // Nor are float pixels (no word windows at this width).
     const ir::Program fl = program_for(kHflip, DType::Float32, Layout::ChannelsLast, cpu(64, true));
-    EXPECT_FALSE(fl.kernels[0].fused_mirrored);
+    EXPECT_FALSE(fl.kernels[0].cpu().fused_mirrored);
 }
 
 // A uint8 warp of an intermediate (a resize's result) gathers its bytes as 4-byte words on
@@ -150,12 +150,12 @@ TEST(CpuAxes, ByteGathersOfTemporariesAndTheInputAreWordGathers) {
     t.word_gather = true;
     for (const char* p : {resized_warp, warp}) {
         const ir::Program prog = program_for(p, DType::UInt8, Layout::ChannelsLast, t);
-        EXPECT_GT(prog.kernels.back().vector_width, 1) << decisions(prog.kernels.back());
+        EXPECT_GT(prog.kernels.back().cpu().vector_width, 1) << decisions(prog.kernels.back());
     }
     t.word_gather = false;
     for (const char* p : {resized_warp, warp}) {
         const ir::Program without = program_for(p, DType::UInt8, Layout::ChannelsLast, t);
-        EXPECT_EQ(without.kernels.back().vector_width, 1) << decisions(without.kernels.back());
+        EXPECT_EQ(without.kernels.back().cpu().vector_width, 1) << decisions(without.kernels.back());
         EXPECT_NE(decisions(without.kernels.back()).find("gathers 1- or 2-byte elements"), std::string::npos)
             << decisions(without.kernels.back());
     }
@@ -172,12 +172,12 @@ TEST(CpuAxes, VerticalTapLoopsComputeSeveralVectorsAStep) {
         SCOPED_TRACE(std::string(dtype_name(dt)));
         const ir::Program cl = program_for(vertical, dt, Layout::ChannelsLast, t);
         ASSERT_EQ(cl.kernels.size(), 1u);
-        EXPECT_EQ(cl.kernels[0].vector_unroll, 4) << decisions(cl.kernels[0]);
+        EXPECT_EQ(cl.kernels[0].cpu().vector_unroll, 4) << decisions(cl.kernels[0]);
         EXPECT_NE(decisions(cl.kernels[0]).find("4 vectors a step"), std::string::npos) << decisions(cl.kernels[0]);
         const ir::Program cf = program_for(vertical, dt, Layout::Contiguous, t);
-        EXPECT_EQ(cf.kernels[0].vector_unroll, 1) << decisions(cf.kernels[0]);
+        EXPECT_EQ(cf.kernels[0].cpu().vector_unroll, 1) << decisions(cf.kernels[0]);
         const ir::Program h = program_for(horizontal, dt, Layout::ChannelsLast, t);
-        for (const ir::Kernel& k : h.kernels) EXPECT_EQ(k.vector_unroll, 1) << decisions(k);
+        for (const ir::Kernel& k : h.kernels) EXPECT_EQ(k.cpu().vector_unroll, 1) << decisions(k);
     }
 }
 
@@ -190,8 +190,8 @@ TEST(CpuAxes, ErasedColumnsPartitionTheRowLoop) {
                                       DType::UInt8, Layout::Contiguous, cpu(64, true));
     ASSERT_EQ(p.kernels.size(), 1u);
     const ir::Kernel& k = p.kernels[0];
-    ASSERT_TRUE(k.partition_lo && k.partition_hi) << decisions(k);
-    EXPECT_EQ(k.vector_width, 64) << decisions(k);
+    ASSERT_TRUE(k.cpu().partition_lo && k.cpu().partition_hi) << decisions(k);
+    EXPECT_EQ(k.cpu().vector_width, 64) << decisions(k);
     EXPECT_NE(decisions(k).find("in three parts"), std::string::npos) << decisions(k);
     const int v = k.loops.back().var;
     const auto tests_column = [&](const ir::Expr& e) {
@@ -212,7 +212,7 @@ TEST(CpuAxes, ErasedColumnsPartitionTheRowLoop) {
     const ir::Program two = program_for(R"([{"op": "erase", "top": 0, "left": 20, "height": 60, "width": 80, "value": 0},
                                             {"op": "erase", "top": 0, "left": 150, "height": 60, "width": 30, "value": 0}])",
                                         DType::UInt8, Layout::Contiguous, cpu(64, true));
-    for (const ir::Kernel& x : two.kernels) EXPECT_FALSE(x.partition_lo) << decisions(x);
+    for (const ir::Kernel& x : two.kernels) EXPECT_FALSE(x.cpu().partition_lo) << decisions(x);
     EXPECT_FALSE(schedule::find_partition(ir::lt(ir::var(3), ir::param(0)), 3));  // one bound only
 }
 

@@ -80,7 +80,7 @@ TEST(Tabulate, CheapByteFunctionsWhereTablesAreInRegisters) {
         ASSERT_EQ(vbmi.kernels.size(), 2u);
         EXPECT_TRUE(vbmi.buffer(vbmi.kernels[0].output).lookup_table);
         EXPECT_TRUE(schedule::byte_table_argument(vbmi, vbmi.kernels[1].value));
-        EXPECT_EQ(vbmi.kernels[1].vector_width, 64);
+        EXPECT_EQ(vbmi.kernels[1].cpu().vector_width, 64);
         const ir::Program quick = program_for(json, avx512(true).scalar());
         EXPECT_EQ(quick.buffers.size(), vbmi.buffers.size());
         EXPECT_EQ(program_for(json, avx512(false)).kernels.size(), 1u);

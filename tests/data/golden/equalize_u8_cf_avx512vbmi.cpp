@@ -136,6 +136,7 @@ namespace t_lanes16 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (16 lanes, 4-byte elements): stride 1 in the output
+//   loads along v3: b0 contiguous
 //   4 vectors a step along v3: their tap loops run as one, each tap's weight and address loaded once
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_1(void* const* buffers, const std::int64_t* params, int threads) {
@@ -361,6 +362,7 @@ namespace t_lanes16 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (16 lanes, 4-byte elements): interleaved, a tap loop per output
+//   loads along v3: b0 uniform, b6 uniform
 //   4 vectors a step along v3: their tap loops run as one, each tap's weight and address loaded once
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_2(void* const* buffers, const std::int64_t* params, int threads) {
@@ -587,6 +589,7 @@ namespace t_lanes16 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (16 lanes, 4-byte elements): interleaved, a tap loop per output
+//   loads along v3: b1 uniform
 //   4 vectors a step along v3: their tap loops run as one, each tap's weight and address loaded once
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_3(void* const* buffers, const std::int64_t* params, int threads) {
@@ -727,6 +730,7 @@ namespace t_lanes16 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (16 lanes, 8-byte elements): stride 1 in the output
+//   loads along v3: b1 uniform, b2 uniform, b3 window
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_4(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;
@@ -979,6 +983,7 @@ namespace t_lanes64 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (64 lanes, its vectors hold bytes only): stride 1 in the output
+//   loads along v3: b0 contiguous, b5 byte table
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_5(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;

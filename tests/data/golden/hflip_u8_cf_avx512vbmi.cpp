@@ -10,6 +10,7 @@ namespace t_lanes64 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (64 lanes, its vectors hold bytes only): stride 1 in the output
+//   loads along v3: b0 reversed
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;

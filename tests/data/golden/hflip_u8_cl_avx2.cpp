@@ -12,6 +12,7 @@ namespace t_lanes32 {
 //   unroll v1: 3 iterations, innermost in memory
 //   fuse v3 and v1: the store and forward loads move by the same stride along 3 * v3 + v1, byte loads backwards through the pixels (read through windows); one loop over consecutive elements
 //   vector axis v3 (32 lanes, its vectors hold bytes only): stride 1 in the output
+//   loads along v3: b0 window
 //   parallel over v0 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;

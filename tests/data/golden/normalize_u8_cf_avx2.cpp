@@ -12,6 +12,7 @@ namespace t_lanes8 {
 //   layout: contiguous
 //   loop order: v0, v1, v2, v3 (memory order of the output)
 //   vector axis v3 (8 lanes, 4-byte elements): stride 1 in the output
+//   loads along v3: b0 contiguous, b1 uniform, b2 uniform
 //   parallel over v0 x v1 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;

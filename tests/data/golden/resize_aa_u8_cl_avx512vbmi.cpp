@@ -17,6 +17,7 @@ namespace t_lanes16 {
 //   loop order: v0, v2, v3, v1 (memory order of the output)
 //   unroll v1: 3 iterations, innermost in memory
 //   vector axis v3 (16 lanes, 16 pixels a permute): interleaved, a tap loop per output
+//   loads along v3: b0 window, b1 contiguous, b2 contiguous
 //   taps in lanes: where the taps of 16 outputs span more than 112 bytes at run time (or there are fewer than 16), each output pixel's 3 channels x 8 taps of r64 are one register of 16-bit pairs (a masked load, a byte permute, a multiply-add per 8 taps), 4 pixels summed across lanes at once, the weights laid out per pixel once per call; elsewhere the vector loop over v3
 //   parallel over v0 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
@@ -400,6 +401,7 @@ namespace t_lanes16 {
 //   unroll v1: 3 iterations, innermost in memory
 //   fuse v3 and v1: every access moves by the same stride along 3 * v3 + v1, one loop over consecutive elements
 //   vector axis v3 (16 lanes, 4-byte elements): stride 1 in the output
+//   loads along v3: b3 contiguous, b4 uniform, b5 uniform
 //   4 vectors a step along v3: their tap loops run as one, each tap's weight and address loaded once
 //   parallel over v0 x v2 (collapsed, shared by the threads)
 static void kernel_1(void* const* buffers, const std::int64_t* params, int threads) {
