@@ -211,10 +211,6 @@ protected:
         pending_.clear();
     }
 
-    // Element types read through windows: bytes (no gather instruction) and 4-byte words
-    // (whose gathers load lane by lane).
-    static bool windowed(Type t) { return type_bytes(t) == 1 || type_bytes(t) == 4; }
-
     // A load's offset split for a read through a window (schedule::split_gather, the
     // scheduler's rule), its parts kept alive for the printer's memos.
     bool split_gather(const Expr& off, int r, Expr& lanes, Expr& uniform) {
@@ -270,7 +266,7 @@ protected:
                 return;
             }
             for (const auto& a : e->args) walk(a, tap);
-            if (e->op != Op::Load || !windowed(prog_.buffer(e->buffer).type)) return;
+            if (e->op != Op::Load || !schedule::read_through_windows(prog_.buffer(e->buffer).type)) return;
             Expr lanes, uniform;
             if (!split_gather(offset_expr(prog_.buffer(e->buffer), e->args), tap, lanes, uniform)) return;
             bool outer = false;
@@ -418,7 +414,7 @@ protected:
     // across taps) + (a part the same in every lane): the lanes' offsets are worked out once
     // before the loop (window_u8) and each tap reads them from one window of memory.
     void hoist_gather(const Expr& load, const Expr& off, int r) override {
-        if (vector_var_ < 0 || !windowed(prog_.buffer(load->buffer).type)) return;
+        if (vector_var_ < 0 || !schedule::read_through_windows(prog_.buffer(load->buffer).type)) return;
         Expr lanes, uniform;
         if (!split_gather(off, r, lanes, uniform)) return;
         const std::size_t e_bytes = type_bytes(prog_.buffer(load->buffer).type);
@@ -683,7 +679,7 @@ protected:
             const Expr off = offset_expr(b, e->args);
             const std::string el = ctype(b.type);
             const auto stride = linear_stride(off, vector_var_);
-            if (!stride && windowed(b.type)) {
+            if (!stride && schedule::read_through_windows(b.type)) {
                 // A gather whose lanes' part has a precomputed window (outside tap loops).
                 Expr lanes, uniform;
                 if (split_gather(off, -1, lanes, uniform)) {

@@ -16,14 +16,6 @@ namespace toroid::schedule {
 
 using namespace ir;
 
-namespace {
-
-// Element types read through windows: bytes (no gather instruction) and 4-byte words (whose
-// gathers load lane by lane).
-bool windowed(Type t) { return type_bytes(t) == 1 || type_bytes(t) == 4; }
-
-}  // namespace
-
 bool lanes_column_only(const Expr& lanes, int v) {
     bool other = false;
     visit(lanes, [&](const Expr& x) { other = other || (x->op == Op::Var && x->var != v && !is_param_var(x->var)); });
@@ -90,13 +82,13 @@ LoadForm load_form(const Program& prog, const Expr& load, const Expr& off, int v
     const Buffer& b = prog.buffer(load->buffer);
     if (!depends_on_var(off, v)) return LoadForm::Uniform;
     // In a tap loop: lanes fixed per vector, the tap's part the same in every lane.
-    if (tap >= 0 && windowed(b.type) && depends_on_var(off, tap) && split_gather(off, v, tap)) return LoadForm::Window;
+    if (tap >= 0 && read_through_windows(b.type) && depends_on_var(off, tap) && split_gather(off, v, tap)) return LoadForm::Window;
     if (const auto byte = byte_table_argument(prog, load)) {
         const Expr plane = offset_expr(b, {load->args[0], load->args[1], iconst(0), iconst(0)});
         if (!depends_on_var(plane, v)) return LoadForm::ByteTable;
     }
     const auto stride = linear_stride(off, v);
-    if (!stride && windowed(b.type))
+    if (!stride && read_through_windows(b.type))
         if (const auto s = split_gather(off, v, -1); s && lanes_column_only(s->lanes, v)) return LoadForm::Window;
     if (stride) {
         if (*stride == 0) return LoadForm::Uniform;

@@ -29,6 +29,10 @@ struct GatherSplit {
 };
 std::optional<GatherSplit> split_gather(const ir::Expr& off, int v, int tap);
 
+// Element types a gather may read through windows: bytes (no gather instruction) and 4-byte
+// words (whose gathers load lane by lane).
+inline bool read_through_windows(ir::Type t) { return ir::type_bytes(t) == 1 || ir::type_bytes(t) == 4; }
+
 // Whether a lanes' part names no variable but v and parameters: its window depends on the
 // position along the vector loop alone (a resize's index table), so the printer works it
 // out once per kernel call for each block of lanes.
