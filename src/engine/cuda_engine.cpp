@@ -28,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -105,7 +107,68 @@ struct CudaInstance {
     // memory), or the fusion whose kernel runs in its place.
     static constexpr int kLaunch = -1, kInsideFused = -2;
     std::vector<int> action;
+    // Whether a fused pair whose tiles fit runs as its fused kernel or as its two kernels is
+    // measured, per instance: its first 2 * kFormTrials single-image runs alternate the two
+    // forms, each timed with events on the run's stream, and once every timing has completed
+    // the faster form stays (fused unless the two kernels take under kApartShare of its
+    // time). Both forms give the same values: only the time differs (a small image's tiles
+    // are too small to pay for the halo they recompute; a large one's intermediate costs
+    // more in global memory than in shared memory).
+    static constexpr int kFormTrials = 3;
+    static constexpr double kApartShare = 0.95;
+    struct FormChoice {
+        std::mutex mutex;
+        std::atomic<int> decided{0};  // 0: measuring, 1: fused, 2: apart
+        std::vector<bool> trial_fused;
+        std::vector<std::unique_ptr<cuda::Event>> events;  // start, end per trial
+        double fused_us = 0, apart_us = 0;  // the fastest trial of each, once decided
+    };
+    mutable std::vector<std::unique_ptr<FormChoice>> choice;  // by fusion: null where not fused
+    // Workspace bytes with every fused pair's intermediate in global memory too (their two
+    // kernels' runs; `workspace_bytes`: the fused kernels' runs). The fused pairs'
+    // intermediates lie after the others, so both share the other offsets.
+    std::size_t workspace_apart = 0;
 };
+
+// How a run launches fused pair `i` of `inst` (CudaInstance::FormChoice): fused or as its two
+// kernels, and the events that time it while the choice is measured (null otherwise).
+struct PairForm {
+    bool fused = true;
+    cuda::Event* start = nullptr;
+    cuda::Event* end = nullptr;
+};
+
+PairForm pair_form(const CudaInstance& inst, std::size_t i, cuda::CUstream stream, const cuda::Device& dev) {
+    CudaInstance::FormChoice& c = *inst.choice[i];
+    if (const int d = c.decided.load(std::memory_order_acquire); d != 0) return {d == 1};
+    std::lock_guard lock(c.mutex);
+    if (const int d = c.decided.load(std::memory_order_relaxed); d != 0) return {d == 1};
+    // A stream captured into a graph: no timing (its events cannot be queried), fused.
+    if (cuda::capturing(stream)) return {};
+    const std::size_t trials = 2 * static_cast<std::size_t>(CudaInstance::kFormTrials);
+    if (c.trial_fused.size() < trials) {
+        const bool fused = c.trial_fused.size() % 2 == 0;
+        c.trial_fused.push_back(fused);
+        c.events.push_back(std::make_unique<cuda::Event>(dev));
+        c.events.push_back(std::make_unique<cuda::Event>(dev));
+        return {fused, c.events[c.events.size() - 2].get(), c.events.back().get()};
+    }
+    // Every trial enqueued: decide once they have all completed (fused meanwhile).
+    for (const auto& e : c.events)
+        if (!e->done()) return {};
+    double best[2] = {1e300, 1e300};  // fused, apart (µs)
+    for (std::size_t t = 0; t < c.trial_fused.size(); ++t) {
+        const double us = 1000.0 * cuda::elapsed_ms(*c.events[2 * t], *c.events[2 * t + 1]);
+        double& b = best[c.trial_fused[t] ? 0 : 1];
+        b = std::min(b, us);
+    }
+    c.fused_us = best[0];
+    c.apart_us = best[1];
+    c.events.clear();
+    const bool fused = !(best[1] < CudaInstance::kApartShare * best[0]);
+    c.decided.store(fused ? 1 : 2, std::memory_order_release);
+    return {fused};
+}
 
 cuda::Compiler& nvrtc_compiler() {
     static cuda::Compiler c;
@@ -246,30 +309,50 @@ public:
             fail("internal: output strides do not fit the compiled program");
         const auto s = static_cast<cuda::CUstream>(stream);
         const cuda::CUdeviceptr constants = device_constants();
-        RunMemory memory(ws_, dev_, inst_->workspace_bytes, s);
+        std::vector<PairForm> forms(p.gpu_fusions.size());
+        bool apart = false;
+        for (std::size_t i = 0; i < forms.size(); ++i)
+            if (inst_->choice[i]) {
+                forms[i] = pair_form(*inst_, i, s, dev_);
+                apart = apart || !forms[i].fused;
+            }
+        RunMemory memory(ws_, dev_, apart ? inst_->workspace_apart : inst_->workspace_bytes, s);
         std::vector<std::uint64_t> args(inst_->args.size());  // fill_args copies the bound block in
         fill_args(args.data(), in, out, out_strides, memory.base, constants);
         void* blob = args.data();
         void* kernel_args[] = {blob};
+        const auto launch_kernel = [&](std::size_t k) {
+            const auto& dims = inst_->grid[k];
+            if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) return;  // nothing to compute
+            cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
+                         cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, s, kernel_args);
+        };
         for (std::size_t k = 0; k < p.kernels.size(); ++k) {
             const int action = inst_->action[k];
             if (action == CudaInstance::kInsideFused) continue;
-            if (action >= 0) {
-                const auto i = static_cast<std::size_t>(action);
-                const CudaInstance::FusedRun& f = inst_->fused[i];
-                const ir::GpuFusion& gf = p.gpu_fusions[i];
+            if (action < 0) {
+                launch_kernel(k);
+                continue;
+            }
+            // A fused pair, at its consumer's place (its producer's inputs are all written
+            // by then, and only the consumer reads what the producer writes).
+            const auto i = static_cast<std::size_t>(action);
+            const CudaInstance::FusedRun& f = inst_->fused[i];
+            const ir::GpuFusion& gf = p.gpu_fusions[i];
+            const PairForm& form = forms[i];
+            if (form.start) form.start->record(s);
+            if (form.fused) {
                 schedule::FusedTilesArg tiles = f.arg;
                 tiles.ranges = constants + f.ranges_at;
                 void* fused_args[] = {blob, &tiles};
                 cuda::launch(inst_->art->fused[i], cuda::Dim3{f.grid[0], f.grid[1], f.grid[2]},
                              cuda::Dim3{static_cast<unsigned>(gf.block_x), static_cast<unsigned>(gf.block_y), 1},
                              static_cast<unsigned>(f.plan.shared_bytes), s, fused_args);
-                continue;
+            } else {
+                launch_kernel(static_cast<std::size_t>(gf.producer));
+                launch_kernel(k);
             }
-            const auto& dims = inst_->grid[k];
-            if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0) continue;  // nothing to compute
-            cuda::launch(inst_->art->kernels[k], cuda::Dim3{dims[0], dims[1], dims[2]},
-                         cuda::Dim3{static_cast<unsigned>(kBlockThreads), 1, 1}, 0, s, kernel_args);
+            if (form.end) form.end->record(s);
         }
         memory.release();
     }
@@ -317,10 +400,19 @@ public:
         schedule::bind_output_strides(inst_->art->program, b, {d[0], d[1], d[2], d[3]});
         std::string s = schedule::explain(inst_->art->program, b);
         const ir::Program& p = inst_->art->program;
-        for (std::size_t i = 0; i < p.gpu_fusions.size(); ++i)
-            s += fmt::format("kernel_{} and kernel_{} {}: {}\n", p.gpu_fusions[i].producer, p.gpu_fusions[i].consumer,
+        for (std::size_t i = 0; i < p.gpu_fusions.size(); ++i) {
+            s += fmt::format("kernel_{} and kernel_{} {}: {}", p.gpu_fusions[i].producer, p.gpu_fusions[i].consumer,
                              inst_->fused[i].plan.fused ? "run as one (fused through shared memory)" : "run apart",
                              inst_->fused[i].plan.why);
+            if (const auto& c = inst_->choice[i]) {
+                std::lock_guard lock(c->mutex);
+                const int d = c->decided.load();
+                s += d == 0 ? "; where that is faster (being measured on its first runs)"
+                            : fmt::format("; measured on its first runs: fused {:.1f} µs, as two kernels {:.1f} µs: {}",
+                                          c->fused_us, c->apart_us, d == 1 ? "fused" : "as two kernels");
+            }
+            s += "\n";
+        }
         return s;
     }
     PrepareStats stats() const override { return stats_; }
@@ -653,21 +745,27 @@ struct CudaBackend {
         for (std::size_t i = 0; i < prog.gpu_fusions.size(); ++i) {
             const ir::GpuFusion& gf = prog.gpu_fusions[i];
             CudaInstance::FusedRun run = fused_run(prog, gf, made->binding, limits, made->constants);
+            made->choice.emplace_back();
             if (run.plan.fused) {
                 made->action[static_cast<std::size_t>(gf.producer)] = CudaInstance::kInsideFused;
                 made->action[static_cast<std::size_t>(gf.consumer)] = static_cast<int>(i);
                 in_shared[static_cast<std::size_t>(gf.temp)] = true;
+                made->choice.back() = std::make_unique<CudaInstance::FormChoice>();
             }
             made->fused.push_back(std::move(run));
         }
+        // The intermediates in global memory, then those of the fused pairs (their two
+        // kernels' runs only).
         made->temp_offsets.assign(prog.buffers.size(), 0);
-        for (const ir::Buffer& buf : prog.buffers) {
-            const auto i = static_cast<std::size_t>(buf.id);
-            if (buf.role == ir::BufferRole::Temp && !in_shared[i]) {
-                made->temp_offsets[i] = made->workspace_bytes;
+        for (const bool shared : {false, true}) {
+            for (const ir::Buffer& buf : prog.buffers) {
+                const auto i = static_cast<std::size_t>(buf.id);
+                if (buf.role != ir::BufferRole::Temp || in_shared[i] != shared) continue;
+                made->temp_offsets[i] = made->workspace_apart;
                 const auto bytes = static_cast<std::size_t>(made->binding.temp_bytes[i]);
-                made->workspace_bytes += (bytes + 255) / 256 * 256;
+                made->workspace_apart += (bytes + 255) / 256 * 256;
             }
+            if (!shared) made->workspace_bytes = made->workspace_apart;
         }
         // What every run reuses: launch dimensions, the argument block with the parameters
         // filled in (the tables' addresses are set per run), where the output's strides go.

@@ -2,7 +2,8 @@
 // the reference engine's (uint8 bit for bit, float32 within 1e-4) and, bit for bit, those of
 // the same pair run as two kernels (TOROID_CUDA_FUSE=0), on random sizes including 1-pixel
 // and very thin images, uint8 and float32, both layouts, with crops, flips, conversions and
-// normalization after the resize. Skipped, with the reason, where no GPU is.
+// normalization after the resize; the form an instance keeps is measured on its first runs.
+// Skipped, with the reason, where no GPU is.
 #include "engine_test_support.h"
 
 #include "core/error.h"
@@ -107,6 +108,35 @@ TEST(CudaFusion, LargeImages) {
     };
     std::uint32_t seed = 7;
     for (const Case& c : cases) EXPECT_TRUE(check(c, seed++));
+}
+
+// Whether a fused pair runs fused or as its two kernels is measured on an instance's first
+// runs (CudaInstance::FormChoice): those runs alternate the two forms, every result is the
+// same, and once the timings are in, explain says which form stays and why.
+TEST(CudaFusion, TheFasterFormIsMeasuredOnTheFirstRunsAndEveryRunGivesTheSameValues) {
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    const Case cases[] = {
+        // A small image (its tiles are small) and a large downscale of a batch.
+        {"[" + resize_json("bilinear", true, 256, 256) + "]", DType::Float32, {1, 3, 500, 400}, Layout::Contiguous},
+        {"[" + resize_json("bilinear", true, 300, 320) + "]", DType::UInt8, {4, 3, 1200, 1300}, Layout::ChannelsLast},
+    };
+    std::uint32_t seed = 11;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.json);
+        const Tensor in = test::random_image(c.dtype, c.shape, c.layout, seed++);
+        auto prepared = make_engine("cuda", EngineOptions{})->prepare(parse_pipeline(c.json, "."), in.spec());
+        const std::string before = prepared->explain();
+        ASSERT_NE(before.find("run as one"), std::string::npos) << before;
+        EXPECT_NE(before.find("being measured"), std::string::npos) << before;
+        const Tensor first = prepared->run(in);
+        // Each run waits for its result, so the trials' timings are complete when the runs
+        // after them ask.
+        for (int r = 0; r < 2 * 3 + 2; ++r) EXPECT_TRUE(test::identical(prepared->run(in), first)) << "run " << r;
+        const std::string after = prepared->explain();
+        EXPECT_NE(after.find("measured on its first runs: fused "), std::string::npos) << after;
+        EXPECT_TRUE(after.find("µs: fused") != std::string::npos || after.find("µs: as two kernels") != std::string::npos)
+            << after;
+    }
 }
 
 }  // namespace

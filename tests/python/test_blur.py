@@ -7,7 +7,6 @@ random transforms' draws (GaussianBlur: torch.empty(1).uniform_(min, max); Rando
 torch.rand(1) < p) against the sequence torch's default generator gives under one seed."""
 
 import math
-import time
 import unittest
 
 import numpy as np
@@ -170,7 +169,7 @@ class RandomDraws(BlurCase):
         x = make((1, 3, 16, 16), np.uint8, 12)
         F.gaussian_blur(x, 5, 0.7)
         T._wait_for_variants()
-        time.sleep(0.5)  # a full build of the first structure may still be finishing
+        toroid.wait_for_background_builds()  # the first structure's full build, if any
         before = toroid.cache_stats()
         for s in (0.3, 1.1, 1.9):
             self.check(F.gaussian_blur(x, 5, s), tv_gaussian_blur(x, (5, 5), (s, s)))

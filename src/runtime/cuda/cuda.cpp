@@ -288,7 +288,25 @@ void Event::record(const Stream& stream) {
     check(driver().cuEventRecord(event_, stream.handle()), "cuEventRecord");
 }
 
+void Event::record(CUstream stream) {
+    device_->make_current();
+    check(driver().cuEventRecord(event_, stream), "cuEventRecord");
+}
+
 void Event::synchronize() const { check(driver().cuEventSynchronize(event_), "cuEventSynchronize"); }
+
+bool Event::done() const {
+    const CUresult r = driver().cuEventQuery(event_);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuEventQuery");
+    return true;
+}
+
+bool capturing(CUstream stream) {
+    const auto& api = driver();
+    int status = 0;  // CU_STREAM_CAPTURE_STATUS_NONE
+    return api.cuStreamIsCapturing != nullptr && api.cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != 0;
+}
 
 float elapsed_ms(const Event& start, const Event& end) {
     end.synchronize();

@@ -198,13 +198,19 @@ public:
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
     void record(const Stream& stream);
+    void record(CUstream stream);
     void synchronize() const;
+    // Whether the work recorded before it has completed (without waiting).
+    bool done() const;
     CUevent handle() const { return event_; }
 
 private:
     const Device* device_;
     CUevent event_ = nullptr;
 };
+
+// Whether `stream` is being captured into a CUDA graph (false where the driver cannot say).
+bool capturing(CUstream stream);
 
 // Milliseconds between two recorded events (waits for `end`).
 float elapsed_ms(const Event& start, const Event& end);

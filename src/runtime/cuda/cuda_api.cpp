@@ -102,6 +102,8 @@ DriverApi load_driver() {
     need(api.cuEventDestroy, "cuEventDestroy_v2");
     need(api.cuEventRecord, "cuEventRecord");
     need(api.cuEventSynchronize, "cuEventSynchronize");
+    need(api.cuEventQuery, "cuEventQuery");
+    if (!bind(handle, api.cuStreamIsCapturing, "cuStreamIsCapturing")) api.cuStreamIsCapturing = nullptr;
     if (!bind(handle, api.cuEventElapsedTime, "cuEventElapsedTime_v2")) need(api.cuEventElapsedTime, "cuEventElapsedTime");
     if (!bind(handle, api.cuMemAllocAsync, "cuMemAllocAsync") || !bind(handle, api.cuMemFreeAsync, "cuMemFreeAsync"))
         api.cuMemAllocAsync = nullptr, api.cuMemFreeAsync = nullptr;

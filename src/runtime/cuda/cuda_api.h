@@ -25,6 +25,7 @@ inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
 inline constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
 inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 inline constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // CUdevice_attribute values used by Device.
 enum CUdevice_attribute : int {
@@ -84,6 +85,9 @@ struct DriverApi {
     CUresult (*cuEventDestroy)(CUevent event);                                       // cuEventDestroy_v2
     CUresult (*cuEventRecord)(CUevent event, CUstream stream);                       // cuEventRecord
     CUresult (*cuEventSynchronize)(CUevent event);                                   // cuEventSynchronize
+    CUresult (*cuEventQuery)(CUevent event);                                         // cuEventQuery
+    // Whether a stream is being captured into a graph (CUDA 10+; null on older drivers).
+    CUresult (*cuStreamIsCapturing)(CUstream stream, int* status);                   // cuStreamIsCapturing
     // cuEventElapsedTime_v2 (CUDA 12.8+, same signature), else the older cuEventElapsedTime.
     CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end);
     // Stream-ordered allocation (CUDA 11.2+); null on older drivers, which then serialize
