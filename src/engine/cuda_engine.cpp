@@ -121,6 +121,8 @@ struct CudaInstance {
         std::atomic<int> decided{0};  // 0: measuring, 1: fused, 2: apart
         std::vector<bool> trial_fused;
         std::vector<std::unique_ptr<cuda::Event>> events;  // start, end per trial
+        std::size_t recorded = 0;  // trials whose two events are recorded (an event never
+                                   // recorded reads as complete: only these are timed)
         double fused_us = 0, apart_us = 0;  // the fastest trial of each, once decided
     };
     mutable std::vector<std::unique_ptr<FormChoice>> choice;  // by fusion: null where not fused
@@ -136,6 +138,12 @@ struct PairForm {
     bool fused = true;
     cuda::Event* start = nullptr;
     cuda::Event* end = nullptr;
+    CudaInstance::FormChoice* choice = nullptr;  // told when both events are recorded
+    void recorded() const {
+        if (choice == nullptr) return;
+        std::lock_guard lock(choice->mutex);
+        ++choice->recorded;
+    }
 };
 
 PairForm pair_form(const CudaInstance& inst, std::size_t i, cuda::CUstream stream, const cuda::Device& dev) {
@@ -151,9 +159,10 @@ PairForm pair_form(const CudaInstance& inst, std::size_t i, cuda::CUstream strea
         c.trial_fused.push_back(fused);
         c.events.push_back(std::make_unique<cuda::Event>(dev));
         c.events.push_back(std::make_unique<cuda::Event>(dev));
-        return {fused, c.events[c.events.size() - 2].get(), c.events.back().get()};
+        return {fused, c.events[c.events.size() - 2].get(), c.events.back().get(), &c};
     }
-    // Every trial enqueued: decide once they have all completed (fused meanwhile).
+    // Every trial recorded: decide once they have all completed (fused meanwhile).
+    if (c.recorded < trials) return {};
     for (const auto& e : c.events)
         if (!e->done()) return {};
     double best[2] = {1e300, 1e300};  // fused, apart (µs)
@@ -352,7 +361,10 @@ public:
                 launch_kernel(static_cast<std::size_t>(gf.producer));
                 launch_kernel(k);
             }
-            if (form.end) form.end->record(s);
+            if (form.end) {
+                form.end->record(s);
+                form.recorded();
+            }
         }
         memory.release();
     }

@@ -16,7 +16,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <random>
+#include <thread>
+#include <vector>
 #include <string>
 
 namespace toroid {
@@ -137,6 +140,27 @@ TEST(CudaFusion, TheFasterFormIsMeasuredOnTheFirstRunsAndEveryRunGivesTheSameVal
         EXPECT_TRUE(after.find("µs: fused") != std::string::npos || after.find("µs: as two kernels") != std::string::npos)
             << after;
     }
+}
+
+// The same, from threads at once on a fresh instance: trials run concurrently, each timed
+// only once both its events are recorded; every result is the same.
+TEST(CudaFusion, TheFormIsMeasuredSafelyFromManyThreads) {
+    if (const std::string why = test::cuda_unavailable(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+    const Case c{"[" + resize_json("bicubic", true, 131, 97) + "]", DType::Float32, {1, 3, 333, 222}, Layout::ChannelsLast};
+    const Tensor in = test::random_image(c.dtype, c.shape, c.layout, 29);
+    const Tensor want = make_engine("reference", EngineOptions{})->prepare(parse_pipeline(c.json, "."), in.spec())->run(in);
+    auto prepared = make_engine("cuda", EngineOptions{})->prepare(parse_pipeline(c.json, "."), in.spec());
+    std::atomic<int> bad{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            for (int r = 0; r < 6; ++r)
+                if (test::max_difference(prepared->run(in), want) > 1e-4) ++bad;
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(bad.load(), 0);
+    (void)prepared->run(in);  // decides, if the threads' runs left it undecided
+    EXPECT_NE(prepared->explain().find("measured on its first runs: fused "), std::string::npos) << prepared->explain();
 }
 
 }  // namespace
