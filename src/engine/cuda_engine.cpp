@@ -729,7 +729,8 @@ struct CudaBackend {
     const EngineOptions& options;
     const TensorSpec& in;
     int device = 0;
-    bool fuse = true;  // false: fused pairs run as two kernels
+    bool fuse = true;     // false: fused pairs run as two kernels
+    bool measure = true;  // false: fused pairs whose tiles fit run fused, unmeasured
     std::string target_name() const { return target_for(dev).name(); }
     std::shared_ptr<const Artifact> compile(const ir::Graph& g, ir::IndexWidth width, PrepareStats& stats) {
         return compile_cuda(g, width, dev, options, stats);
@@ -762,7 +763,7 @@ struct CudaBackend {
                 made->action[static_cast<std::size_t>(gf.producer)] = CudaInstance::kInsideFused;
                 made->action[static_cast<std::size_t>(gf.consumer)] = static_cast<int>(i);
                 in_shared[static_cast<std::size_t>(gf.temp)] = true;
-                made->choice.back() = std::make_unique<CudaInstance::FormChoice>();
+                if (measure) made->choice.back() = std::make_unique<CudaInstance::FormChoice>();
             }
             made->fused.push_back(std::move(run));
         }
@@ -819,14 +820,16 @@ std::unique_ptr<CudaPipeline> prepare_cuda(const Pipeline& p, const TensorSpec& 
     }
     const cuda::Device& dev = *found;
     PrepareStats stats;
-    // TOROID_CUDA_FUSE=0 (fused pairs run as two kernels) is part of the instance: tests and
-    // benchmarks compare both in one process.
+    // TOROID_CUDA_FUSE=0 (fused pairs run as two kernels) or 1 (fused wherever the tiles
+    // fit, not measured) is part of the instance: tests and benchmarks compare them in one
+    // process. Unset: the faster form, measured per instance.
     const char* fuse = std::getenv("TOROID_CUDA_FUSE");
     const bool unfused = fuse != nullptr && std::string_view(fuse) == "0";
-    CudaBackend backend{dev, options, in, device, !unfused};
+    const bool always = fuse != nullptr && std::string_view(fuse) == "1";
+    CudaBackend backend{dev, options, in, device, !unfused, !unfused && !always};
     std::shared_ptr<const CudaInstance> inst = driver::prepare(
         cuda_cache(), backend, p, in, shapes, options,
-        {fmt::format("cuda {}\n{}", device, unfused ? "unfused\n" : ""), ""}, stats);
+        {fmt::format("cuda {}\n{}", device, unfused ? "unfused\n" : always ? "fused\n" : ""), ""}, stats);
     stats.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_unique<CudaPrepared>(std::move(inst), in, device, stats);
 }
