@@ -39,26 +39,29 @@ std::string_view loop_kind_name(LoopKind k) {
     return "?";
 }
 
-const CpuPlan& Kernel::cpu() const {
-    static const CpuPlan none;
-    const auto* p = std::get_if<CpuPlan>(&plan);
+namespace {
+
+// A kernel's plan of kind Plan: read (a default where it has none), or written (made on
+// first use; a kernel planned for the other kind of target has none to write).
+template <typename Plan>
+const Plan& read_plan(const Kernel& k) {
+    static const Plan none;
+    const auto* p = std::get_if<Plan>(&k.plan);
     return p ? *p : none;
 }
-CpuPlan& Kernel::cpu() {
-    if (std::holds_alternative<std::monostate>(plan)) plan = CpuPlan{};
-    if (auto* p = std::get_if<CpuPlan>(&plan)) return *p;
-    throw std::logic_error("internal: kernel " + name + " is planned for the GPU, not the CPU");
+template <typename Plan>
+Plan& write_plan(Kernel& k, const char* other) {
+    if (std::holds_alternative<std::monostate>(k.plan)) k.plan = Plan{};
+    if (auto* p = std::get_if<Plan>(&k.plan)) return *p;
+    throw std::logic_error("internal: kernel " + k.name + " is planned for the " + other);
 }
-const GpuPlan& Kernel::gpu() const {
-    static const GpuPlan none;
-    const auto* p = std::get_if<GpuPlan>(&plan);
-    return p ? *p : none;
-}
-GpuPlan& Kernel::gpu() {
-    if (std::holds_alternative<std::monostate>(plan)) plan = GpuPlan{};
-    if (auto* p = std::get_if<GpuPlan>(&plan)) return *p;
-    throw std::logic_error("internal: kernel " + name + " is planned for the CPU, not the GPU");
-}
+
+}  // namespace
+
+const CpuPlan& Kernel::cpu() const { return read_plan<CpuPlan>(*this); }
+CpuPlan& Kernel::cpu() { return write_plan<CpuPlan>(*this, "GPU, not the CPU"); }
+const GpuPlan& Kernel::gpu() const { return read_plan<GpuPlan>(*this); }
+GpuPlan& Kernel::gpu() { return write_plan<GpuPlan>(*this, "CPU, not the GPU"); }
 
 std::string_view load_form_name(LoadForm f) {
     switch (f) {
