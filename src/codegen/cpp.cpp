@@ -220,6 +220,22 @@ public:
             if (tap_lanes) {
                 line("if (tlW != nullptr) {");
                 ++indent_;
+                // Several rows a step where the run has them (CpuPlan::tap_lanes_rows), then
+                // the next row; the run's last rows one at a time.
+                const int rows = k_.cpu().tap_lanes_rows;
+                if (rows > 1 && parallel > 0) {
+                    const int row = k_.loops[static_cast<std::size_t>(parallel - 1)].var;
+                    if (schedule::tap_lanes_row_var(k_, *tap_lanes) != row)
+                        fail("internal: kernel {} has taps in lanes over rows of v{}, not of the loop around v{}", k_.name,
+                             schedule::tap_lanes_row_var(k_, *tap_lanes), tap_lanes->x_var);
+                    line(fmt::format("if (runEnd - v{} >= {}) {{", row, rows));
+                    ++indent_;
+                    emit_tap_lanes_loop(*tap_lanes, end, out, rows, row);
+                    line(fmt::format("v{} += {};", row, rows - 1));
+                    line("continue;");
+                    --indent_;
+                    line("}");
+                }
                 emit_tap_lanes_loop(*tap_lanes, end, out);
                 --indent_;
                 line("} else {");
@@ -655,11 +671,15 @@ private:
     // The rows' part: P pixels a step (CpuPlan::tap_lanes_pixels; the last step's missing
     // pixels repeat the last pixel and are not stored), each pixel's taps T = 2P at a time
     // from its own bytes, then the kernel's value of the P pixels' sums, stored as P * C
-    // consecutive bytes.
-    void emit_tap_lanes_loop(const schedule::TapLanes& t, const std::string& end, const Buffer& out) {
+    // consecutive bytes. With R rows a step (rows of `row_var`, from its current value on),
+    // each register of weights is loaded once for the R rows, whose bytes lie the row step
+    // (schedule::tap_lanes_row_step) apart.
+    void emit_tap_lanes_loop(const schedule::TapLanes& t, const std::string& end, const Buffer& out, int R = 1,
+                             int row_var = -1) {
         const int x = t.x_var;
         const int channels = t.channels;
         const int P = k_.cpu().tap_lanes_pixels, T = 2 * P;
+        const auto acc = [&](int r, int j) { return R == 1 ? fmt::format("tla{}", j) : fmt::format("tla{}_{}", r, j); };
         // Its temporaries are this branch's own (the vector loop is the other branch).
         scopes_.emplace_back();
         // The call's values again as the row's own locals: read through the closure, every
@@ -672,22 +692,38 @@ private:
         line(fmt::format("const auto tlFull = t_tap_lanes_span({0} * {1}), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - {1} * (tlc - 1)) * {0});",
                          channels, T));
         line(fmt::format("const std::uint8_t* const tlRow = b{} + {};", t.pixel->buffer, emit(t.pixel_row)));
+        if (R > 1) {
+            const auto step = schedule::tap_lanes_row_step(t, row_var);
+            if (!step) fail("internal: kernel {} has taps in lanes over rows whose step varies", k_.name);
+            line(fmt::format("const std::int64_t tlR1 = {};", emit(*step)));
+            for (int r = 2; r < R; ++r) line(fmt::format("const std::int64_t tlR{} = {} * tlR1;", r, r));
+        }
         line(fmt::format("for (; v{0} < {1}; v{0} += {2}) {{", x, end, P));
         ++indent_;
         scopes_.emplace_back();
         line(fmt::format("const std::int64_t tln = {1} - v{0} < {2} ? {1} - v{0} : {2};", x, end, P));
         line(fmt::format("const std::int64_t tli = v{} - tlx0;", x));
-        std::string accs;
         for (int j = 0; j < P; ++j) {
             line(fmt::format("const std::uint8_t* tlq{0} = tlRow + tlo[tli + {0}];", j));
             line(fmt::format("const std::int16_t* tlv{0} = tlw + (tli + {0}) * tlStride;", j));
-            line(fmt::format("vec<std::int32_t> tla{} = {{}};", j));
-            accs += fmt::format("{}tla{}", j ? ", " : "", j);
+            for (int r = 0; r < R; ++r) line(fmt::format("vec<std::int32_t> {} = {{}};", acc(r, j)));
         }
         // Every T taps but the last all there; the last with the taps that exist.
         auto chunk = [&](const std::string& mask) {
-            for (int j = 0; j < P; ++j)
-                line(fmt::format("tla{0} = t_tap_lanes_madd(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask));
+            for (int j = 0; j < P; ++j) {
+                if (R == 1) {
+                    line(fmt::format("tla{0} = t_tap_lanes_madd(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask));
+                    continue;
+                }
+                line("{");
+                ++indent_;
+                line(fmt::format("const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv{});", j));
+                for (int r = 0; r < R; ++r)
+                    line(fmt::format("{0} = t_tap_lanes_madd_w({0}, tlq{1}{2}, {3}, tlI, tlwv);", acc(r, j), j,
+                                     r ? fmt::format(" + tlR{}", r) : "", mask));
+                --indent_;
+                line("}");
+            }
         };
         line("for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {");
         ++indent_;
@@ -696,16 +732,36 @@ private:
         --indent_;
         line("}");
         chunk("tlLast");
-        line(fmt::format("const vec<std::int32_t> tls = t_tap_lanes_sum{}({});", P, accs));
-        scopes_.back().vby_node[t.sum.get()] = VName{"tls", true, "std::int32_t"};
-        vector_var_ = x;
-        const VName v = emitv(k_.value);
-        vector_var_ = -1;
         std::vector<Expr> idx;
         for (std::size_t d = 0; d < out.shape.size(); ++d) idx.push_back(var(static_cast<int>(d)));
-        const Expr off = simplify(substitute(offset_expr(out, idx), {{t.c_var, iconst(0)}}), ranges_, lb_);
-        pinned_.push_back(off);
-        line(fmt::format("t_tap_lanes_store<{}>(b{} + {}, to_v<vec<std::uint8_t>>({}), tln);", channels, out.id, emit(off), v.name));
+        const Expr off0 = substitute(offset_expr(out, idx), {{t.c_var, iconst(0)}});
+        for (int r = 0; r < R; ++r) {
+            // Row r's value and store, in a scope of its own: the value's nodes are the same
+            // for every row (nothing but the sum and parameters), its sum is the row's.
+            if (R > 1) {
+                line("{");
+                ++indent_;
+                scopes_.emplace_back();
+            }
+            std::string accs;
+            for (int j = 0; j < P; ++j) accs += fmt::format("{}{}", j ? ", " : "", acc(r, j));
+            const std::string sum_name = R == 1 ? "tls" : fmt::format("tls{}", r);
+            line(fmt::format("const vec<std::int32_t> {} = t_tap_lanes_sum{}({});", sum_name, P, accs));
+            scopes_.back().vby_node[t.sum.get()] = VName{sum_name, true, "std::int32_t"};
+            vector_var_ = x;
+            const VName v = emitv(k_.value);
+            vector_var_ = -1;
+            const Expr off = simplify(
+                r == 0 ? off0 : substitute(off0, {{row_var, add(var(row_var), iconst(r))}}), ranges_, lb_);
+            pinned_.push_back(off);
+            line(fmt::format("t_tap_lanes_store<{}>(b{} + {}, to_v<vec<std::uint8_t>>({}), tln);", channels, out.id,
+                             emit(off), v.name));
+            if (R > 1) {
+                scopes_.pop_back();
+                --indent_;
+                line("}");
+            }
+        }
         scopes_.pop_back();
         --indent_;
         line("}");

@@ -1268,18 +1268,28 @@ inline t_tap_lanes t_make_tap_lanes(int channels) {
 inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) { d[r] = w; }
 // The bytes of n taps' pixels that exist (a load mask; 8 taps of at most 4 bytes: 32 bytes).
 inline unsigned t_tap_lanes_span(std::int64_t n) { return n >= 32 ? ~0u : n <= 0 ? 0u : (1u << n) - 1; }
+// A register's 8 weights at w, as the multiply-add takes them (one load for the rows that
+// share them).
+typedef pair_v<std::int16_t> t_tap_lanes_w;
+inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) {
+    return reinterpret_cast<pair_v<std::int16_t>>(t_broadcast_bytes16(w));
+}
 // acc + the products of 8 taps of one pixel at p (m: the bytes of the taps that exist) with
-// its 8 weights at w.
-inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
-                                          const t_tap_lanes& tl, const std::int16_t* w) {
+// its 8 weights wv.
+inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
+                                            const t_tap_lanes& tl, t_tap_lanes_w wv) {
     // The upper half of the load is left undefined: tl.idx picks bytes 0..31 only.
     const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes_low32(m, p), tl.idx);
-    const pair_v<std::int16_t> wv = reinterpret_cast<pair_v<std::int16_t>>(t_broadcast_bytes16(w));
 #if defined(TOROID_AVX512VNNI)
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
 #endif
+}
+// The same with the weights at w.
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
+                                          const t_tap_lanes& tl, const std::int16_t* w) {
+    return t_tap_lanes_madd_w(acc, p, m, tl, t_tap_lanes_weights(w));
 }
 // [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit part of a and b.
 inline vec<std::int32_t> t_part_pair_sums(vec<std::int32_t> a, vec<std::int32_t> b) {
@@ -1343,17 +1353,27 @@ inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) {
 }
 // The bytes of n taps' pixels that exist.
 inline int t_tap_lanes_span(std::int64_t n) { return static_cast<int>(n < 16 ? n : 16); }
+// A register's 16 weights at w, as the multiply-add takes them.
+typedef pair_v<std::int16_t> t_tap_lanes_w;
+inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) {
+    t_tap_lanes_w wv;
+    __builtin_memcpy(&wv, w, sizeof wv);
+    return wv;
+}
 // acc + the products of 4 taps of one pixel at p (n: the bytes of the taps that exist) with
-// its 16 weights at w.
-inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
-                                          const std::int16_t* w) {
+// its 16 weights wv.
+inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
+                                            t_tap_lanes_w wv) {
     const t_bytes16 b = t_load_span<t_bytes16>(p, n);  // the bytes past n meet zero weights
     const t_bytes32 both = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3,
                                                    4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const t_bytes32 px = __builtin_ia32_pshufb256(both, tl.idx);
-    pair_v<std::int16_t> wv;
-    __builtin_memcpy(&wv, w, sizeof wv);
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
+}
+// The same with the weights at w.
+inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
+                                          const std::int16_t* w) {
+    return t_tap_lanes_madd_w(acc, p, n, tl, t_tap_lanes_weights(w));
 }
 // [a0 + a1, b0 + b1] of the 128-bit halves of a and b.
 inline vec<std::int32_t> t_tap_lanes_sum2(vec<std::int32_t> a, vec<std::int32_t> b) {
@@ -1384,12 +1404,18 @@ struct t_tap_lanes {
 inline t_tap_lanes t_make_tap_lanes(int channels) { return {channels}; }
 inline void t_tap_lanes_weight(std::int16_t* d, int r, std::int16_t w) { d[r] = w; }
 inline std::int64_t t_tap_lanes_span(std::int64_t n) { return n; }
+typedef const std::int16_t* t_tap_lanes_w;  // the weights where they are
+inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) { return w; }
 // acc + the products of a register's taps of one pixel at p (n: the bytes that exist).
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, std::int64_t n,
                                           const t_tap_lanes& tl, const std::int16_t* w) {
     for (int s = 0; s < tl.channels; ++s)
         for (int r = 0; r < kTapLanesWeights && r * tl.channels + s < n; ++r) acc[s] += w[r] * p[r * tl.channels + s];
     return acc;
+}
+inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, std::int64_t n,
+                                            const t_tap_lanes& tl, t_tap_lanes_w w) {
+    return t_tap_lanes_madd(acc, p, n, tl, w);
 }
 // Lane 4j + s: lane s of the j-th argument.
 inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,

@@ -150,6 +150,10 @@ struct CpuPlan {
     // one window of the vector loop holds (that loop would read each tap in pieces).
     int tap_lanes_span = 0;
     bool tap_lanes_past_window = false;
+    // With tap_lanes: rows a step (the innermost parallel loop's, where a pixel's bytes move
+    // by the same distance from each row to the next): each step's pixel offsets and weights
+    // are read once for all of them. 1: a row at a time.
+    int tap_lanes_rows = 1;
     // Where set, the vector loop runs in three parts at the edges of the interval
     // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
     Expr partition_lo, partition_hi;

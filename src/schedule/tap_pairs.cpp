@@ -134,6 +134,39 @@ std::optional<TapLanes> tap_lanes_form(const Program& prog, const Kernel& k) {
     return std::nullopt;
 }
 
+std::optional<Expr> tap_lanes_row_step(const TapLanes& t, int row_var) {
+    // Each term of the offset is free of the row, the row itself, or a product of one factor
+    // in the row by factors free of it (the simplifier keeps `v * stride` as a product).
+    std::function<std::optional<Expr>(const Expr&)> step = [&](const Expr& e) -> std::optional<Expr> {
+        if (!depends_on_var(e, row_var)) return iconst(0);
+        if (e->op == Op::Var) return iconst(1);
+        if (e->op == Op::Neg) {
+            const auto s = step(e->args[0]);
+            return s ? std::optional<Expr>(neg(*s)) : std::nullopt;
+        }
+        if (e->op == Op::Mul && e->type == Type::I64) {
+            const bool a = depends_on_var(e->args[0], row_var), b = depends_on_var(e->args[1], row_var);
+            if (a && b) return std::nullopt;
+            const auto s = step(e->args[a ? 0 : 1]);
+            return s ? std::optional<Expr>(mul(*s, e->args[a ? 1 : 0])) : std::nullopt;
+        }
+        return std::nullopt;
+    };
+    Expr total = iconst(0);
+    for (const Expr& term : signed_sum_terms(t.pixel_row)) {
+        const auto s = step(term);
+        if (!s) return std::nullopt;
+        total = add(total, *s);
+    }
+    return simplify(total);
+}
+
+int tap_lanes_row_var(const Kernel& k, const TapLanes& t) {
+    for (std::size_t i = 1; i < k.loops.size(); ++i)
+        if (k.loops[i].var == t.x_var) return k.loops[i - 1].var;
+    return -1;
+}
+
 void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
     // A byte permute of 64-byte registers (AVX-512 VBMI), or AVX2's in-lane byte shuffle
     // of 32-byte ones (byte_windows at 32 bytes: the preamble's AVX2 code).
@@ -158,6 +191,16 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
         where, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
         wide ? "permute" : "shuffle", taps,
         k.cpu().tap_lanes_pixels, t->x_var));
+    // Several rows a step: each pixel's offset and weights, loaded once, serve them all
+    // (their byte loads differ by the row step alone). 4 rows of P pixels keep 4P
+    // accumulators: 16 of the 32 registers of AVX-512, 8 of AVX2's 16.
+    const int row = tap_lanes_row_var(k, *t);
+    if (target.tap_lanes_rows > 1 && row >= 0 && tap_lanes_row_step(*t, row)) {
+        k.cpu().tap_lanes_rows = target.tap_lanes_rows;
+        k.decisions.push_back(fmt::format("taps in lanes, {} rows of v{} a step: each pixel's offset and weights "
+                                          "loaded once for them",
+                                          target.tap_lanes_rows, row));
+    }
 }
 
 }  // namespace toroid::schedule

@@ -47,6 +47,14 @@ struct TapLanes {
 // value is not one tap sum of that shape under a function of parameters alone.
 std::optional<TapLanes> tap_lanes_form(const ir::Program& prog, const ir::Kernel& k);
 
+// Rows a step: how far a pixel's bytes move from row `row_var` to the next (pixel_row's
+// step, an expression of parameters), or nullopt where that depends on the row.
+std::optional<ir::Expr> tap_lanes_row_step(const TapLanes& t, int row_var);
+
+// The loop whose rows the kernel runs several a step with taps in lanes: the loop around
+// the vector loop (the innermost parallel one). -1 where there is none.
+int tap_lanes_row_var(const ir::Kernel& k, const TapLanes& t);
+
 // Sets k.cpu().tap_lanes (and records why) where the target has a byte permute of 64-byte
 // registers and k has the form.
 void note_tap_lanes(const ir::Program& prog, ir::Kernel& k, const Target& target);

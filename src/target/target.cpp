@@ -105,6 +105,8 @@ Target Target::host_cpu() {
         t.tap_lanes_span = std::atoi(m);
         t.tap_lanes_past_window = false;
     }
+    if (const char* r = std::getenv("TOROID_TAP_LANES_ROWS"); r != nullptr && *r != '\0')
+        t.tap_lanes_rows = std::clamp(std::atoi(r), 1, 4);
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");
     t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";
     return t;

@@ -56,6 +56,10 @@ struct Target {
     // the time), at every factor measured (docs/performance.md, section 1). A set
     // $TOROID_TAP_LANES_SPAN turns this off and takes the span rule.
     bool tap_lanes_past_window = false;
+    // CPU: rows a step of a kernel with taps in lanes (CpuPlan::tap_lanes_rows; each pixel's
+    // offset and weights loaded once for them); $TOROID_TAP_LANES_ROWS overrides it (1: a row
+    // at a time, for comparisons).
+    int tap_lanes_rows = 4;
     // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
     // lanes). Off for the compiled engine's quick tier (runtime/jit.h, load_tiered): a program
     // of scalar loops, the same values in the same order, that the C++ compiler builds in a

@@ -6,7 +6,8 @@
 // equal the reference engine's for 3 and 4 channels, tap counts from 2 to past 24 (one,
 // two and several groups of 8, full and not), rows of fewer outputs than a step and than
 // a vector, a flip after the resize (the pixels' tables read backwards) and a crop before
-// it (a strided input).
+// it (a strided input); 4 rows a step and the rows left over (5 rows an image), and threads
+// whose ranges of rows start and end inside an image's.
 #include "core/tensor.h"
 #include "../engine/engine_test_support.h"
 #include "io/npy.h"
@@ -80,13 +81,13 @@ protected:
 
     // Runs `pipeline` on `input` (channels-last) with the compiled engine (form forced on)
     // and the reference engine; the decisions of the compiled run.
-    std::string compare(const std::string& pipeline, const fs::path& input) {
+    std::string compare(const std::string& pipeline, const fs::path& input, int threads = 1) {
         const std::string p = "'" + pipeline + "' '" + input.string() + "' ";
         const fs::path dbg = dir_ / "debug";
         fs::remove_all(dbg);
         EXPECT_EQ(run("TOROID_TAP_LANES_SPAN=0", "apply " + p + "'" + (dir_ / "c.npy").string() +
-                                                     "' --layout channels_last --threads 1 --debug-dir '" + dbg.string() +
-                                                     "'"),
+                                                     "' --layout channels_last --threads " + std::to_string(threads) +
+                                                     " --debug-dir '" + dbg.string() + "'"),
                   0)
             << slurp(dir_ / "out.txt");
         EXPECT_EQ(run("", "apply " + p + "'" + (dir_ / "r.npy").string() + "' --layout channels_last --engine reference"), 0)
@@ -143,6 +144,7 @@ TEST_P(TapLanesChannels, EqualsTheReferenceAtEveryTapCountAndRowLength) {
                              mode);
                 const std::string r = resize(5, ow, mode);
                 const std::string out = compare("[" + r + "]", in);
+                if (ow == w / 3) compare("[" + r + "]", in, 3);
                 compare("[" + r + R"(, {"op": "flip", "dims": [-1]}])", in);
                 if (w > 8)
                     compare(R"([{"op": "crop", "top": 1, "left": 2, "height": 4, "width": )" + std::to_string(w - 3) +
@@ -151,6 +153,8 @@ TEST_P(TapLanesChannels, EqualsTheReferenceAtEveryTapCountAndRowLength) {
                 if (!printed) {
                     EXPECT_NE(out.find("taps in lanes:"), std::string::npos);
                     EXPECT_NE(out.find("t_tap_lanes_madd(tla0"), std::string::npos);
+                    EXPECT_NE(out.find("rows of v2 a step"), std::string::npos);
+                    EXPECT_NE(out.find("t_tap_lanes_madd_w(tla3_0"), std::string::npos);
                     printed = true;
                 }
             }

@@ -19,6 +19,7 @@ namespace t_lanes8 {
 //   vector axis v3 (8 lanes, 8-byte elements): interleaved, a tap loop per output
 //   loads along v3: b0 window, b1 contiguous, b2 contiguous
 //   taps in lanes: where the taps of 8 outputs span more than 0 bytes at run time (or there are fewer than 8), each output pixel's 3 channels x 4 taps of r64 are one register of 16-bit pairs (a load, a byte shuffle, a multiply-add per 4 taps), 2 pixels summed across lanes at once, the weights laid out per pixel once per call; elsewhere the vector loop over v3
+//   taps in lanes, 4 rows of v2 a step: each pixel's offset and weights loaded once for them
 //   parallel over v0 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
     (void)threads;
@@ -151,16 +152,164 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                 {
                     std::int64_t v3 = p17;
                     if (tlW != nullptr) {
+                        if (runEnd - v2 >= 4) {
+                            const std::int16_t* __restrict tlw = tlW;
+                            const std::int64_t* __restrict tlo = tlO;
+                            const t_tap_lanes tlI = tlIdx;
+                            const std::int32_t tlc = tlChunks;
+                            const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * kTapLanesWeights;
+                            const auto tlFull = t_tap_lanes_span(3 * 4), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - 4 * (tlc - 1)) * 3);
+                            const std::int64_t t16 = v2 * p4;
+                            const std::int64_t t17 = v0 * p3;
+                            const std::int64_t t18 = t17 + t16;
+                            const std::uint8_t* const tlRow = b0 + t18;
+                            const std::int64_t tlR1 = p4;
+                            const std::int64_t tlR2 = 2 * tlR1;
+                            const std::int64_t tlR3 = 3 * tlR1;
+                            for (; v3 < t2; v3 += 2) {
+                                const std::int64_t tln = t2 - v3 < 2 ? t2 - v3 : 2;
+                                const std::int64_t tli = v3 - tlx0;
+                                const std::uint8_t* tlq0 = tlRow + tlo[tli + 0];
+                                const std::int16_t* tlv0 = tlw + (tli + 0) * tlStride;
+                                vec<std::int32_t> tla0_0 = {};
+                                vec<std::int32_t> tla1_0 = {};
+                                vec<std::int32_t> tla2_0 = {};
+                                vec<std::int32_t> tla3_0 = {};
+                                const std::uint8_t* tlq1 = tlRow + tlo[tli + 1];
+                                const std::int16_t* tlv1 = tlw + (tli + 1) * tlStride;
+                                vec<std::int32_t> tla0_1 = {};
+                                vec<std::int32_t> tla1_1 = {};
+                                vec<std::int32_t> tla2_1 = {};
+                                vec<std::int32_t> tla3_1 = {};
+                                for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
+                                    {
+                                        const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                        tla0_0 = t_tap_lanes_madd_w(tla0_0, tlq0, tlFull, tlI, tlwv);
+                                        tla1_0 = t_tap_lanes_madd_w(tla1_0, tlq0 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_0 = t_tap_lanes_madd_w(tla2_0, tlq0 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_0 = t_tap_lanes_madd_w(tla3_0, tlq0 + tlR3, tlFull, tlI, tlwv);
+                                    }
+                                    {
+                                        const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                        tla0_1 = t_tap_lanes_madd_w(tla0_1, tlq1, tlFull, tlI, tlwv);
+                                        tla1_1 = t_tap_lanes_madd_w(tla1_1, tlq1 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_1 = t_tap_lanes_madd_w(tla2_1, tlq1 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_1 = t_tap_lanes_madd_w(tla3_1, tlq1 + tlR3, tlFull, tlI, tlwv);
+                                    }
+                                    tlq0 += 12; tlv0 += kTapLanesWeights;
+                                    tlq1 += 12; tlv1 += kTapLanesWeights;
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                    tla0_0 = t_tap_lanes_madd_w(tla0_0, tlq0, tlLast, tlI, tlwv);
+                                    tla1_0 = t_tap_lanes_madd_w(tla1_0, tlq0 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_0 = t_tap_lanes_madd_w(tla2_0, tlq0 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_0 = t_tap_lanes_madd_w(tla3_0, tlq0 + tlR3, tlLast, tlI, tlwv);
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                    tla0_1 = t_tap_lanes_madd_w(tla0_1, tlq1, tlLast, tlI, tlwv);
+                                    tla1_1 = t_tap_lanes_madd_w(tla1_1, tlq1 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_1 = t_tap_lanes_madd_w(tla2_1, tlq1 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_1 = t_tap_lanes_madd_w(tla3_1, tlq1 + tlR3, tlLast, tlI, tlwv);
+                                }
+                                {
+                                    const vec<std::int32_t> tls0 = t_tap_lanes_sum2(tla0_0, tla0_1);
+                                    const std::int32_t t19 = static_cast<std::int32_t>(p8);
+                                    const vec<std::int32_t> t20 = to_v<vec<std::int32_t>>(tls0) + to_v<vec<std::int32_t>>(t19);
+                                    const std::int32_t t21 = static_cast<std::int32_t>(p7);
+                                    const vec<std::int32_t> t22 = to_v<vec<std::int32_t>>(t20) >> t21;
+                                    const vec<std::uint8_t> t23 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t22));
+                                    const std::int64_t t24 = v3 * 3;
+                                    const std::int64_t t25 = -p13;
+                                    const std::int64_t t26 = t25 + v0;
+                                    const std::int64_t t27 = t26 * p20;
+                                    const std::int64_t t28 = -p15;
+                                    const std::int64_t t29 = t28 + v2;
+                                    const std::int64_t t30 = t29 * p19;
+                                    const std::int64_t t31 = p17 * -3;
+                                    const std::int64_t t32 = t31 + t30;
+                                    const std::int64_t t33 = t32 + t27;
+                                    const std::int64_t t34 = t33 + t24;
+                                    t_tap_lanes_store<3>(b3 + t34, to_v<vec<std::uint8_t>>(t23), tln);
+                                }
+                                {
+                                    const vec<std::int32_t> tls1 = t_tap_lanes_sum2(tla1_0, tla1_1);
+                                    const std::int32_t t35 = static_cast<std::int32_t>(p8);
+                                    const vec<std::int32_t> t36 = to_v<vec<std::int32_t>>(tls1) + to_v<vec<std::int32_t>>(t35);
+                                    const std::int32_t t37 = static_cast<std::int32_t>(p7);
+                                    const vec<std::int32_t> t38 = to_v<vec<std::int32_t>>(t36) >> t37;
+                                    const vec<std::uint8_t> t39 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t38));
+                                    const std::int64_t t40 = v3 * 3;
+                                    const std::int64_t t41 = -p13;
+                                    const std::int64_t t42 = t41 + v0;
+                                    const std::int64_t t43 = t42 * p20;
+                                    const std::int64_t t44 = -p15;
+                                    const std::int64_t t45 = t44 + v2;
+                                    const std::int64_t t46 = t45 + 1;
+                                    const std::int64_t t47 = t46 * p19;
+                                    const std::int64_t t48 = p17 * -3;
+                                    const std::int64_t t49 = t48 + t47;
+                                    const std::int64_t t50 = t49 + t43;
+                                    const std::int64_t t51 = t50 + t40;
+                                    t_tap_lanes_store<3>(b3 + t51, to_v<vec<std::uint8_t>>(t39), tln);
+                                }
+                                {
+                                    const vec<std::int32_t> tls2 = t_tap_lanes_sum2(tla2_0, tla2_1);
+                                    const std::int32_t t52 = static_cast<std::int32_t>(p8);
+                                    const vec<std::int32_t> t53 = to_v<vec<std::int32_t>>(tls2) + to_v<vec<std::int32_t>>(t52);
+                                    const std::int32_t t54 = static_cast<std::int32_t>(p7);
+                                    const vec<std::int32_t> t55 = to_v<vec<std::int32_t>>(t53) >> t54;
+                                    const vec<std::uint8_t> t56 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t55));
+                                    const std::int64_t t57 = v3 * 3;
+                                    const std::int64_t t58 = -p13;
+                                    const std::int64_t t59 = t58 + v0;
+                                    const std::int64_t t60 = t59 * p20;
+                                    const std::int64_t t61 = -p15;
+                                    const std::int64_t t62 = t61 + v2;
+                                    const std::int64_t t63 = t62 + 2;
+                                    const std::int64_t t64 = t63 * p19;
+                                    const std::int64_t t65 = p17 * -3;
+                                    const std::int64_t t66 = t65 + t64;
+                                    const std::int64_t t67 = t66 + t60;
+                                    const std::int64_t t68 = t67 + t57;
+                                    t_tap_lanes_store<3>(b3 + t68, to_v<vec<std::uint8_t>>(t56), tln);
+                                }
+                                {
+                                    const vec<std::int32_t> tls3 = t_tap_lanes_sum2(tla3_0, tla3_1);
+                                    const std::int32_t t69 = static_cast<std::int32_t>(p8);
+                                    const vec<std::int32_t> t70 = to_v<vec<std::int32_t>>(tls3) + to_v<vec<std::int32_t>>(t69);
+                                    const std::int32_t t71 = static_cast<std::int32_t>(p7);
+                                    const vec<std::int32_t> t72 = to_v<vec<std::int32_t>>(t70) >> t71;
+                                    const vec<std::uint8_t> t73 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t72));
+                                    const std::int64_t t74 = v3 * 3;
+                                    const std::int64_t t75 = -p15;
+                                    const std::int64_t t76 = t75 + v2;
+                                    const std::int64_t t77 = t76 + 3;
+                                    const std::int64_t t78 = t77 * p19;
+                                    const std::int64_t t79 = -p13;
+                                    const std::int64_t t80 = t79 + v0;
+                                    const std::int64_t t81 = t80 * p20;
+                                    const std::int64_t t82 = p17 * -3;
+                                    const std::int64_t t83 = t82 + t81;
+                                    const std::int64_t t84 = t83 + t78;
+                                    const std::int64_t t85 = t84 + t74;
+                                    t_tap_lanes_store<3>(b3 + t85, to_v<vec<std::uint8_t>>(t73), tln);
+                                }
+                            }
+                            v2 += 3;
+                            continue;
+                        }
                         const std::int16_t* __restrict tlw = tlW;
                         const std::int64_t* __restrict tlo = tlO;
                         const t_tap_lanes tlI = tlIdx;
                         const std::int32_t tlc = tlChunks;
                         const std::int64_t tlx0 = tlX0, tlStride = static_cast<std::int64_t>(tlc) * kTapLanesWeights;
                         const auto tlFull = t_tap_lanes_span(3 * 4), tlLast = t_tap_lanes_span(static_cast<std::int64_t>(tlK - 4 * (tlc - 1)) * 3);
-                        const std::int64_t t16 = v2 * p4;
-                        const std::int64_t t17 = v0 * p3;
-                        const std::int64_t t18 = t17 + t16;
-                        const std::uint8_t* const tlRow = b0 + t18;
+                        const std::int64_t t86 = v2 * p4;
+                        const std::int64_t t87 = v0 * p3;
+                        const std::int64_t t88 = t87 + t86;
+                        const std::uint8_t* const tlRow = b0 + t88;
                         for (; v3 < t2; v3 += 2) {
                             const std::int64_t tln = t2 - v3 < 2 ? t2 - v3 : 2;
                             const std::int64_t tli = v3 - tlx0;
@@ -179,186 +328,186 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                             tla0 = t_tap_lanes_madd(tla0, tlq0, tlLast, tlI, tlv0);
                             tla1 = t_tap_lanes_madd(tla1, tlq1, tlLast, tlI, tlv1);
                             const vec<std::int32_t> tls = t_tap_lanes_sum2(tla0, tla1);
-                            const std::int32_t t19 = static_cast<std::int32_t>(p8);
-                            const vec<std::int32_t> t20 = to_v<vec<std::int32_t>>(tls) + to_v<vec<std::int32_t>>(t19);
-                            const std::int32_t t21 = static_cast<std::int32_t>(p7);
-                            const vec<std::int32_t> t22 = to_v<vec<std::int32_t>>(t20) >> t21;
-                            const vec<std::uint8_t> t23 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t22));
-                            const std::int64_t t24 = v3 * 3;
-                            const std::int64_t t25 = -p13;
-                            const std::int64_t t26 = t25 + v0;
-                            const std::int64_t t27 = t26 * p20;
-                            const std::int64_t t28 = -p15;
-                            const std::int64_t t29 = t28 + v2;
-                            const std::int64_t t30 = t29 * p19;
-                            const std::int64_t t31 = p17 * -3;
-                            const std::int64_t t32 = t31 + t30;
-                            const std::int64_t t33 = t32 + t27;
-                            const std::int64_t t34 = t33 + t24;
-                            t_tap_lanes_store<3>(b3 + t34, to_v<vec<std::uint8_t>>(t23), tln);
+                            const std::int32_t t89 = static_cast<std::int32_t>(p8);
+                            const vec<std::int32_t> t90 = to_v<vec<std::int32_t>>(tls) + to_v<vec<std::int32_t>>(t89);
+                            const std::int32_t t91 = static_cast<std::int32_t>(p7);
+                            const vec<std::int32_t> t92 = to_v<vec<std::int32_t>>(t90) >> t91;
+                            const vec<std::uint8_t> t93 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t92));
+                            const std::int64_t t94 = v3 * 3;
+                            const std::int64_t t95 = -p13;
+                            const std::int64_t t96 = t95 + v0;
+                            const std::int64_t t97 = t96 * p20;
+                            const std::int64_t t98 = -p15;
+                            const std::int64_t t99 = t98 + v2;
+                            const std::int64_t t100 = t99 * p19;
+                            const std::int64_t t101 = p17 * -3;
+                            const std::int64_t t102 = t101 + t100;
+                            const std::int64_t t103 = t102 + t97;
+                            const std::int64_t t104 = t103 + t94;
+                            t_tap_lanes_store<3>(b3 + t104, to_v<vec<std::uint8_t>>(t93), tln);
                         }
                     } else {
                         if (t2 - (p17) >= kLanes) {
                             for (std::int64_t blk3 = 0; v3 < t2; v3 += kLanes, ++blk3) {
                                 if (v3 + kLanes > t2) v3 = t2 - kLanes;
-                                vec<std::int32_t> t35 = {};
-                                vec<std::int32_t> t36 = {};
-                                vec<std::int32_t> t37 = {};
-                                const vec<std::int32_t> t38 = load_v(b1 + v3);
-                                const vec<std::int32_t> t39 = to_v<vec<std::int32_t>>(t38);
-                                const std::int64_t t40 = v0 * p3;
-                                const vec<std::int64_t> t41 = to_v<vec<std::int64_t>>(t39) * to_v<vec<std::int64_t>>(3);
-                                const vec<std::int64_t> t42 = to_v<vec<std::int64_t>>(t40) + to_v<vec<std::int64_t>>(t41);
-                                const std::int64_t t43 = v2 * p4;
-                                const vec<std::int64_t> t44 = to_v<vec<std::int64_t>>(t42) + to_v<vec<std::int64_t>>(t43);
-                                const lane_window<1>& t45 = wt9[blk3];
-                                if (t45.groups == 1) {
+                                vec<std::int32_t> t105 = {};
+                                vec<std::int32_t> t106 = {};
+                                vec<std::int32_t> t107 = {};
+                                const vec<std::int32_t> t108 = load_v(b1 + v3);
+                                const vec<std::int32_t> t109 = to_v<vec<std::int32_t>>(t108);
+                                const std::int64_t t110 = v0 * p3;
+                                const vec<std::int64_t> t111 = to_v<vec<std::int64_t>>(t109) * to_v<vec<std::int64_t>>(3);
+                                const vec<std::int64_t> t112 = to_v<vec<std::int64_t>>(t110) + to_v<vec<std::int64_t>>(t111);
+                                const std::int64_t t113 = v2 * p4;
+                                const vec<std::int64_t> t114 = to_v<vec<std::int64_t>>(t112) + to_v<vec<std::int64_t>>(t113);
+                                const lane_window<1>& t115 = wt9[blk3];
+                                if (t115.groups == 1) {
                                     #pragma GCC unroll 4
                                     for (std::int32_t r64 = 0; r64 < p6; ++r64) {
-                                        const std::int32_t t47 = r64 * 3;
-                                        const std::int64_t t48 = t40 + t43;
-                                        const std::int64_t t49 = t48 + t47;
-                                        const t_window_reads t46 = read_window1(b0 + t49 + 0 + t45.first, t45);
-                                        const vec<std::int32_t> t50 = pick_window_u32<1>(t46, t45, 0);
-                                        const std::int64_t t51 = r64 * p5;
-                                        const std::int64_t t52 = t51 + v3;
-                                        const vec<std::int16_t> t53 = load_v(b2 + t52);
-                                        const vec<std::int32_t> t54 = to_v<vec<std::int32_t>>(t53);
-                                        t35 = dp16_v(t35, to_v<vec<std::int32_t>>(t50), to_v<vec<std::int32_t>>(t54));
-                                        const vec<std::int32_t> t55 = pick_window_u32<1>(t46, t45, 1);
-                                        t36 = dp16_v(t36, to_v<vec<std::int32_t>>(t55), to_v<vec<std::int32_t>>(t54));
-                                        const vec<std::int32_t> t56 = pick_window_u32<1>(t46, t45, 2);
-                                        t37 = dp16_v(t37, to_v<vec<std::int32_t>>(t56), to_v<vec<std::int32_t>>(t54));
+                                        const std::int32_t t117 = r64 * 3;
+                                        const std::int64_t t118 = t110 + t113;
+                                        const std::int64_t t119 = t118 + t117;
+                                        const t_window_reads t116 = read_window1(b0 + t119 + 0 + t115.first, t115);
+                                        const vec<std::int32_t> t120 = pick_window_u32<1>(t116, t115, 0);
+                                        const std::int64_t t121 = r64 * p5;
+                                        const std::int64_t t122 = t121 + v3;
+                                        const vec<std::int16_t> t123 = load_v(b2 + t122);
+                                        const vec<std::int32_t> t124 = to_v<vec<std::int32_t>>(t123);
+                                        t105 = dp16_v(t105, to_v<vec<std::int32_t>>(t120), to_v<vec<std::int32_t>>(t124));
+                                        const vec<std::int32_t> t125 = pick_window_u32<1>(t116, t115, 1);
+                                        t106 = dp16_v(t106, to_v<vec<std::int32_t>>(t125), to_v<vec<std::int32_t>>(t124));
+                                        const vec<std::int32_t> t126 = pick_window_u32<1>(t116, t115, 2);
+                                        t107 = dp16_v(t107, to_v<vec<std::int32_t>>(t126), to_v<vec<std::int32_t>>(t124));
                                     }
-                                } else if (t45.groups == 2) {
+                                } else if (t115.groups == 2) {
                                     #pragma GCC unroll 4
                                     for (std::int32_t r64 = 0; r64 < p6; ++r64) {
-                                        const std::int32_t t58 = r64 * 3;
-                                        const std::int64_t t59 = t40 + t43;
-                                        const std::int64_t t60 = t59 + t58;
-                                        const t_window_reads t57 = read_window2(b0 + t60 + 0 + t45.first, t45);
-                                        const vec<std::int32_t> t61 = pick_window_u32<2>(t57, t45, 0);
-                                        const std::int64_t t62 = r64 * p5;
-                                        const std::int64_t t63 = t62 + v3;
-                                        const vec<std::int16_t> t64 = load_v(b2 + t63);
-                                        const vec<std::int32_t> t65 = to_v<vec<std::int32_t>>(t64);
-                                        t35 = dp16_v(t35, to_v<vec<std::int32_t>>(t61), to_v<vec<std::int32_t>>(t65));
-                                        const vec<std::int32_t> t66 = pick_window_u32<2>(t57, t45, 1);
-                                        t36 = dp16_v(t36, to_v<vec<std::int32_t>>(t66), to_v<vec<std::int32_t>>(t65));
-                                        const vec<std::int32_t> t67 = pick_window_u32<2>(t57, t45, 2);
-                                        t37 = dp16_v(t37, to_v<vec<std::int32_t>>(t67), to_v<vec<std::int32_t>>(t65));
+                                        const std::int32_t t128 = r64 * 3;
+                                        const std::int64_t t129 = t110 + t113;
+                                        const std::int64_t t130 = t129 + t128;
+                                        const t_window_reads t127 = read_window2(b0 + t130 + 0 + t115.first, t115);
+                                        const vec<std::int32_t> t131 = pick_window_u32<2>(t127, t115, 0);
+                                        const std::int64_t t132 = r64 * p5;
+                                        const std::int64_t t133 = t132 + v3;
+                                        const vec<std::int16_t> t134 = load_v(b2 + t133);
+                                        const vec<std::int32_t> t135 = to_v<vec<std::int32_t>>(t134);
+                                        t105 = dp16_v(t105, to_v<vec<std::int32_t>>(t131), to_v<vec<std::int32_t>>(t135));
+                                        const vec<std::int32_t> t136 = pick_window_u32<2>(t127, t115, 1);
+                                        t106 = dp16_v(t106, to_v<vec<std::int32_t>>(t136), to_v<vec<std::int32_t>>(t135));
+                                        const vec<std::int32_t> t137 = pick_window_u32<2>(t127, t115, 2);
+                                        t107 = dp16_v(t107, to_v<vec<std::int32_t>>(t137), to_v<vec<std::int32_t>>(t135));
                                     }
                                 } else {
                                     #pragma GCC unroll 1
                                     for (std::int32_t r64 = 0; r64 < p6; ++r64) {
-                                        const std::int32_t t68 = r64 * 3;
-                                        const std::int64_t t69 = t40 + t43;
-                                        const std::int64_t t70 = t69 + t68;
-                                        const vec<std::uint8_t> t71 = gather_window(b0 + t70 + t45.first, t45);
-                                        const vec<std::int32_t> t72 = to_v<vec<std::int32_t>>(t71);
-                                        const std::int64_t t73 = r64 * p5;
-                                        const std::int64_t t74 = t73 + v3;
-                                        const vec<std::int16_t> t75 = load_v(b2 + t74);
-                                        const vec<std::int32_t> t76 = to_v<vec<std::int32_t>>(t75);
-                                        t35 = dp16_v(t35, to_v<vec<std::int32_t>>(t72), to_v<vec<std::int32_t>>(t76));
-                                        const std::int64_t t77 = t70 + 1;
-                                        const vec<std::uint8_t> t78 = gather_window(b0 + t77 + t45.first, t45);
-                                        const vec<std::int32_t> t79 = to_v<vec<std::int32_t>>(t78);
-                                        t36 = dp16_v(t36, to_v<vec<std::int32_t>>(t79), to_v<vec<std::int32_t>>(t76));
-                                        const std::int64_t t80 = t70 + 2;
-                                        const vec<std::uint8_t> t81 = gather_window(b0 + t80 + t45.first, t45);
-                                        const vec<std::int32_t> t82 = to_v<vec<std::int32_t>>(t81);
-                                        t37 = dp16_v(t37, to_v<vec<std::int32_t>>(t82), to_v<vec<std::int32_t>>(t76));
+                                        const std::int32_t t138 = r64 * 3;
+                                        const std::int64_t t139 = t110 + t113;
+                                        const std::int64_t t140 = t139 + t138;
+                                        const vec<std::uint8_t> t141 = gather_window(b0 + t140 + t115.first, t115);
+                                        const vec<std::int32_t> t142 = to_v<vec<std::int32_t>>(t141);
+                                        const std::int64_t t143 = r64 * p5;
+                                        const std::int64_t t144 = t143 + v3;
+                                        const vec<std::int16_t> t145 = load_v(b2 + t144);
+                                        const vec<std::int32_t> t146 = to_v<vec<std::int32_t>>(t145);
+                                        t105 = dp16_v(t105, to_v<vec<std::int32_t>>(t142), to_v<vec<std::int32_t>>(t146));
+                                        const std::int64_t t147 = t140 + 1;
+                                        const vec<std::uint8_t> t148 = gather_window(b0 + t147 + t115.first, t115);
+                                        const vec<std::int32_t> t149 = to_v<vec<std::int32_t>>(t148);
+                                        t106 = dp16_v(t106, to_v<vec<std::int32_t>>(t149), to_v<vec<std::int32_t>>(t146));
+                                        const std::int64_t t150 = t140 + 2;
+                                        const vec<std::uint8_t> t151 = gather_window(b0 + t150 + t115.first, t115);
+                                        const vec<std::int32_t> t152 = to_v<vec<std::int32_t>>(t151);
+                                        t107 = dp16_v(t107, to_v<vec<std::int32_t>>(t152), to_v<vec<std::int32_t>>(t146));
                                     }
                                 }
-                                const std::int32_t t83 = static_cast<std::int32_t>(p8);
-                                const vec<std::int32_t> t84 = to_v<vec<std::int32_t>>(t35) + to_v<vec<std::int32_t>>(t83);
-                                const std::int32_t t85 = static_cast<std::int32_t>(p7);
-                                const vec<std::int32_t> t86 = to_v<vec<std::int32_t>>(t84) >> t85;
-                                const vec<std::uint8_t> t87 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t86));
-                                const std::int64_t t88 = v3 * 3;
-                                const std::int64_t t89 = -p13;
-                                const std::int64_t t90 = t89 + v0;
-                                const std::int64_t t91 = t90 * p20;
-                                const std::int64_t t92 = -p15;
-                                const std::int64_t t93 = t92 + v2;
-                                const std::int64_t t94 = t93 * p19;
-                                const std::int64_t t95 = p17 * -3;
-                                const std::int64_t t96 = t95 + t94;
-                                const std::int64_t t97 = t96 + t91;
-                                const std::int64_t t98 = t97 + t88;
-                                const vec<std::int32_t> t99 = to_v<vec<std::int32_t>>(t36) + to_v<vec<std::int32_t>>(t83);
-                                const vec<std::int32_t> t100 = to_v<vec<std::int32_t>>(t99) >> t85;
-                                const vec<std::uint8_t> t101 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t100));
-                                const std::int64_t t102 = t98 + 1;
-                                const vec<std::int32_t> t103 = to_v<vec<std::int32_t>>(t37) + to_v<vec<std::int32_t>>(t83);
-                                const vec<std::int32_t> t104 = to_v<vec<std::int32_t>>(t103) >> t85;
-                                const vec<std::uint8_t> t105 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t104));
-                                const std::int64_t t106 = t98 + 2;
-                                store_interleaved(b3 + t98, to_v<vec<std::uint8_t>>(t87), to_v<vec<std::uint8_t>>(t101), to_v<vec<std::uint8_t>>(t105));
+                                const std::int32_t t153 = static_cast<std::int32_t>(p8);
+                                const vec<std::int32_t> t154 = to_v<vec<std::int32_t>>(t105) + to_v<vec<std::int32_t>>(t153);
+                                const std::int32_t t155 = static_cast<std::int32_t>(p7);
+                                const vec<std::int32_t> t156 = to_v<vec<std::int32_t>>(t154) >> t155;
+                                const vec<std::uint8_t> t157 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t156));
+                                const std::int64_t t158 = v3 * 3;
+                                const std::int64_t t159 = -p13;
+                                const std::int64_t t160 = t159 + v0;
+                                const std::int64_t t161 = t160 * p20;
+                                const std::int64_t t162 = -p15;
+                                const std::int64_t t163 = t162 + v2;
+                                const std::int64_t t164 = t163 * p19;
+                                const std::int64_t t165 = p17 * -3;
+                                const std::int64_t t166 = t165 + t164;
+                                const std::int64_t t167 = t166 + t161;
+                                const std::int64_t t168 = t167 + t158;
+                                const vec<std::int32_t> t169 = to_v<vec<std::int32_t>>(t106) + to_v<vec<std::int32_t>>(t153);
+                                const vec<std::int32_t> t170 = to_v<vec<std::int32_t>>(t169) >> t155;
+                                const vec<std::uint8_t> t171 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t170));
+                                const std::int64_t t172 = t168 + 1;
+                                const vec<std::int32_t> t173 = to_v<vec<std::int32_t>>(t107) + to_v<vec<std::int32_t>>(t153);
+                                const vec<std::int32_t> t174 = to_v<vec<std::int32_t>>(t173) >> t155;
+                                const vec<std::uint8_t> t175 = sat_v<std::uint8_t>(to_v<vec<std::int32_t>>(t174));
+                                const std::int64_t t176 = t168 + 2;
+                                store_interleaved(b3 + t168, to_v<vec<std::uint8_t>>(t157), to_v<vec<std::uint8_t>>(t171), to_v<vec<std::uint8_t>>(t175));
                             }
                         } else {
                             for (; v3 < t2; ++v3) {
-                                std::int32_t t107 = 0;
-                                std::int32_t t108 = 0;
-                                std::int32_t t109 = 0;
-                                const std::int32_t t110 = b1[v3];
-                                const std::int32_t t111 = static_cast<std::int32_t>(t110);
-                                const std::int64_t t112 = v2 * p4;
-                                const std::int64_t t113 = t111 * 3;
-                                const std::int64_t t114 = v0 * p3;
-                                const std::int64_t t115 = t114 + t113;
-                                const std::int64_t t116 = t115 + t112;
+                                std::int32_t t177 = 0;
+                                std::int32_t t178 = 0;
+                                std::int32_t t179 = 0;
+                                const std::int32_t t180 = b1[v3];
+                                const std::int32_t t181 = static_cast<std::int32_t>(t180);
+                                const std::int64_t t182 = v2 * p4;
+                                const std::int64_t t183 = t181 * 3;
+                                const std::int64_t t184 = v0 * p3;
+                                const std::int64_t t185 = t184 + t183;
+                                const std::int64_t t186 = t185 + t182;
                                 #pragma GCC unroll 4
                                 for (std::int32_t r64 = 0; r64 < p6; ++r64) {
-                                    const std::int32_t t117 = r64 * 3;
-                                    const std::int64_t t118 = t116 + t117;
-                                    const std::uint8_t t119 = b0[t118];
-                                    const std::int32_t t120 = static_cast<std::int32_t>(t119);
-                                    const std::int64_t t121 = r64 * p5;
-                                    const std::int64_t t122 = t121 + v3;
-                                    const std::int16_t t123 = b2[t122];
-                                    const std::int32_t t124 = static_cast<std::int32_t>(t123);
-                                    const std::int32_t t125 = t124 * t120;
-                                    t107 += t125;
-                                    const std::int64_t t126 = t118 + 1;
-                                    const std::uint8_t t127 = b0[t126];
-                                    const std::int32_t t128 = static_cast<std::int32_t>(t127);
-                                    const std::int32_t t129 = t124 * t128;
-                                    t108 += t129;
-                                    const std::int64_t t130 = t118 + 2;
-                                    const std::uint8_t t131 = b0[t130];
-                                    const std::int32_t t132 = static_cast<std::int32_t>(t131);
-                                    const std::int32_t t133 = t124 * t132;
-                                    t109 += t133;
+                                    const std::int32_t t187 = r64 * 3;
+                                    const std::int64_t t188 = t186 + t187;
+                                    const std::uint8_t t189 = b0[t188];
+                                    const std::int32_t t190 = static_cast<std::int32_t>(t189);
+                                    const std::int64_t t191 = r64 * p5;
+                                    const std::int64_t t192 = t191 + v3;
+                                    const std::int16_t t193 = b2[t192];
+                                    const std::int32_t t194 = static_cast<std::int32_t>(t193);
+                                    const std::int32_t t195 = t194 * t190;
+                                    t177 += t195;
+                                    const std::int64_t t196 = t188 + 1;
+                                    const std::uint8_t t197 = b0[t196];
+                                    const std::int32_t t198 = static_cast<std::int32_t>(t197);
+                                    const std::int32_t t199 = t194 * t198;
+                                    t178 += t199;
+                                    const std::int64_t t200 = t188 + 2;
+                                    const std::uint8_t t201 = b0[t200];
+                                    const std::int32_t t202 = static_cast<std::int32_t>(t201);
+                                    const std::int32_t t203 = t194 * t202;
+                                    t179 += t203;
                                 }
-                                const std::int64_t t134 = v3 * 3;
-                                const std::int64_t t135 = -p13;
-                                const std::int64_t t136 = t135 + v0;
-                                const std::int64_t t137 = t136 * p20;
-                                const std::int64_t t138 = -p15;
-                                const std::int64_t t139 = t138 + v2;
-                                const std::int64_t t140 = t139 * p19;
-                                const std::int64_t t141 = p17 * -3;
-                                const std::int64_t t142 = t141 + t140;
-                                const std::int64_t t143 = t142 + t137;
-                                const std::int64_t t144 = t143 + t134;
-                                const std::int32_t t145 = static_cast<std::int32_t>(p7);
-                                const std::int32_t t146 = static_cast<std::int32_t>(p8);
-                                const std::int32_t t147 = t107 + t146;
-                                const std::int32_t t148 = t147 >> t145;
-                                const std::uint8_t t149 = sat_u8(t148);
-                                b3[t144] = t149;
-                                const std::int64_t t150 = t144 + 1;
-                                const std::int32_t t151 = t108 + t146;
-                                const std::int32_t t152 = t151 >> t145;
-                                const std::uint8_t t153 = sat_u8(t152);
-                                b3[t150] = t153;
-                                const std::int64_t t154 = t144 + 2;
-                                const std::int32_t t155 = t109 + t146;
-                                const std::int32_t t156 = t155 >> t145;
-                                const std::uint8_t t157 = sat_u8(t156);
-                                b3[t154] = t157;
+                                const std::int64_t t204 = v3 * 3;
+                                const std::int64_t t205 = -p13;
+                                const std::int64_t t206 = t205 + v0;
+                                const std::int64_t t207 = t206 * p20;
+                                const std::int64_t t208 = -p15;
+                                const std::int64_t t209 = t208 + v2;
+                                const std::int64_t t210 = t209 * p19;
+                                const std::int64_t t211 = p17 * -3;
+                                const std::int64_t t212 = t211 + t210;
+                                const std::int64_t t213 = t212 + t207;
+                                const std::int64_t t214 = t213 + t204;
+                                const std::int32_t t215 = static_cast<std::int32_t>(p7);
+                                const std::int32_t t216 = static_cast<std::int32_t>(p8);
+                                const std::int32_t t217 = t177 + t216;
+                                const std::int32_t t218 = t217 >> t215;
+                                const std::uint8_t t219 = sat_u8(t218);
+                                b3[t214] = t219;
+                                const std::int64_t t220 = t214 + 1;
+                                const std::int32_t t221 = t178 + t216;
+                                const std::int32_t t222 = t221 >> t215;
+                                const std::uint8_t t223 = sat_u8(t222);
+                                b3[t220] = t223;
+                                const std::int64_t t224 = t214 + 2;
+                                const std::int32_t t225 = t179 + t216;
+                                const std::int32_t t226 = t225 >> t215;
+                                const std::uint8_t t227 = sat_u8(t226);
+                                b3[t224] = t227;
                             }
                         }
                     }
