@@ -1244,7 +1244,8 @@ template <typename A, typename B> inline vec<std::int32_t> madd_pairs(vec<std::i
 // where each weight repeated per channel took 64, and a row's weights stay in L1), are one
 // 16-byte broadcast load. The multiply-add leaves int32 lane 4s + i = the sum over taps
 // 2i, 2i + 1 of channel s; summing each part's four lanes for 4 pixels at once gives lanes
-// 4j + s: pixel j, channel s.
+// 4s + j: pixel j, channel s (the kernel's value is lane by lane, and the store's byte
+// shuffle puts each pixel's channels together).
 #if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 16
 #define TOROID_TAP_LANES 1
 constexpr int kTapLanesPixels = 4;   // pixels a step; 2 * kTapLanesPixels taps a register
@@ -1296,14 +1297,30 @@ inline vec<std::int32_t> t_part_pair_sums(vec<std::int32_t> a, vec<std::int32_t>
     return __builtin_shufflevector(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) +
            __builtin_shufflevector(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
 }
-// Lane 4j + s: the sum of part s of the j-th argument.
+// The lane of a step's sum that holds pixel j's channel s (the store puts it in place).
+constexpr int t_tap_lanes_lane(int j, int s) { return 4 * s + j; }
+// Lane 4s + j: the sum of part s of the j-th argument.
 inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,
                                           vec<std::int32_t> d) {
-    const vec<std::int32_t> u = t_part_pair_sums(t_part_pair_sums(a, b), t_part_pair_sums(c, d));  // lane 4s + j
-    return __builtin_shufflevector(u, u, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return t_part_pair_sums(t_part_pair_sums(a, b), t_part_pair_sums(c, d));
 }
-// Stores the first n (1..4) pixels of v (lane 4j + s: pixel j, channel s) as n * C bytes.
+// Stores the first n (1..4) pixels of v (pixel j's channel s in lane t_tap_lanes_lane(j, s))
+// as n * C bytes.
 template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t> v, std::int64_t n) {
+#if defined(TOROID_AVX512VL)
+    // One in-lane byte shuffle and a 16-byte masked store.
+    typedef char t_bytes16 __attribute__((vector_size(16)));
+    t_bytes16 idx = {};
+    for (int j = 0; j < 4; ++j)
+        for (int s = 0; s < C; ++s) idx[j * C + s] = static_cast<char>(t_tap_lanes_lane(j, s));
+    const t_bytes16 b = __builtin_ia32_pshufb128(reinterpret_cast<t_bytes16>(v), idx);
+    const auto m = static_cast<unsigned short>(n * C >= 16 ? 0xffff : (1u << (n * C)) - 1);
+#if defined(__clang__)
+    __builtin_ia32_storedquqi128_mask(reinterpret_cast<t_bytes16*>(p), b, m);
+#else
+    __builtin_ia32_storedquqi128_mask(reinterpret_cast<char*>(p), b, m);
+#endif
+#else
     // Widened in registers (a copy through memory would stall the wide load).
     typedef char t_bytes16 __attribute__((vector_size(16)));
     const t_bytes16 b = reinterpret_cast<t_bytes16>(v);
@@ -1317,8 +1334,9 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
                                                   37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54,
                                                   55, 56, 57, 58, 59, 60, 61, 62, 63);
     t_bytes64 idx = {};
-    for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(j / C * 4 + j % C);
+    for (int j = 0; j < 4 * C; ++j) idx[j] = static_cast<char>(t_tap_lanes_lane(j / C, j % C));
     t_store_bytes(p, t_span_mask(n * C), t_permute_bytes(src, idx));
+#endif
 }
 #elif defined(TOROID_AVX2) && TOROID_LANES == 8
 // The same form in 32-byte registers (AVX2; also AVX2 code built with -march of a larger
@@ -1375,6 +1393,8 @@ inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint
                                           const std::int16_t* w) {
     return t_tap_lanes_madd_w(acc, p, n, tl, t_tap_lanes_weights(w));
 }
+// The lane of a step's sum that holds pixel j's channel s.
+constexpr int t_tap_lanes_lane(int j, int s) { return 4 * j + s; }
 // [a0 + a1, b0 + b1] of the 128-bit halves of a and b.
 inline vec<std::int32_t> t_tap_lanes_sum2(vec<std::int32_t> a, vec<std::int32_t> b) {
     return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15);
@@ -1417,6 +1437,8 @@ inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::ui
                                             const t_tap_lanes& tl, t_tap_lanes_w w) {
     return t_tap_lanes_madd(acc, p, n, tl, w);
 }
+// The lane of a step's sum that holds pixel j's channel s.
+constexpr int t_tap_lanes_lane(int j, int s) { return 4 * j + s; }
 // Lane 4j + s: lane s of the j-th argument.
 inline vec<std::int32_t> t_tap_lanes_sum4(vec<std::int32_t> a, vec<std::int32_t> b, vec<std::int32_t> c,
                                           vec<std::int32_t> d) {

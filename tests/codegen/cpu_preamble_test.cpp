@@ -316,7 +316,7 @@ extern "C" int check_bytes() {
                         for (int ch = 0; ch < c; ++ch) {
                             int want = 0;
                             for (int r = 0; r < taps; ++r) want += (r * 97 - 120 + 31 * j) * px[j][r * c + ch];
-                            bad += sum[4 * j + ch] != want;
+                            bad += sum[t_tap_lanes_lane(j, ch)] != want;
                         }
                 }
         }
