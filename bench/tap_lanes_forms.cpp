@@ -5,6 +5,7 @@
 //        of 4 pixels transposed into lane 4j + s
 //   A'   the same, the sums left in lane 4s + j and put in order by the store's shuffle
 //   A'64 A' with 64-byte masked loads (32-byte ones in the others)
+//   A'bc A' with 32-byte broadcast loads, unmasked
 //   B    two pixels' channels x 4 taps a register, from two 16-byte loads and one
 //        two-source byte permute, the weights of a pixel pair per 4 taps; pair sums
 //
@@ -53,9 +54,13 @@ static void setupA() {
     for (int x = 0; x < WO + 4; ++x)
         for (int k = 0; k < 16; ++k) wA[size_t(x) * 16 + k] = k < K ? wt[size_t(std::min(x, WO - 1)) * 16 + k] : 0;
 }
-template <bool Wide = false>
+// Wide: 1 a 64-byte masked load, 2 a 32-byte broadcast load (no mask: the bytes past the
+// taps meet zero weights; inside the page here), 0 a 32-byte masked load.
+template <int Wide = 0>
 static inline __m512i maddA(__m512i acc, const uint8_t* p, __mmask32 m, __m512i w) {
-    const __m512i px = Wide ? _mm512_maskz_loadu_epi8(__mmask64(m), p) : _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, p));
+    const __m512i px = Wide == 1   ? _mm512_maskz_loadu_epi8(__mmask64(m), p)
+                       : Wide == 2 ? _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)p))
+                                   : _mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, p));
     return _mm512_dpwssd_epi32(acc, _mm512_maskz_permutexvar_epi8(keepA, idxA, px), w);
 }
 static inline __m512i pair_sums(__m512i a, __m512i b) {
@@ -63,7 +68,7 @@ static inline __m512i pair_sums(__m512i a, __m512i b) {
     const __m512i o = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
     return _mm512_add_epi32(_mm512_permutex2var_epi32(a, e, b), _mm512_permutex2var_epi32(a, o, b));
 }
-template <bool FoldOrder, bool Wide = false>
+template <bool FoldOrder, int Wide = 0>
 static void formA(uint8_t* out) {
     const __m512i half = _mm512_set1_epi32(1 << (PREC - 1));
     const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
@@ -204,7 +209,8 @@ int main() {
     for (int round = 0; round < 3; ++round) {
         time_it("A: pixel a register, sum4", formA<false>, out.data(), want);
         time_it("A': the same, order in the store", formA<true>, out.data(), want);
-        time_it("A'64: 64-byte masked loads", formA<true, true>, out.data(), want);
+        time_it("A'64: 64-byte masked loads", formA<true, 1>, out.data(), want);
+        time_it("A'bc: 32-byte broadcast loads", formA<true, 2>, out.data(), want);
         time_it("B: two pixels a register", formB, out.data(), want);
     }
 }

@@ -679,6 +679,7 @@ private:
         const int x = t.x_var;
         const int channels = t.channels;
         const int P = k_.cpu().tap_lanes_pixels, T = 2 * P;
+        const std::string whole = k_.cpu().tap_lanes_whole_loads ? "<true>" : "";
         const auto acc = [&](int r, int j) { return R == 1 ? fmt::format("tla{}", j) : fmt::format("tla{}_{}", r, j); };
         // Its temporaries are this branch's own (the vector loop is the other branch).
         scopes_.emplace_back();
@@ -712,15 +713,15 @@ private:
         auto chunk = [&](const std::string& mask) {
             for (int j = 0; j < P; ++j) {
                 if (R == 1) {
-                    line(fmt::format("tla{0} = t_tap_lanes_madd(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask));
+                    line(fmt::format("tla{0} = t_tap_lanes_madd{2}(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask, whole));
                     continue;
                 }
                 line("{");
                 ++indent_;
                 line(fmt::format("const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv{});", j));
                 for (int r = 0; r < R; ++r)
-                    line(fmt::format("{0} = t_tap_lanes_madd_w({0}, tlq{1}{2}, {3}, tlI, tlwv);", acc(r, j), j,
-                                     r ? fmt::format(" + tlR{}", r) : "", mask));
+                    line(fmt::format("{0} = t_tap_lanes_madd_w{4}({0}, tlq{1}{2}, {3}, tlI, tlwv);", acc(r, j), j,
+                                     r ? fmt::format(" + tlR{}", r) : "", mask, whole));
                 --indent_;
                 line("}");
             }

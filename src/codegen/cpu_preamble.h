@@ -1275,12 +1275,31 @@ typedef pair_v<std::int16_t> t_tap_lanes_w;
 inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) {
     return reinterpret_cast<pair_v<std::int16_t>>(t_broadcast_bytes16(w));
 }
+// A register's pixel bytes at p in bytes 0..31 (tl.idx picks no others): those m selects,
+// the others zero, or (Whole) anything: their taps' weights are zero, and the permute keeps
+// channel slots only. Whole: where the 32 bytes stay inside p's page, one 32-byte broadcast
+// load (on the Intel host 1.25x the masked load's speed in bench/tap_lanes_forms.cpp, where
+// GCC also spells the masked load's widening to 64 bytes with two register moves; on AMD
+// Zen 4 0.9x); else, and under AddressSanitizer (which would report the bytes past the
+// taps), the masked load (CpuPlan::tap_lanes_whole_loads).
+template <bool Whole> inline t_bytes64 t_tap_lanes_load(unsigned m, const std::uint8_t* p) {
+#if !defined(TOROID_ASAN) && !defined(__clang__)
+    if (Whole && __builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 32, 1)) {
+        typedef long long t_q4 __attribute__((vector_size(32)));
+        typedef long long t_q8 __attribute__((vector_size(64)));
+        t_q4 b;
+        __builtin_memcpy(&b, p, sizeof b);
+        return reinterpret_cast<t_bytes64>(__builtin_ia32_broadcasti64x4_512(b, t_q8{}, static_cast<unsigned char>(0xff)));
+    }
+#endif
+    return t_load_bytes_low32(m, p);
+}
 // acc + the products of 8 taps of one pixel at p (m: the bytes of the taps that exist) with
 // its 8 weights wv.
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
                                             const t_tap_lanes& tl, t_tap_lanes_w wv) {
-    // The upper half of the load is left undefined: tl.idx picks bytes 0..31 only.
-    const t_bytes64 px = t_permute_bytes_z(tl.keep, t_load_bytes_low32(m, p), tl.idx);
+    const t_bytes64 px = t_permute_bytes_z(tl.keep, t_tap_lanes_load<Whole>(m, p), tl.idx);
 #if defined(TOROID_AVX512VNNI)
     return t_dpwssd(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);  // the add in the same instruction
 #else
@@ -1288,9 +1307,10 @@ inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::ui
 #endif
 }
 // The same with the weights at w.
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, unsigned m,
                                           const t_tap_lanes& tl, const std::int16_t* w) {
-    return t_tap_lanes_madd_w(acc, p, m, tl, t_tap_lanes_weights(w));
+    return t_tap_lanes_madd_w<Whole>(acc, p, m, tl, t_tap_lanes_weights(w));
 }
 // [a0+a1, a2+a3, b0+b1, b2+b3] in each 128-bit part of a and b.
 inline vec<std::int32_t> t_part_pair_sums(vec<std::int32_t> a, vec<std::int32_t> b) {
@@ -1379,7 +1399,9 @@ inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) {
     return wv;
 }
 // acc + the products of 4 taps of one pixel at p (n: the bytes of the taps that exist) with
-// its 16 weights wv.
+// its 16 weights wv (Whole: AVX-512's choice; this form reads whole registers inside the
+// page anyway).
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
                                             t_tap_lanes_w wv) {
     const t_bytes16 b = t_load_span<t_bytes16>(p, n);  // the bytes past n meet zero weights
@@ -1389,6 +1411,7 @@ inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::ui
     return t_madd_pairs(acc, reinterpret_cast<pair_v<std::int16_t>>(px), wv);
 }
 // The same with the weights at w.
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, int n, const t_tap_lanes& tl,
                                           const std::int16_t* w) {
     return t_tap_lanes_madd_w(acc, p, n, tl, t_tap_lanes_weights(w));
@@ -1427,12 +1450,14 @@ inline std::int64_t t_tap_lanes_span(std::int64_t n) { return n; }
 typedef const std::int16_t* t_tap_lanes_w;  // the weights where they are
 inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) { return w; }
 // acc + the products of a register's taps of one pixel at p (n: the bytes that exist).
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd(vec<std::int32_t> acc, const std::uint8_t* p, std::int64_t n,
                                           const t_tap_lanes& tl, const std::int16_t* w) {
     for (int s = 0; s < tl.channels; ++s)
         for (int r = 0; r < kTapLanesWeights && r * tl.channels + s < n; ++r) acc[s] += w[r] * p[r * tl.channels + s];
     return acc;
 }
+template <bool Whole = false>
 inline vec<std::int32_t> t_tap_lanes_madd_w(vec<std::int32_t> acc, const std::uint8_t* p, std::int64_t n,
                                             const t_tap_lanes& tl, t_tap_lanes_w w) {
     return t_tap_lanes_madd(acc, p, n, tl, w);

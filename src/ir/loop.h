@@ -154,6 +154,9 @@ struct CpuPlan {
     // by the same distance from each row to the next): each step's pixel offsets and weights
     // are read once for all of them. 1: a row at a time.
     int tap_lanes_rows = 1;
+    // With tap_lanes (AVX-512's form): each register's pixel bytes read whole, inside the
+    // page (Target::tap_lanes_whole_loads).
+    bool tap_lanes_whole_loads = false;
     // Where set, the vector loop runs in three parts at the edges of the interval
     // [partition_lo, partition_hi) of its variable that the value tests (schedule/partition.h).
     Expr partition_lo, partition_hi;

@@ -191,6 +191,11 @@ void note_tap_lanes(const Program& prog, Kernel& k, const Target& target) {
         where, lanes, t->channels, taps, t->sum->var, wide ? "masked load" : "load",
         wide ? "permute" : "shuffle", taps,
         k.cpu().tap_lanes_pixels, t->x_var));
+    if (wide && target.tap_lanes_whole_loads) {
+        k.cpu().tap_lanes_whole_loads = true;
+        k.decisions.push_back("taps in lanes: each register's 32 pixel bytes read whole where they stay inside the "
+                              "page (the bytes past the taps meet zero weights)");
+    }
     // Several rows a step: each pixel's offset and weights, loaded once, serve them all
     // (their byte loads differ by the row step alone). 4 rows of P pixels keep 4P
     // accumulators: 16 of the 32 registers of AVX-512, 8 of AVX2's 16.

@@ -98,7 +98,10 @@ Target Target::host_cpu() {
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes
         // while one tap of 16 outputs fits one window, and slower past it.
         __builtin_cpu_init();
-        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_past_window = true;
+        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) {
+            t.tap_lanes_past_window = true;
+            t.tap_lanes_whole_loads = false;
+        }
 #endif
     }
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') {
@@ -107,6 +110,8 @@ Target Target::host_cpu() {
     }
     if (const char* r = std::getenv("TOROID_TAP_LANES_ROWS"); r != nullptr && *r != '\0')
         t.tap_lanes_rows = std::clamp(std::atoi(r), 1, 4);
+    if (const char* w = std::getenv("TOROID_TAP_LANES_WHOLE"); w != nullptr && *w != '\0')
+        t.tap_lanes_whole_loads = std::string_view(w) == "1";
     const char* pairs = std::getenv("TOROID_TAP_PAIRS");
     t.tap_pairs = pairs != nullptr && std::string_view(pairs) == "1";
     return t;

@@ -60,6 +60,11 @@ struct Target {
     // offset and weights loaded once for them); $TOROID_TAP_LANES_ROWS overrides it (1: a row
     // at a time, for comparisons).
     int tap_lanes_rows = 4;
+    // CPU with byte_permute: taps in lanes read each register's 32 pixel bytes whole where
+    // they stay inside the page (a broadcast load; the bytes past the taps meet zero weights)
+    // instead of through a byte-masked load: 1.25x faster on the Intel host, 0.9x on AMD Zen
+    // 4 (bench/tap_lanes_forms.cpp), so off on AMD. $TOROID_TAP_LANES_WHOLE=0|1 overrides it.
+    bool tap_lanes_whole_loads = true;
     // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
     // lanes). Off for the compiled engine's quick tier (runtime/jit.h, load_tiered): a program
     // of scalar loops, the same values in the same order, that the C++ compiler builds in a

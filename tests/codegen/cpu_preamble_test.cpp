@@ -305,7 +305,10 @@ extern "C" int check_bytes() {
                         // Pixel P - 1 ends at the page's last byte in the second round.
                         px[j] = last && j == P - 1 ? page + 2 * 4096 - c * taps : page + 100 + 37 * j;
                         for (int r = 0; r < taps; ++r) t_tap_lanes_weight(w[j], r, static_cast<std::int16_t>(r * 97 - 120 + 31 * j));
-                        acc[j] = t_tap_lanes_madd(vec<std::int32_t>{}, px[j], t_tap_lanes_span(taps * c), tl, w[j]);
+                        // Whole loads (inside the page; the masked load at its end) for odd
+                        // tap counts.
+                        acc[j] = taps % 2 ? t_tap_lanes_madd<true>(vec<std::int32_t>{}, px[j], t_tap_lanes_span(taps * c), tl, w[j])
+                                          : t_tap_lanes_madd(vec<std::int32_t>{}, px[j], t_tap_lanes_span(taps * c), tl, w[j]);
                     }
 #if TOROID_LANES == 16
                     const vec<std::int32_t> sum = t_tap_lanes_sum4(acc[0], acc[1], acc[2], acc[3]);
