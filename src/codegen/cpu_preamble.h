@@ -1277,11 +1277,10 @@ inline t_tap_lanes_w t_tap_lanes_weights(const std::int16_t* w) {
 }
 // A register's pixel bytes at p in bytes 0..31 (tl.idx picks no others): those m selects,
 // the others zero, or (Whole) anything: their taps' weights are zero, and the permute keeps
-// channel slots only. Whole: where the 32 bytes stay inside p's page, one 32-byte broadcast
-// load (on the Intel host 1.25x the masked load's speed in bench/tap_lanes_forms.cpp, where
-// GCC also spells the masked load's widening to 64 bytes with two register moves; on AMD
-// Zen 4 0.9x); else, and under AddressSanitizer (which would report the bytes past the
-// taps), the masked load (CpuPlan::tap_lanes_whole_loads).
+// channel slots only. Whole (CpuPlan::tap_lanes_whole_loads): where the 32 bytes stay
+// inside p's page, one 32-byte broadcast load (GCC spells the masked load's widening to 64
+// bytes with two more register moves); else, and under AddressSanitizer (which would report
+// the bytes past the taps), the masked load.
 template <bool Whole> inline t_bytes64 t_tap_lanes_load(unsigned m, const std::uint8_t* p) {
 #if !defined(TOROID_ASAN) && !defined(__clang__)
     if (Whole && __builtin_expect((reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 32, 1)) {

@@ -98,10 +98,7 @@ Target Target::host_cpu() {
         // AMD's Zen 4 runs the vector loop's window permutes faster than taps in lanes
         // while one tap of 16 outputs fits one window, and slower past it.
         __builtin_cpu_init();
-        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) {
-            t.tap_lanes_past_window = true;
-            t.tap_lanes_whole_loads = false;
-        }
+        if (__builtin_cpu_is("amd") && t.vector_bytes == 64) t.tap_lanes_past_window = true;
 #endif
     }
     if (const char* m = std::getenv("TOROID_TAP_LANES_SPAN"); m != nullptr && *m != '\0') {

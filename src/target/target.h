@@ -62,9 +62,11 @@ struct Target {
     int tap_lanes_rows = 4;
     // CPU with byte_permute: taps in lanes read each register's 32 pixel bytes whole where
     // they stay inside the page (a broadcast load; the bytes past the taps meet zero weights)
-    // instead of through a byte-masked load: 1.25x faster on the Intel host, 0.9x on AMD Zen
-    // 4 (bench/tap_lanes_forms.cpp), so off on AMD. $TOROID_TAP_LANES_WHOLE=0|1 overrides it.
-    bool tap_lanes_whole_loads = true;
+    // instead of through a byte-masked load. Opt-in ($TOROID_TAP_LANES_WHOLE=1): 1.25x the
+    // masked load's speed in the form alone on the Intel host and 0.9x on AMD Zen 4
+    // (bench/tap_lanes_forms.cpp), but the compiler's kernels on the Intel host ran in two
+    // groups of rounds with it, 1.09-1.24x faster or up to 1.4x slower (docs/performance.md).
+    bool tap_lanes_whole_loads = false;
     // CPU: explicit vector loops (and the forms built on them: windows, tap pairs, taps in
     // lanes). Off for the compiled engine's quick tier (runtime/jit.h, load_tiered): a program
     // of scalar loops, the same values in the same order, that the C++ compiler builds in a

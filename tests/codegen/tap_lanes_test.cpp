@@ -170,8 +170,8 @@ INSTANTIATE_TEST_SUITE_P(TapLanes, TapLanesChannels,
                              return std::get<0>(info.param) + "_C" + std::to_string(std::get<1>(info.param));
                          });
 
-// Each register's pixel bytes read whole inside the page (the Intel default; off on AMD):
-// forced on and off, the same bytes as the reference engine.
+// Each register's pixel bytes read whole inside the page (opt-in) or through a masked load
+// (the default): forced on and off, the same bytes as the reference engine.
 TEST_F(TapLanes, WholeLoadsAndMaskedLoadsGiveTheSameBytes) {
     if (!(Target::host_cpu().byte_permute && Target::host_cpu().vector_bytes == 64))
         GTEST_SKIP() << "the choice is AVX-512's (a 64-byte byte permute)";

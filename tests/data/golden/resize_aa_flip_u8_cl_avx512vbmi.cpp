@@ -19,7 +19,6 @@ namespace t_lanes16 {
 //   vector axis v3 (16 lanes, 16 pixels a permute): interleaved, a tap loop per output
 //   loads along v3: b0 window, b1 contiguous, b2 contiguous
 //   taps in lanes: where the taps of 16 outputs span more than 112 bytes at run time (or there are fewer than 16), each output pixel's 3 channels x 8 taps of r64 are one register of 16-bit pairs (a masked load, a byte permute, a multiply-add per 8 taps), 4 pixels summed across lanes at once, the weights laid out per pixel once per call; elsewhere the vector loop over v3
-//   taps in lanes: each register's 32 pixel bytes read whole where they stay inside the page (the bytes past the taps meet zero weights)
 //   taps in lanes, 4 rows of v2 a step: each pixel's offset and weights loaded once for them
 //   parallel over v0 x v2 (collapsed, shared by the threads)
 static void kernel_0(void* const* buffers, const std::int64_t* params, int threads) {
@@ -197,31 +196,31 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                                 for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
                                     {
                                         const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
-                                        tla0_0 = t_tap_lanes_madd_w<true>(tla0_0, tlq0, tlFull, tlI, tlwv);
-                                        tla1_0 = t_tap_lanes_madd_w<true>(tla1_0, tlq0 + tlR1, tlFull, tlI, tlwv);
-                                        tla2_0 = t_tap_lanes_madd_w<true>(tla2_0, tlq0 + tlR2, tlFull, tlI, tlwv);
-                                        tla3_0 = t_tap_lanes_madd_w<true>(tla3_0, tlq0 + tlR3, tlFull, tlI, tlwv);
+                                        tla0_0 = t_tap_lanes_madd_w(tla0_0, tlq0, tlFull, tlI, tlwv);
+                                        tla1_0 = t_tap_lanes_madd_w(tla1_0, tlq0 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_0 = t_tap_lanes_madd_w(tla2_0, tlq0 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_0 = t_tap_lanes_madd_w(tla3_0, tlq0 + tlR3, tlFull, tlI, tlwv);
                                     }
                                     {
                                         const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
-                                        tla0_1 = t_tap_lanes_madd_w<true>(tla0_1, tlq1, tlFull, tlI, tlwv);
-                                        tla1_1 = t_tap_lanes_madd_w<true>(tla1_1, tlq1 + tlR1, tlFull, tlI, tlwv);
-                                        tla2_1 = t_tap_lanes_madd_w<true>(tla2_1, tlq1 + tlR2, tlFull, tlI, tlwv);
-                                        tla3_1 = t_tap_lanes_madd_w<true>(tla3_1, tlq1 + tlR3, tlFull, tlI, tlwv);
+                                        tla0_1 = t_tap_lanes_madd_w(tla0_1, tlq1, tlFull, tlI, tlwv);
+                                        tla1_1 = t_tap_lanes_madd_w(tla1_1, tlq1 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_1 = t_tap_lanes_madd_w(tla2_1, tlq1 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_1 = t_tap_lanes_madd_w(tla3_1, tlq1 + tlR3, tlFull, tlI, tlwv);
                                     }
                                     {
                                         const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv2);
-                                        tla0_2 = t_tap_lanes_madd_w<true>(tla0_2, tlq2, tlFull, tlI, tlwv);
-                                        tla1_2 = t_tap_lanes_madd_w<true>(tla1_2, tlq2 + tlR1, tlFull, tlI, tlwv);
-                                        tla2_2 = t_tap_lanes_madd_w<true>(tla2_2, tlq2 + tlR2, tlFull, tlI, tlwv);
-                                        tla3_2 = t_tap_lanes_madd_w<true>(tla3_2, tlq2 + tlR3, tlFull, tlI, tlwv);
+                                        tla0_2 = t_tap_lanes_madd_w(tla0_2, tlq2, tlFull, tlI, tlwv);
+                                        tla1_2 = t_tap_lanes_madd_w(tla1_2, tlq2 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_2 = t_tap_lanes_madd_w(tla2_2, tlq2 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_2 = t_tap_lanes_madd_w(tla3_2, tlq2 + tlR3, tlFull, tlI, tlwv);
                                     }
                                     {
                                         const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv3);
-                                        tla0_3 = t_tap_lanes_madd_w<true>(tla0_3, tlq3, tlFull, tlI, tlwv);
-                                        tla1_3 = t_tap_lanes_madd_w<true>(tla1_3, tlq3 + tlR1, tlFull, tlI, tlwv);
-                                        tla2_3 = t_tap_lanes_madd_w<true>(tla2_3, tlq3 + tlR2, tlFull, tlI, tlwv);
-                                        tla3_3 = t_tap_lanes_madd_w<true>(tla3_3, tlq3 + tlR3, tlFull, tlI, tlwv);
+                                        tla0_3 = t_tap_lanes_madd_w(tla0_3, tlq3, tlFull, tlI, tlwv);
+                                        tla1_3 = t_tap_lanes_madd_w(tla1_3, tlq3 + tlR1, tlFull, tlI, tlwv);
+                                        tla2_3 = t_tap_lanes_madd_w(tla2_3, tlq3 + tlR2, tlFull, tlI, tlwv);
+                                        tla3_3 = t_tap_lanes_madd_w(tla3_3, tlq3 + tlR3, tlFull, tlI, tlwv);
                                     }
                                     tlq0 += 24; tlv0 += kTapLanesWeights;
                                     tlq1 += 24; tlv1 += kTapLanesWeights;
@@ -230,31 +229,31 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                                 }
                                 {
                                     const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
-                                    tla0_0 = t_tap_lanes_madd_w<true>(tla0_0, tlq0, tlLast, tlI, tlwv);
-                                    tla1_0 = t_tap_lanes_madd_w<true>(tla1_0, tlq0 + tlR1, tlLast, tlI, tlwv);
-                                    tla2_0 = t_tap_lanes_madd_w<true>(tla2_0, tlq0 + tlR2, tlLast, tlI, tlwv);
-                                    tla3_0 = t_tap_lanes_madd_w<true>(tla3_0, tlq0 + tlR3, tlLast, tlI, tlwv);
+                                    tla0_0 = t_tap_lanes_madd_w(tla0_0, tlq0, tlLast, tlI, tlwv);
+                                    tla1_0 = t_tap_lanes_madd_w(tla1_0, tlq0 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_0 = t_tap_lanes_madd_w(tla2_0, tlq0 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_0 = t_tap_lanes_madd_w(tla3_0, tlq0 + tlR3, tlLast, tlI, tlwv);
                                 }
                                 {
                                     const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
-                                    tla0_1 = t_tap_lanes_madd_w<true>(tla0_1, tlq1, tlLast, tlI, tlwv);
-                                    tla1_1 = t_tap_lanes_madd_w<true>(tla1_1, tlq1 + tlR1, tlLast, tlI, tlwv);
-                                    tla2_1 = t_tap_lanes_madd_w<true>(tla2_1, tlq1 + tlR2, tlLast, tlI, tlwv);
-                                    tla3_1 = t_tap_lanes_madd_w<true>(tla3_1, tlq1 + tlR3, tlLast, tlI, tlwv);
+                                    tla0_1 = t_tap_lanes_madd_w(tla0_1, tlq1, tlLast, tlI, tlwv);
+                                    tla1_1 = t_tap_lanes_madd_w(tla1_1, tlq1 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_1 = t_tap_lanes_madd_w(tla2_1, tlq1 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_1 = t_tap_lanes_madd_w(tla3_1, tlq1 + tlR3, tlLast, tlI, tlwv);
                                 }
                                 {
                                     const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv2);
-                                    tla0_2 = t_tap_lanes_madd_w<true>(tla0_2, tlq2, tlLast, tlI, tlwv);
-                                    tla1_2 = t_tap_lanes_madd_w<true>(tla1_2, tlq2 + tlR1, tlLast, tlI, tlwv);
-                                    tla2_2 = t_tap_lanes_madd_w<true>(tla2_2, tlq2 + tlR2, tlLast, tlI, tlwv);
-                                    tla3_2 = t_tap_lanes_madd_w<true>(tla3_2, tlq2 + tlR3, tlLast, tlI, tlwv);
+                                    tla0_2 = t_tap_lanes_madd_w(tla0_2, tlq2, tlLast, tlI, tlwv);
+                                    tla1_2 = t_tap_lanes_madd_w(tla1_2, tlq2 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_2 = t_tap_lanes_madd_w(tla2_2, tlq2 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_2 = t_tap_lanes_madd_w(tla3_2, tlq2 + tlR3, tlLast, tlI, tlwv);
                                 }
                                 {
                                     const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv3);
-                                    tla0_3 = t_tap_lanes_madd_w<true>(tla0_3, tlq3, tlLast, tlI, tlwv);
-                                    tla1_3 = t_tap_lanes_madd_w<true>(tla1_3, tlq3 + tlR1, tlLast, tlI, tlwv);
-                                    tla2_3 = t_tap_lanes_madd_w<true>(tla2_3, tlq3 + tlR2, tlLast, tlI, tlwv);
-                                    tla3_3 = t_tap_lanes_madd_w<true>(tla3_3, tlq3 + tlR3, tlLast, tlI, tlwv);
+                                    tla0_3 = t_tap_lanes_madd_w(tla0_3, tlq3, tlLast, tlI, tlwv);
+                                    tla1_3 = t_tap_lanes_madd_w(tla1_3, tlq3 + tlR1, tlLast, tlI, tlwv);
+                                    tla2_3 = t_tap_lanes_madd_w(tla2_3, tlq3 + tlR2, tlLast, tlI, tlwv);
+                                    tla3_3 = t_tap_lanes_madd_w(tla3_3, tlq3 + tlR3, tlLast, tlI, tlwv);
                                 }
                                 {
                                     const vec<std::int32_t> tls0 = t_tap_lanes_sum4(tla0_0, tla0_1, tla0_2, tla0_3);
@@ -369,19 +368,19 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                             const std::int16_t* tlv3 = tlw + (tli + 3) * tlStride;
                             vec<std::int32_t> tla3 = {};
                             for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
-                                tla0 = t_tap_lanes_madd<true>(tla0, tlq0, tlFull, tlI, tlv0);
-                                tla1 = t_tap_lanes_madd<true>(tla1, tlq1, tlFull, tlI, tlv1);
-                                tla2 = t_tap_lanes_madd<true>(tla2, tlq2, tlFull, tlI, tlv2);
-                                tla3 = t_tap_lanes_madd<true>(tla3, tlq3, tlFull, tlI, tlv3);
+                                tla0 = t_tap_lanes_madd(tla0, tlq0, tlFull, tlI, tlv0);
+                                tla1 = t_tap_lanes_madd(tla1, tlq1, tlFull, tlI, tlv1);
+                                tla2 = t_tap_lanes_madd(tla2, tlq2, tlFull, tlI, tlv2);
+                                tla3 = t_tap_lanes_madd(tla3, tlq3, tlFull, tlI, tlv3);
                                 tlq0 += 24; tlv0 += kTapLanesWeights;
                                 tlq1 += 24; tlv1 += kTapLanesWeights;
                                 tlq2 += 24; tlv2 += kTapLanesWeights;
                                 tlq3 += 24; tlv3 += kTapLanesWeights;
                             }
-                            tla0 = t_tap_lanes_madd<true>(tla0, tlq0, tlLast, tlI, tlv0);
-                            tla1 = t_tap_lanes_madd<true>(tla1, tlq1, tlLast, tlI, tlv1);
-                            tla2 = t_tap_lanes_madd<true>(tla2, tlq2, tlLast, tlI, tlv2);
-                            tla3 = t_tap_lanes_madd<true>(tla3, tlq3, tlLast, tlI, tlv3);
+                            tla0 = t_tap_lanes_madd(tla0, tlq0, tlLast, tlI, tlv0);
+                            tla1 = t_tap_lanes_madd(tla1, tlq1, tlLast, tlI, tlv1);
+                            tla2 = t_tap_lanes_madd(tla2, tlq2, tlLast, tlI, tlv2);
+                            tla3 = t_tap_lanes_madd(tla3, tlq3, tlLast, tlI, tlv3);
                             const vec<std::int32_t> tls = t_tap_lanes_sum4(tla0, tla1, tla2, tla3);
                             const std::int32_t t89 = static_cast<std::int32_t>(p8);
                             const vec<std::int32_t> t90 = to_v<vec<std::int32_t>>(tls) + to_v<vec<std::int32_t>>(t89);
