@@ -10,6 +10,7 @@
 //        two-source byte permute, the weights of a pixel pair per 4 taps; pair sums
 //
 //   g++ -O3 -march=native -std=c++20 bench/tap_lanes_forms.cpp -o tap_lanes_forms && taskset -c 8 ./tap_lanes_forms
+//   ./tap_lanes_forms placement     (A' and A'bc with the output at offsets from the input mod 4096)
 #include <immintrin.h>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 constexpr int C = 3, H = 2160, WI = 3840, WO = 640, K = 13, PREC = 14;
@@ -188,7 +190,7 @@ template <typename F> static void time_it(const char* name, F f, uint8_t* out, c
     std::printf("%-34s min %8.1f us  median %8.1f us  %s\n", name, ts[0], ts[ts.size() / 2], ok ? "exact" : "WRONG");
 }
 
-int main() {
+int main(int argc, char** argv) {
     std::mt19937 g(1);
     for (auto& b : in) b = uint8_t(g());
     for (int x = 0; x < WO + 4; ++x) {
@@ -204,8 +206,21 @@ int main() {
     }
     setupA();
     setupB();
-    std::vector<uint8_t> want(size_t(H) * WO * C), out(want.size());
+    std::vector<uint8_t> want(size_t(H) * WO * C);
     reference(want.data());
+    // `tap_lanes_forms placement`: A' and A'bc with the output placed at offsets from the
+    // input's address, mod 4096 (4K aliasing between the loads and the stores).
+    if (argc > 1 && std::string(argv[1]) == "placement") {
+        std::vector<uint8_t> big(want.size() + 8192);
+        for (int off : {0, 64, 512, 1024, 2048, 3072, 4032}) {
+            uint8_t* o = big.data() + ((reinterpret_cast<uintptr_t>(in.data()) + off - reinterpret_cast<uintptr_t>(big.data())) & 4095);
+            std::printf("output at input + %d mod 4096\n", off);
+            time_it("  A': masked loads", formA<true>, o, want);
+            time_it("  A'bc: broadcast loads", formA<true, 2>, o, want);
+        }
+        return 0;
+    }
+    std::vector<uint8_t> out(want.size());
     for (int round = 0; round < 3; ++round) {
         time_it("A: pixel a register, sum4", formA<false>, out.data(), want);
         time_it("A': the same, order in the store", formA<true>, out.data(), want);
