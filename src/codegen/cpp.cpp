@@ -709,13 +709,10 @@ private:
             line(fmt::format("const std::int16_t* tlv{0} = tlw + (tli + {0}) * tlStride;", j));
             for (int r = 0; r < R; ++r) line(fmt::format("vec<std::int32_t> {} = {{}};", acc(r, j)));
         }
-        // Every T taps but the last all there; the last with the taps that exist.
+        // Every T taps but the last all there; the last with the taps that exist. Each
+        // register of a pixel's weights is loaded once for its rows.
         auto chunk = [&](const std::string& mask) {
             for (int j = 0; j < P; ++j) {
-                if (R == 1) {
-                    line(fmt::format("tla{0} = t_tap_lanes_madd{2}(tla{0}, tlq{0}, {1}, tlI, tlv{0});", j, mask, whole));
-                    continue;
-                }
                 line("{");
                 ++indent_;
                 line(fmt::format("const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv{});", j));

@@ -1333,11 +1333,10 @@ template <int C> inline void t_tap_lanes_store(std::uint8_t* p, vec<std::uint8_t
     for (int j = 0; j < 4; ++j)
         for (int s = 0; s < C; ++s) idx[j * C + s] = static_cast<char>(t_tap_lanes_lane(j, s));
     const t_bytes16 b = __builtin_ia32_pshufb128(reinterpret_cast<t_bytes16>(v), idx);
-    const auto m = static_cast<unsigned short>(n * C >= 16 ? 0xffff : (1u << (n * C)) - 1);
 #if defined(__clang__)
-    __builtin_ia32_storedquqi128_mask(reinterpret_cast<t_bytes16*>(p), b, m);
+    __builtin_ia32_storedquqi128_mask(reinterpret_cast<t_bytes16*>(p), b, t_span_mask16(n * C));
 #else
-    __builtin_ia32_storedquqi128_mask(reinterpret_cast<char*>(p), b, m);
+    __builtin_ia32_storedquqi128_mask(reinterpret_cast<char*>(p), b, t_span_mask16(n * C));
 #endif
 #else
     // Widened in registers (a copy through memory would stall the wide load).

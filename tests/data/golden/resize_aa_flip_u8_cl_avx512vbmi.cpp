@@ -368,19 +368,43 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                             const std::int16_t* tlv3 = tlw + (tli + 3) * tlStride;
                             vec<std::int32_t> tla3 = {};
                             for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
-                                tla0 = t_tap_lanes_madd(tla0, tlq0, tlFull, tlI, tlv0);
-                                tla1 = t_tap_lanes_madd(tla1, tlq1, tlFull, tlI, tlv1);
-                                tla2 = t_tap_lanes_madd(tla2, tlq2, tlFull, tlI, tlv2);
-                                tla3 = t_tap_lanes_madd(tla3, tlq3, tlFull, tlI, tlv3);
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                    tla0 = t_tap_lanes_madd_w(tla0, tlq0, tlFull, tlI, tlwv);
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                    tla1 = t_tap_lanes_madd_w(tla1, tlq1, tlFull, tlI, tlwv);
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv2);
+                                    tla2 = t_tap_lanes_madd_w(tla2, tlq2, tlFull, tlI, tlwv);
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv3);
+                                    tla3 = t_tap_lanes_madd_w(tla3, tlq3, tlFull, tlI, tlwv);
+                                }
                                 tlq0 += 24; tlv0 += kTapLanesWeights;
                                 tlq1 += 24; tlv1 += kTapLanesWeights;
                                 tlq2 += 24; tlv2 += kTapLanesWeights;
                                 tlq3 += 24; tlv3 += kTapLanesWeights;
                             }
-                            tla0 = t_tap_lanes_madd(tla0, tlq0, tlLast, tlI, tlv0);
-                            tla1 = t_tap_lanes_madd(tla1, tlq1, tlLast, tlI, tlv1);
-                            tla2 = t_tap_lanes_madd(tla2, tlq2, tlLast, tlI, tlv2);
-                            tla3 = t_tap_lanes_madd(tla3, tlq3, tlLast, tlI, tlv3);
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                tla0 = t_tap_lanes_madd_w(tla0, tlq0, tlLast, tlI, tlwv);
+                            }
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                tla1 = t_tap_lanes_madd_w(tla1, tlq1, tlLast, tlI, tlwv);
+                            }
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv2);
+                                tla2 = t_tap_lanes_madd_w(tla2, tlq2, tlLast, tlI, tlwv);
+                            }
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv3);
+                                tla3 = t_tap_lanes_madd_w(tla3, tlq3, tlLast, tlI, tlwv);
+                            }
                             const vec<std::int32_t> tls = t_tap_lanes_sum4(tla0, tla1, tla2, tla3);
                             const std::int32_t t89 = static_cast<std::int32_t>(p8);
                             const vec<std::int32_t> t90 = to_v<vec<std::int32_t>>(tls) + to_v<vec<std::int32_t>>(t89);

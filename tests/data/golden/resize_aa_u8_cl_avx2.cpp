@@ -320,13 +320,25 @@ static void kernel_0(void* const* buffers, const std::int64_t* params, int threa
                             const std::int16_t* tlv1 = tlw + (tli + 1) * tlStride;
                             vec<std::int32_t> tla1 = {};
                             for (std::int32_t tlj = 1; tlj < tlc; ++tlj) {
-                                tla0 = t_tap_lanes_madd(tla0, tlq0, tlFull, tlI, tlv0);
-                                tla1 = t_tap_lanes_madd(tla1, tlq1, tlFull, tlI, tlv1);
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                    tla0 = t_tap_lanes_madd_w(tla0, tlq0, tlFull, tlI, tlwv);
+                                }
+                                {
+                                    const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                    tla1 = t_tap_lanes_madd_w(tla1, tlq1, tlFull, tlI, tlwv);
+                                }
                                 tlq0 += 12; tlv0 += kTapLanesWeights;
                                 tlq1 += 12; tlv1 += kTapLanesWeights;
                             }
-                            tla0 = t_tap_lanes_madd(tla0, tlq0, tlLast, tlI, tlv0);
-                            tla1 = t_tap_lanes_madd(tla1, tlq1, tlLast, tlI, tlv1);
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv0);
+                                tla0 = t_tap_lanes_madd_w(tla0, tlq0, tlLast, tlI, tlwv);
+                            }
+                            {
+                                const t_tap_lanes_w tlwv = t_tap_lanes_weights(tlv1);
+                                tla1 = t_tap_lanes_madd_w(tla1, tlq1, tlLast, tlI, tlwv);
+                            }
                             const vec<std::int32_t> tls = t_tap_lanes_sum2(tla0, tla1);
                             const std::int32_t t89 = static_cast<std::int32_t>(p8);
                             const vec<std::int32_t> t90 = to_v<vec<std::int32_t>>(tls) + to_v<vec<std::int32_t>>(t89);
