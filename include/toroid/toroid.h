@@ -253,8 +253,10 @@ TOROID_API toroid_status toroid_wait_for_background_builds(void);
 
 /* Interrupts every prepare in progress in this process (toroid_compile, and the prepares of
  * toroid_run_batch and toroid_process_file): each stops at its next check (between ops,
- * passes and kernels; within milliseconds, a running C++ compiler excepted) and fails with
- * TOROID_ERROR_INVALID_ARGUMENT and the message "interrupted". Prepares that begin after the
+ * passes and kernels; within milliseconds: a C++ compiler it waits for is killed, and so is
+ * a wait for another process's cache lock) and fails with TOROID_ERROR_INVALID_ARGUMENT and
+ * the message "interrupted". Background builds of programs already prepared go on. Prepares
+ * that begin after the
  * call are not affected: there is nothing to clear. Safe to call from any thread and from
  * a signal handler (one atomic increment). */
 TOROID_API void toroid_interrupt(void);

@@ -9,6 +9,7 @@ import os
 import queue
 import reprlib
 import threading
+import time
 
 __all__ = ["Error", "InvalidTypeError", "OutOfMemoryError", "lib", "check", "TensorDesc", "Tensor", "Options",
            "FileOptions", "CacheCounts", "library_path",
@@ -411,11 +412,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _at_exit():
-    # Calls abandoned by Ctrl-C (or made by daemon threads) still running: the library waits
-    # for them at exit (its own atexit hook), so they are told to stop now.
-    if _in_flight and has_interrupt:
+def _at_exit(grace=1.0):
+    # Calls abandoned by Ctrl-C still running in their workers: they are told to stop (an
+    # interrupted prepare kills its compiler and leaves within tens of milliseconds), and
+    # exit waits for them, `grace` seconds at most. A worker still inside the library while
+    # the interpreter and the library's static objects are torn down would be left to race
+    # with that teardown.
+    if not _in_flight:
+        return
+    if has_interrupt:
         lib.toroid_interrupt()
+    deadline = time.monotonic() + grace
+    for job in list(_in_flight):
+        left = deadline - time.monotonic()
+        if left <= 0 or not job.done.acquire(True, left):
+            break
+        job.done.release()
 
 
 atexit.register(_at_exit)

@@ -35,8 +35,12 @@ bool interrupted_since(std::uint64_t generation) noexcept {
     return g_interrupts.load(std::memory_order_relaxed) != generation;
 }
 
+bool interrupted() noexcept {
+    return t_scope.depth > 0 && g_interrupts.load(std::memory_order_relaxed) != t_scope.start;
+}
+
 void check_interrupt() {
-    if (t_scope.depth > 0 && g_interrupts.load(std::memory_order_relaxed) != t_scope.start) fail("interrupted");
+    if (interrupted()) fail("interrupted");
 }
 
 }  // namespace toroid

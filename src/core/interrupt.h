@@ -21,6 +21,12 @@ public:
     InterruptScope& operator=(const InterruptScope&) = delete;
 };
 
+// True when the calling thread is inside an InterruptScope and interrupt_prepares() was called
+// since it began: what check_interrupt() throws on. Waits that do not throw (a compiler's
+// process, another process's cache lock) poll it, so that an interrupted prepare stops them
+// at once instead of waiting for them to end.
+bool interrupted() noexcept;
+
 // Throws toroid::Error("interrupted") when interrupt_prepares() was called since the calling
 // thread's InterruptScope began; does nothing outside one.
 void check_interrupt();

@@ -6,6 +6,7 @@
 #include "runtime/disk_cache.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "runtime/sha256.h"
 
 #include <fmt/format.h>
@@ -268,7 +269,8 @@ public:
     ~FileLock() { release(); }
 
     // Waits up to `timeout` seconds (0: tries once). Unusable (with `why`): the lock file
-    // cannot be opened or is not a regular file. Cancelled: busy, and waits are cancelled.
+    // cannot be opened or is not a regular file. Cancelled: busy, and waits are cancelled (exit)
+    // or the calling thread's prepare was interrupted.
     Outcome acquire(const fs::path& path, double timeout, std::string* why) {
         release();
         fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
@@ -295,7 +297,7 @@ public:
                 release();
                 return Outcome::Unusable;
             }
-            if (g_waits_cancelled.load()) {
+            if (g_waits_cancelled.load() || interrupted()) {
                 release();
                 return Outcome::Cancelled;
             }
@@ -755,6 +757,7 @@ DiskCache::Result DiskCache::get(const Recipe& recipe) const {
             fmt::format("the cache lock {} was held by another process for {} s (TOROID_LOCK_TIMEOUT)",
                         lock_path.string(), options_.lock_timeout));
     case FileLock::Outcome::Cancelled:
+        check_interrupt();  // this prepare was interrupted: "interrupted"
         fail("cancelled: the process is exiting while another process builds {}", recipe.key);
     }
 

@@ -247,6 +247,7 @@ struct Waited {
     std::optional<int> status;  // nullopt when it cannot be had (e.g. SIGCHLD ignored by the host)
     bool timed_out = false;
     bool cancelled = false;  // killed because the process is exiting
+    bool interrupted = false;  // killed because the prepare waiting for it was interrupted
 };
 
 void kill_group(pid_t pid) {
@@ -254,8 +255,8 @@ void kill_group(pid_t pid) {
     ::kill(pid, SIGKILL);
 }
 
-// Waits for a spawned child, `timeout` seconds at most: past it (or once exit cancels the
-// builds) its whole process group is killed.
+// Waits for a spawned child, `timeout` seconds at most: past it, once exit cancels the builds,
+// or once the prepare on this thread is interrupted (Ctrl-C), its whole process group is killed.
 Waited wait_for(const Spawned& child, double timeout) {
     Waited out;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
@@ -279,13 +280,19 @@ Waited wait_for(const Spawned& child, double timeout) {
             kill_group(child.pid);
             break;
         }
+        if (interrupted()) {
+            out.interrupted = true;
+            kill_group(child.pid);
+            break;
+        }
         if (std::chrono::steady_clock::now() >= deadline) {
             out.timed_out = true;
             kill_group(child.pid);
             break;
         }
         if (pidfd >= 0) {
-            // Woken by the exit, or every 50 ms to look at the deadline and the exit flag.
+            // Woken by the exit, or every 50 ms to look at the deadline, the exit flag and
+            // interrupts.
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
             pollfd p{pidfd, POLLIN, 0};
             ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left.count() + 1, 1, 50)));
@@ -344,7 +351,7 @@ std::string compiler_identity(const std::string& cxx, double timeout) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0 || g_kill_compilers.load()) break;
+        if (left.count() <= 0 || g_kill_compilers.load() || interrupted()) break;
         pollfd p{fds[0], POLLIN, 0};
         const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
         if (ready < 0 && errno != EINTR) break;
@@ -355,8 +362,9 @@ std::string compiler_identity(const std::string& cxx, double timeout) {
     }
     ::close(fds[0]);
     // An output that never ended is a hung compiler: the wait below kills it at once.
-    const bool ended = std::chrono::steady_clock::now() < deadline && !g_kill_compilers.load();
+    const bool ended = std::chrono::steady_clock::now() < deadline && !g_kill_compilers.load() && !interrupted();
     const Waited waited = wait_for(child, ended ? timeout : 0);
+    check_interrupt();
     if (waited.timed_out)
         fail("'{} --version' did not finish within {} (TOROID_COMPILE_TIMEOUT); it was killed", one_line(cxx),
              timeout_text(timeout));
@@ -737,8 +745,9 @@ struct JitCompiler::State {
         if (child.error != 0) {
             problem = fmt::format("cannot run '{}': {}", one_line(command[0]), std::strerror(child.error));
             write_file_bytes(output, problem + "\n");
-        } else if (const Waited waited = wait_for(child, config.compile_timeout); waited.cancelled) {
-            fail("cancelled: the process is exiting");  // not a failure of the source: nothing kept
+        } else if (const Waited waited = wait_for(child, config.compile_timeout); waited.cancelled || waited.interrupted) {
+            check_interrupt();  // not failures of the source: nothing kept
+            fail("cancelled: the process is exiting");
         } else if (waited.timed_out) {
             const std::string limit = timeout_text(config.compile_timeout);
             throw BuildFailure{[limit](const fs::path& kept) {

@@ -7,20 +7,24 @@
 #include "runtime/jit.h"
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "engine/engine.h"
 #include "toroid/toroid.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -526,6 +530,67 @@ TEST_F(CacheRobustTest, HungCompilerVersionTimesOut) {
         EXPECT_NE(std::string(e.what()).find("--version' did not finish"), std::string::npos) << e.what();
     }
     EXPECT_LT(seconds_since(start), 10.0);
+}
+
+// ---- interrupts -------------------------------------------------------------------------------
+
+// Runs `load` on a thread of its own inside an InterruptScope (as a prepare does), calls
+// interrupt_prepares() once `started` says the wait has begun; returns the error the load
+// ended with and the seconds from the interrupt to its end.
+std::pair<std::string, double> interrupted_load(const std::function<void()>& load, const std::function<bool()>& started) {
+    std::string error = "no error";
+    std::atomic<bool> done{false};
+    std::thread t([&] {
+        const InterruptScope scope;
+        try {
+            load();
+        } catch (const Error& e) {
+            error = e.what();
+        }
+        done = true;
+    });
+    for (int i = 0; i < 500 && !started(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(started()) << "the load never began its wait";
+    EXPECT_FALSE(done.load()) << "the load ended before the interrupt: " << error;
+    const auto interrupted = Clock::now();
+    interrupt_prepares();
+    t.join();
+    return {error, seconds_since(interrupted)};
+}
+
+// An interrupted prepare does not wait for its compiler: the compiler and its children are
+// killed at once, the prepare fails with "interrupted", and nothing is left in the cache.
+TEST_F(CacheRobustTest, InterruptKillsTheCompiler) {
+    const fs::path pid_file = root_ / "child.pid";
+    CompilerConfig c = config(cache_);
+    c.cxx = compiler_script("sleep 60 &\necho $! > '" + pid_file.string() + "'\nwait\n").string();
+    const auto [error, took] = interrupted_load([&] { JitCompiler(c).load(kAnswer, "answer"); },
+                                                [&] { return !read_file_or_empty(pid_file).empty(); });
+    EXPECT_EQ(error, "interrupted");
+    EXPECT_LT(took, 2.0);
+    const pid_t child = std::stoi(read_file_bytes(pid_file));
+    for (int i = 0; i < 50 && running(child); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(running(child)) << "the compiler's child " << child << " outlived the interrupt";
+    EXPECT_EQ(count_prefixed(cache_, ".tmp-"), 0);
+    // The next prepare, not interrupted, compiles as usual.
+    c.cxx = config(cache_).cxx;
+    EXPECT_EQ(JitCompiler(c).load(kAnswer, "answer")->lookup<int (*)(int)>("answer")(20), 42);
+}
+
+// Nor for another process's cache lock on its key.
+TEST_F(CacheRobustTest, InterruptEndsAWaitForALock) {
+    CompilerConfig c = config(cache_);
+    c.cache_options.lock_timeout = 60;
+    const std::string key = JitCompiler(c).key(kAnswer);
+    fs::create_directories(cache_);
+    const pid_t holder = stopped_lock_holder(cache_ / (key + ".lock"));
+    const auto begun = Clock::now();
+    const auto [error, took] = interrupted_load([&] { JitCompiler(c).load(kAnswer, "answer"); },
+                                                [&] { return seconds_since(begun) > 0.3; });
+    EXPECT_EQ(error, "interrupted");
+    EXPECT_LT(took, 2.0);
+    EXPECT_FALSE(fs::exists(cache_ / key));
+    end_child(holder);
 }
 
 TEST(JitTimeoutConfig, FromEnvironment) {
