@@ -277,7 +277,8 @@ template <int From, int To, typename B, int... I> inline auto t_low_bytes(B b, t
 // lanes to 32-bit lanes): GCC lowers a direct __builtin_convertvector of 16 bytes to 16
 // ints inside loops into per-byte scalar code, and each single step into extend
 // instructions.
-template <typename V, typename X> inline V convert_v(X x) {
+template <typename V, typename X> inline V convert_v(X x);
+template <typename V, typename X> inline V t_convert_lanes(X x) {
     using S = elem_t<X>;
     using D = elem_t<V>;
 #if defined(TOROID_AVX512F) && !defined(__clang__)
@@ -332,6 +333,16 @@ template <typename V, typename X> inline V convert_v(X x) {
     } else {
         return __builtin_convertvector(x, V);
     }
+}
+
+// Floats to integers narrower than 32 bits go through 32-bit lanes: GCC lowers a direct
+// __builtin_convertvector into one scalar conversion and one insert per lane, and this is one
+// truncating conversion and the integer narrowing above, with the same lanes (a scalar cast
+// converts to 32 bits and keeps the low bytes too).
+template <typename V, typename X> inline V convert_v(X x) {
+    if constexpr (std::is_floating_point_v<elem_t<X>> && std::is_integral_v<elem_t<V>> && sizeof(elem_t<V>) < 4)
+        return t_convert_lanes<V>(__builtin_convertvector(x, vec<std::int32_t>));
+    else return t_convert_lanes<V>(x);
 }
 
 // A scalar broadcast to a vector, or a vector converted lane by lane.

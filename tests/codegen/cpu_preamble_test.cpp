@@ -517,6 +517,21 @@ extern "C" int check_bytes() {
     };
     convert_all(std::uint8_t{}), convert_all(std::int8_t{}), convert_all(std::uint16_t{});
     convert_all(std::int16_t{}), convert_all(std::int32_t{}), convert_all(std::uint32_t{});
+    // Floats and doubles to narrow integers (through 32-bit lanes): truncation toward zero,
+    // then the low bytes, as a scalar cast through int32 gives; fractions, negatives and
+    // values past the narrow type's range (within int32's).
+    auto convert_floats = [&](auto from) {
+        using S = decltype(from);
+        vec<S> x;
+        for (int i = 0; i < kLanes; ++i) x[i] = static_cast<S>(-70000.75 + i * 9371.37) * (i % 3 == 0 ? 0.001 : 1.0);
+        auto check = [&](auto to) {
+            using D = decltype(to);
+            const vec<D> y = to_v<vec<D>>(x);
+            for (int i = 0; i < kLanes; ++i) bad += y[i] != static_cast<D>(static_cast<std::int32_t>(x[i]));
+        };
+        check(std::uint8_t{}), check(std::int8_t{}), check(std::uint16_t{}), check(std::int16_t{});
+    };
+    convert_floats(float{}), convert_floats(double{});
     delete[] buf;
     return bad;
 }
