@@ -1,6 +1,6 @@
 // Decompositions of gaussian_blur and adjust_sharpness (ops/blur_op.cpp has the arithmetic):
 // a pointwise body reading a neighbourhood of its input, one fused multiply-add per tap in
-// PyTorch's order (kernel rows outer, columns inner, from 0). Gaussian blur reads a realized
+// PyTorch's order (kernel rows outer, columns inner, from 0). Gaussian blur reads a realized float32
 // copy of its input in torch's reflect padding (mirrored about the edge pixels, as pad's
 // reflect mode rewrites its indices; the ops before it fuse into that pass); its weights are a float table, so a new sigma changes
 // values, not the program (the kernel size is the structure). Sharpness reads its 3x3
@@ -39,17 +39,18 @@ Value decompose_blur(OpContext& ctx, const BlurOp& op, const Value& in) {
     if (op.fn == BlurFn::Gaussian) {
         const std::int64_t kx = op.kernel_size[0], ky = op.kernel_size[1];
         const int weights = ctx.scalars("weights", gaussian_kernel2d(op));
-        // The reflect-padded image, realized: every tap then reads it at a constant offset
-        // (a plain, vectorizable load instead of a mirrored index per tap).
+        // The reflect-padded image, realized in float32 (torchvision converts, then pads):
+        // every tap then reads it at a constant offset, a plain vectorizable load that feeds
+        // its multiply-add with no conversion (each pixel is read ky * kx times, converted once).
         const Shape padded_shape{in.shape[0], in.shape[1], add(H, iconst(ky - 1)), add(W, iconst(kx - 1))};
-        const Expr padded_body = load4(g, in.tensor, {i[0], i[1], reflect(sub(i[2], iconst(ky / 2)), H),
-                                                      reflect(sub(i[3], iconst(kx / 2)), W)});
-        const int padded = add_compute(ctx, "padded", dtype, padded_shape, padded_body, /*realize=*/true);
+        const Expr padded_body = as_f32(load4(g, in.tensor, {i[0], i[1], reflect(sub(i[2], iconst(ky / 2)), H),
+                                                             reflect(sub(i[3], iconst(kx / 2)), W)}));
+        const int padded = add_compute(ctx, "padded", DType::Float32, padded_shape, padded_body, /*realize=*/true);
         // One chain of ky * kx fused multiply-adds over the taps t (row t / kx, column
         // t % kx): a loop in the generated code, whatever the kernel size.
         const int t = g.new_reduction_var();
         const Expr tap = var(t), row = floordiv(tap, iconst(kx)), col = mod(tap, iconst(kx));
-        const Expr term = mul(as_f32(load4(g, padded, {i[0], i[1], add(i[2], row), add(i[3], col)})),
+        const Expr term = mul(load4(g, padded, {i[0], i[1], add(i[2], row), add(i[3], col)}),
                               load(weights, Type::F32, {tap}));
         const Expr acc = reduce(Reduce::Fma, t, iconst(ky * kx), term, Type::F32);
         return done(u8 ? cast(Type::U8, round_even(acc)) : acc);

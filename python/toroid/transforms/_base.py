@@ -433,6 +433,8 @@ def _resized_size(op, h, w, dtype):
 
 def _int(v, what):
     """int(v) as torchvision takes it (a float is truncated), or a toroid.Error."""
+    if type(v) is int:
+        return v
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         if not (hasattr(v, "__index__") or (hasattr(v, "item") and getattr(v, "ndim", None) == 0)):
             raise InvalidTypeError("%s must be an int, got %s" % (what, show(v)))

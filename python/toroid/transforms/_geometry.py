@@ -280,6 +280,13 @@ def _erase_values(v):
         return [float(v)]
     if isinstance(v, (list, tuple)):
         return [float(x) for x in v]
+    torch = _core._torch
+    if torch is not None and type(v) is torch.Tensor and v.is_cpu:
+        # The common case, a CPU tensor of one value per channel, without the generic checks'
+        # attribute lookups and reshape (this runs on every call).
+        shape = v.shape
+        if v.dtype in (torch.uint8, torch.float32) and len(shape) == 3 and shape[1] == 1 and shape[2] == 1:
+            return [float(c[0][0]) for c in v.tolist()]
     device = getattr(v, "device", None)
     if device is not None and getattr(device, "type", "cpu") != "cpu":
         return None  # its values would be read back to bind them, waiting for the device
