@@ -1,6 +1,7 @@
 #include "schedule/rfactor.h"
 
 #include "ir/simplify.h"
+#include "schedule/block_reduce.h"
 
 #include <fmt/format.h>
 
@@ -81,23 +82,36 @@ void rfactor_row_reductions(Program& prog, const Target& target) {
     if (input.strides.size() != 4 || !is_const(input.strides[3], 1)) return;
     const std::int64_t lanes = std::max(1, target.vector_bytes / 4);
     if (lanes < 2) return;
-    std::vector<Kernel> kernels;
-    kernels.reserve(prog.kernels.size());
-    for (Kernel& k : prog.kernels) {
-        if (k.histogram) {
-            kernels.push_back(std::move(k));
-            continue;
-        }
+    // Each kernel's reduction chain, worked out while every kernel is in place (whether a
+    // term is integer-valued may depend on the kernels that compute what it reads).
+    // Also a double sum of integer values (contrast's uint8 grey rows): exact in any
+    // grouping, as on CUDA (schedule/block_reduce.h).
+    const auto exact = [&](const Expr& s) {
+        return regroupable(s) || (reduce_kind(s) == Reduce::Add && s->type == Type::F64 && integer_valued(prog, s->args[0]));
+    };
+    std::vector<std::optional<ReductionChain>> chains(prog.kernels.size());
+    std::vector<Expr> values(prog.kernels.size());
+    for (std::size_t i = 0; i < prog.kernels.size(); ++i) {
+        const Kernel& k = prog.kernels[i];
+        if (k.histogram) continue;
         const Buffer& out = prog.buffer(k.output);
         // The output's last dim holds one element: the lanes take its place in P.
-        const bool one_column = out.shape.size() == 4 && is_const(out.shape[3], 1);
-        const Expr value = one_column ? substitute(k.value, {{3, iconst(0)}}) : k.value;
-        const auto chain = one_column ? reduction_chain(value, regroupable) : std::nullopt;
+        if (out.shape.size() != 4 || !is_const(out.shape[3], 1)) continue;
+        values[i] = substitute(k.value, {{3, iconst(0)}});
+        chains[i] = reduction_chain(values[i], exact);
+    }
+    std::vector<Kernel> kernels;
+    kernels.reserve(prog.kernels.size());
+    for (std::size_t i = 0; i < prog.kernels.size(); ++i) {
+        Kernel& k = prog.kernels[i];
+        const auto& chain = chains[i];
         const int r = chain ? chain->sums.back()->var : -1;
         if (!chain || !reads_rows(chain->term, r)) {
             kernels.push_back(std::move(k));
             continue;
         }
+        const Expr& value = values[i];
+        const Buffer& out = prog.buffer(k.output);
         const Expr n = sum_extent(chain->sums.back());
         const Expr L = iconst(lanes);
         const Expr whole = floordiv(n, L);  // steps of L along the row

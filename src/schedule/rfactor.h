@@ -2,7 +2,8 @@
 // image to a few values (autocontrast's per-channel minimum and maximum, equalize's counts
 // per bin) has no output axis to vectorize: its reduction runs one element at a time. When
 // its innermost reduction variable r reads along a row (unit stride) and the reduction can
-// be regrouped exactly (least or greatest value, or an integer sum), it becomes two kernels:
+// be regrouped exactly (least or greatest value, an integer sum, or a double sum of integer
+// values: contrast's uint8 grey rows), it becomes two kernels:
 //
 //   P[.., l] = reduce over the outer reduction variables and k < n / L of term(r = L k + l)
 //   out      = reduce(reduce over l < L of P[.., l], reduce of the term over the last n % L)

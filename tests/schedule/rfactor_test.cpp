@@ -15,12 +15,12 @@
 namespace toroid {
 namespace {
 
-ir::Program program_for(const std::string& json, Layout layout) {
+ir::Program program_for(const std::string& json, Layout layout, DType dtype = DType::UInt8) {
     const Pipeline p = parse_pipeline(json, ".");
     const Dims shape{2, 3, 20, 45};
     schedule::Options o;
     o.target = Target::host_cpu();
-    return schedule::schedule(decomp::decompose(p, TensorSpec{DType::UInt8, shape, dense_strides(shape, layout)}), o);
+    return schedule::schedule(decomp::decompose(p, TensorSpec{dtype, shape, dense_strides(shape, layout)}), o);
 }
 
 int lanes_buffers(const ir::Program& p) {
@@ -34,8 +34,14 @@ TEST(Rfactor, WholeImageReductionsRunAlongRowsInLanes) {
     // counts per bin are a histogram: schedule/histogram.h).
     EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "autocontrast"}])", Layout::Contiguous)), 2);
     EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "equalize"}])", Layout::Contiguous)), 1);
-    // Not: float sums (their order is their rounding), nor rows of channels-last pixels.
-    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "adjust_contrast", "factor": 0.5}])", Layout::Contiguous)), 0);
+    // Contrast's uint8 grey rows: a double sum of integer values (floored grey), the same in
+    // any grouping.
+    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "adjust_contrast", "factor": 0.5}])", Layout::Contiguous)), 1);
+    // Not: float sums of float values (their order is their rounding), nor rows of
+    // channels-last pixels.
+    EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "adjust_contrast", "factor": 0.5}])", Layout::Contiguous,
+                                        DType::Float32)),
+              0);
     EXPECT_EQ(lanes_buffers(program_for(R"([{"op": "autocontrast"}])", Layout::ChannelsLast)), 0);
 }
 
