@@ -7,6 +7,11 @@
 
 #include <cstdint>
 
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    toroid::io::set_max_image_pixels(toroid::fuzz::kImagePixels);
+    return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace toroid;
     const std::string bytes(reinterpret_cast<const char*>(data), size);
