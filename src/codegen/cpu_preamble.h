@@ -1027,8 +1027,7 @@ template <typename T, typename V> inline vec<T> sat_v(V x) {
     const V hi = to_v<V>(static_cast<E>(std::numeric_limits<T>::max()));
     V r = x > lo ? x : lo;
     r = r < hi ? r : hi;
-    if constexpr (std::is_floating_point_v<E>) return convert_v<vec<T>>(__builtin_convertvector(r, vec<std::int32_t>));
-    else return convert_v<vec<T>>(r);
+    return convert_v<vec<T>>(r);  // floats to narrow lanes go through 32-bit lanes there
 }
 
 // float16 / bfloat16 lanes (their bits) to and from float lanes: t_f16_to_f32 and the
