@@ -10,17 +10,40 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "engine/engine.h"
+#include "io/file.h"
 #include "ops/pipeline_json.h"
 #include "ops/ops.h"
 #include "target/target.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 
 namespace toroid::cli {
 
 using bench::InputClass;
+
+namespace {
+
+// The entries of a set file ({"pipelines": [[op, ...] or {"ops": [...], "size": [h, w]}, ...]}); nullopt for anything else
+// (inline JSON, a file of one pipeline), which load_pipeline reads and reports on.
+std::optional<nlohmann::json> pipeline_set(const std::string& arg) {
+    const std::size_t first = arg.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && arg[first] == '[') return std::nullopt;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(arg, ec)) return std::nullopt;
+    const std::string text = io::read_file(arg, io::kMaxPipelineBytes);
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object() || !doc.contains("pipelines")) return std::nullopt;
+    const nlohmann::json& set = doc["pipelines"];
+    if (!set.is_array() || set.empty())
+        fail("{}: \"pipelines\" must be a non-empty list of pipelines", printable(arg, 80));
+    return set;
+}
+
+}  // namespace
 
 int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
     if (a.into.empty()) fail("--into needs a folder");
@@ -36,8 +59,46 @@ int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
     for (long long n : batches)
         if (n < 1 || n > 4096) fail("--batch: {} is not 1..4096", n);
 
+    // A file may hold one pipeline (a list of ops) or a set of them ({"pipelines": [...]}: the
+    // programs training recipes' calls need, scripts/make_presets.py), each a list of ops or
+    // {"ops": [...], "size": [h, w]} (prepared on that input size only); each is labelled for
+    // the report.
     std::vector<Pipeline> pipelines;
-    for (const auto& p : a.pipelines) pipelines.push_back(load_pipeline(p));
+    std::vector<std::string> labels;
+    std::vector<std::optional<std::pair<long long, long long>>> fixed_sizes;  // an entry's own size
+    for (const auto& p : a.pipelines) {
+        if (std::optional<nlohmann::json> set = pipeline_set(p)) {
+            const std::filesystem::path dir = std::filesystem::path(p).parent_path();
+            for (std::size_t j = 0; j < set->size(); ++j) {
+                labels.push_back(fmt::format("{}#{}", printable(p, 80), j));
+                try {
+                    const nlohmann::json& entry = (*set)[j];
+                    std::optional<std::pair<long long, long long>> size;
+                    if (entry.is_object()) {
+                        if (!entry.contains("ops")) fail("an entry that is an object needs \"ops\"");
+                        if (entry.contains("size")) {
+                            const nlohmann::json& hw = entry["size"];
+                            if (!hw.is_array() || hw.size() != 2 || !hw[0].is_number_integer() ||
+                                !hw[1].is_number_integer() || hw[0].get<long long>() < 1 ||
+                                hw[1].get<long long>() < 1 || hw[0].get<long long>() > 65536 ||
+                                hw[1].get<long long>() > 65536)
+                                fail("\"size\" must be [height, width], each 1..65536");
+                            size = std::pair{hw[0].get<long long>(), hw[1].get<long long>()};
+                        }
+                    }
+                    pipelines.push_back(parse_pipeline_doc(entry.is_object() ? entry["ops"] : entry,
+                                                           dir.empty() ? "." : dir));
+                    fixed_sizes.push_back(size);
+                } catch (const Error& e) {
+                    fail("{}: {}", labels.back(), e.what());
+                }
+            }
+            continue;
+        }
+        pipelines.push_back(load_pipeline(p));
+        labels.push_back(printable(p, 80));
+        fixed_sizes.emplace_back();
+    }
     std::filesystem::create_directories(a.into);
     const std::string into = std::filesystem::absolute(a.into).string();
 
@@ -53,9 +114,12 @@ int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
         for (const InputClass& c : classes) {
             int built = 0, there = 0, shared = 0, probes = 0;
             std::string last_error;
+            // An entry of a set with its own size is prepared on that size alone.
+            const std::vector<long long> hs = fixed_sizes[i] ? std::vector<long long>{fixed_sizes[i]->first} : sizes;
+            const std::vector<long long> ws = fixed_sizes[i] ? std::vector<long long>{fixed_sizes[i]->second} : sizes;
             for (long long n : batches)
-                for (long long h : sizes)
-                    for (long long w : sizes) {
+                for (long long h : hs)
+                    for (long long w : ws) {
                         const Dims shape{n, c.channels, h, w};
                         const TensorSpec spec{c.dtype, shape, dense_strides(shape, c.layout)};
                         try {
@@ -71,11 +135,11 @@ int run_prebuild(const PrebuildArgs& a, std::ostream& out) {
                         shared += st.compiled == 0 && st.prebuilt_hits == 0;
                     }
             if (probes == 0)
-                fail("{} on {}: no probe size is a valid input ({})", printable(a.pipelines[i], 80), c.text, last_error);
+                fail("{} on {}: no probe size is a valid input ({})", labels[i], c.text, last_error);
             // A probe whose program an earlier probe or pipeline made (one structure) is shared.
             out << fmt::format("  {} {}: {} program{} ({} compiled, {} already there), {} of {} probe inputs on "
                                "programs made before\n",
-                               printable(a.pipelines[i], 80), c.text, built + there, built + there == 1 ? "" : "s",
+                               labels[i], c.text, built + there, built + there == 1 ? "" : "s",
                                built, there, shared, probes);
             total_built += built;
             total_there += there;

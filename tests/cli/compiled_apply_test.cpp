@@ -281,6 +281,44 @@ TEST_F(CompiledApply, PrebuiltProgramsServeAnotherProcessWithoutCompiling) {
     EXPECT_NE(err.find("toroid: error: --sizes: 0 is not 1..65536"), std::string::npos) << err;
 }
 
+// A set file ({"pipelines": [...]}, as presets/recipes.json): each entry built, an entry
+// with its own size prepared on that size alone; bad entries are one-line usage errors.
+TEST_F(CompiledApply, PrebuildTakesASetOfPipelines) {
+    if (!toroid_isa_v3()) GTEST_SKIP() << "this CPU has no x86-64-v3 level";
+    const fs::path set = dir_ / "set.json";
+    std::ofstream(set) << R"({"pipelines": [[{"op": "invert"}], {"ops": )" << kFivePipeline
+                       << R"(, "size": [19, 25]}]})";
+    const std::string pre = quote((dir_ / "pre").string());
+    std::string out, err;
+    ASSERT_EQ(run("prebuild " + quote(set.string()) + " --into " + pre + " --input uint8:3:contiguous --sizes 16,40",
+                  &out, &err),
+              0)
+        << err;
+    EXPECT_NE(out.find("set.json#0 uint8:3:contiguous: 1 program (1 compiled"), std::string::npos) << out;
+    EXPECT_NE(out.find("set.json#1 uint8:3:contiguous: 1 program (1 compiled, 0 already there), 0 of 1 probe inputs"),
+              std::string::npos)
+        << out;
+    ASSERT_EQ(run("apply " + quote(kFivePipeline) + " " + quote(kInput) + " " + quote((dir_ / "a.npy").string()) +
+                      " --stats",
+                  nullptr, &err, "env -u TOROID_CXXFLAGS TOROID_PREBUILT=" + pre + " "),
+              0)
+        << err;
+    EXPECT_NE(err.find("cache: compiled 0, disk hits 0, memory hits 0, prebuilt 1"), std::string::npos) << err;
+
+    const auto usage = [&](const std::string& text, const std::string& message) {
+        std::ofstream(set) << text;
+        EXPECT_EQ(run("prebuild " + quote(set.string()) + " --into " + pre, &out, &err), 2) << text;
+        EXPECT_NE(err.find("toroid: error: "), std::string::npos) << err;
+        EXPECT_NE(err.find(message), std::string::npos) << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    };
+    usage(R"({"pipelines": []})", "\"pipelines\" must be a non-empty list of pipelines");
+    usage(R"({"pipelines": [{"ops": [{"op": "invert"}], "size": [0, 4]}]})",
+          "set.json#0: \"size\" must be [height, width], each 1..65536");
+    usage(R"({"pipelines": [{"size": [4, 4]}]})", "set.json#0: an entry that is an object needs \"ops\"");
+    usage(R"({"pipelines": [[{"op": "invert"}], [{"op": "nope"}]]})", "set.json#1: op 0: unknown op 'nope'");
+}
+
 #ifdef TOROID_CATALOGUE
 // The build's catalogue (presets/) is found beside the CLI of the build tree without any
 // setting: the classification preset's first call compiles nothing, with other sizes and

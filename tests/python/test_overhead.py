@@ -298,6 +298,29 @@ print(json.dumps(toroid.cache_stats()))
 """
 
 
+# The training recipes (toroid.transforms.recipes) on images and seeds other than those
+# scripts/make_presets.py recorded presets/recipes.json from, both layouts: every program,
+# the other outcomes built in the background included, comes from the build's catalogue.
+_RECIPES_CHILD = r"""
+import json
+import numpy as np
+import torch
+import toroid
+from toroid.transforms import recipes
+rng = np.random.default_rng(12345)
+for name in recipes.RECIPES:
+    recipe = recipes.build(name)
+    for i in range(24):
+        h, w = (int(s) for s in rng.integers(100, 800, size=2))
+        x = torch.from_numpy(rng.integers(0, 256, size=(h, w, 3), dtype=np.uint8)).permute(2, 0, 1)
+        torch.manual_seed(7000 + i)
+        y = recipe(x if i % 2 else x.contiguous())
+        assert y.dtype == torch.float32 and y.shape[0] == 3
+toroid.wait_for_background_builds()
+print(json.dumps(toroid.cache_stats()))
+"""
+
+
 class CacheStatsTest(unittest.TestCase):
     def run_catalogue_child(self, code):
         folder = os.path.join(os.path.dirname(os.path.realpath(_capi.library_path)), "prebuilt")
@@ -320,6 +343,15 @@ class CacheStatsTest(unittest.TestCase):
         s = self.run_catalogue_child(_TRAIN_CHILD)
         self.assertEqual(s["compiles"], 0, s)
         self.assertEqual(s["prebuilt_hits"], 2, s)
+
+    def test_the_builds_catalogue_serves_the_training_recipes(self):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("PyTorch is not importable")
+        s = self.run_catalogue_child(_RECIPES_CHILD)
+        self.assertEqual(s["compiles"], 0, s)
+        self.assertGreater(s["prebuilt_hits"], 20, s)
 
     def test_the_builds_catalogue_serves_the_eval_preset(self):
         s = self.run_catalogue_child(_CATALOGUE_CHILD)
