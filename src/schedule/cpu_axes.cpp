@@ -68,6 +68,23 @@ bool channels_fuse(const Program& prog, const Kernel& k, int w, int c, std::int6
         if (!ok || !seen.insert(e.get()).second) return;
         if (e->op == Op::Var && (e->var == c || e->var == w)) ok = false;
         if (e->op == Op::Load) {
+            // A byte table looked up by a byte the kernel reads (tabulate.h): one table for
+            // every channel moves with nothing, so only the byte it looks up must move with
+            // the store (a table per channel would need one per lane), and forwards (the
+            // byte lanes of a table lookup are not read through windows).
+            if (const auto byte = byte_table_argument(prog, e)) {
+                bool shared = true;
+                for (std::size_t d = 0; d + 1 < e->args.size(); ++d)
+                    shared = shared && !depends_on_var(e->args[d], c) && !depends_on_var(e->args[d], w);
+                if (shared) {
+                    const bool before = *reversed;
+                    *reversed = false;
+                    walk(*byte);
+                    if (*reversed) ok = false;
+                    *reversed = before;
+                    return;
+                }
+            }
             const Buffer& b = prog.buffer(e->buffer);
             if (!moves_together(simplify(offset_expr(b, e->args)), b.type, true)) ok = false;
             return;

@@ -137,6 +137,29 @@ TEST(CpuAxes, ChannelsLastHorizontalFlipFusesMirroredPixels) {
     EXPECT_FALSE(fl.kernels[0].cpu().fused_mirrored);
 }
 
+// A byte table one for every channel (brightness, solarize, posterize: tabulate.h) reads
+// channels-last pixels as one run of bytes, as contiguous planes do; one table per channel
+// (autocontrast's) keeps the channels apart; so does a table looked up by bytes read
+// backwards (a flip after it: its lanes are not read through windows).
+TEST(CpuAxes, ChannelsLastByteTablesFuseTheChannels) {
+    Target t = cpu(64, true);
+    t.byte_tables = true;  // tables in registers (AVX-512 VBMI)
+    for (const char* op : {R"([{"op": "adjust_brightness", "factor": 1.3}])", R"([{"op": "solarize", "threshold": 100}])",
+                           R"([{"op": "posterize", "bits": 3}])"}) {
+        SCOPED_TRACE(op);
+        const ir::Program p = program_for(op, DType::UInt8, Layout::ChannelsLast, t);
+        const ir::Kernel& k = p.kernels.back();
+        ASSERT_NE(decisions(k).find("tabulate"), std::string::npos) << decisions(k);
+        EXPECT_EQ(k.cpu().fused_channels, 3) << decisions(k);
+        EXPECT_FALSE(k.cpu().fused_mirrored) << decisions(k);
+    }
+    const ir::Program per_channel = program_for(R"([{"op": "autocontrast"}])", DType::UInt8, Layout::ChannelsLast, t);
+    EXPECT_EQ(per_channel.kernels.back().cpu().fused_channels, 0) << decisions(per_channel.kernels.back());
+    const ir::Program flipped = program_for(R"([{"op": "adjust_brightness", "factor": 1.3}, {"op": "flip", "dims": [-1]}])",
+                                            DType::UInt8, Layout::ChannelsLast, t);
+    EXPECT_EQ(flipped.kernels.back().cpu().fused_channels, 0) << decisions(flipped.kernels.back());
+}
+
 // A uint8 warp of an intermediate (a resize's result) gathers its bytes as 4-byte words on
 // targets with a word gather (the engine leaves kTempTailBytes after every temporary); the
 // same warp of the caller's input, or without the gather, is left to the C++ compiler.
