@@ -17,7 +17,8 @@ using namespace ir;
 namespace {
 
 // Every read of the term that depends on r moves along a row with it: r only in its last
-// index, with coefficient 1 (the buffers are dense along W: a contiguous pipeline).
+// index, with coefficient 1 (the buffers are dense along W, a pixel apart in channels-last
+// memory).
 bool reads_rows(const Expr& term, int r) {
     bool ok = true, any = false;
     visit(term, [&](const Expr& e) {
@@ -79,7 +80,8 @@ std::optional<ReductionChain> reduction_chain(const Expr& value, const std::func
 
 void rfactor_row_reductions(Program& prog, const Target& target) {
     const Buffer& input = prog.buffer(prog.input);
-    if (input.strides.size() != 4 || !is_const(input.strides[3], 1)) return;
+    // Planar or channels-last input (W's stride a constant; the program's buffers follow it).
+    if (input.strides.size() != 4 || input.strides[3]->op != ir::Op::Const) return;
     const std::int64_t lanes = std::max(1, target.vector_bytes / 4);
     if (lanes < 2) return;
     // Each kernel's reduction chain, worked out while every kernel is in place (whether a

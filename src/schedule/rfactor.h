@@ -1,7 +1,8 @@
 // Reductions along a row in vector lanes (Halide's rfactor). A kernel that reduces a whole
 // image to a few values (autocontrast's per-channel minimum and maximum, equalize's counts
 // per bin) has no output axis to vectorize: its reduction runs one element at a time. When
-// its innermost reduction variable r reads along a row (unit stride) and the reduction can
+// its innermost reduction variable r reads along a row (r the last index, step 1: unit
+// stride in planes, a pixel apart in channels-last images) and the reduction can
 // be regrouped exactly (least or greatest value, an integer sum, or a double sum of integer
 // values: contrast's uint8 grey rows), it becomes two kernels:
 //

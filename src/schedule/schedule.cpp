@@ -451,8 +451,14 @@ struct Scheduler {
     // consecutive elements. When a few channels share most of their work (a warp's sample
     // coordinates), the channel loop moves innermost, to be unrolled.
     void order_loops(Program& prog) {
-        const std::vector<int> order = g.channels_last ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{0, 1, 2, 3};
+        const std::vector<int> planar{0, 1, 2, 3};
+        const std::vector<int> channels_order = g.channels_last ? std::vector<int>{0, 2, 3, 1} : planar;
         for (Kernel& k : prog.kernels) {
+            // One channel (a grey image, a row's sums): channels-last memory is planar, and
+            // the loop over W goes innermost, to be the vector loop.
+            auto one = std::find_if(k.loops.begin(), k.loops.end(),
+                                    [](const Loop& l) { return l.var == 1 && is_const(l.extent, 1); });
+            const std::vector<int>& order = one != k.loops.end() ? planar : channels_order;
             std::vector<Loop> loops;
             for (int v : order)
                 for (const Loop& l : k.loops)
