@@ -58,6 +58,9 @@ def main():
     ap.add_argument("--calls", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--only", default="", help="the ops whose name contains this text")
+    ap.add_argument("--layout", default="planar", choices=("planar", "channels_last"),
+                    help="the images' memory: planar (3, H, W), or channels-last (an (H, W, 3) array viewed as "
+                         "(3, H, W), as decoded images come)")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     import torch
@@ -79,7 +82,10 @@ def main():
     gen = torch.Generator().manual_seed(0)
     for size in a.sizes.split(","):
         h, w = (int(v) for v in size.split("x"))
-        x = torch.randint(0, 256, (3, h, w), dtype=torch.uint8, generator=gen).to(a.device)
+        if a.layout == "planar":
+            x = torch.randint(0, 256, (3, h, w), dtype=torch.uint8, generator=gen).to(a.device)
+        else:
+            x = torch.randint(0, 256, (h, w, 3), dtype=torch.uint8, generator=gen).to(a.device).permute(2, 0, 1)
         for name, call in ops(OF, TV, torch).items():
             if a.only not in name:
                 continue
@@ -105,8 +111,8 @@ def main():
             tv, tt = statistics.median(times["torchvision"]), statistics.median(times["toroid"])
             rows.append({"op": name, "size": size, "torchvision_us": tv, "toroid_us": tt, "speedup": tv / tt,
                          "max_abs_diff": diff})
-    print("toroid.transforms.functional vs torchvision %s (torch %s) functional, uint8 (3, H, W), %s, %d thread(s), "
-          "median of %d rounds of %d calls" % (torchvision.__version__, torch.__version__, a.device, a.threads,
+    print("toroid.transforms.functional vs torchvision %s (torch %s) functional, uint8 (3, H, W) %s, %s, %d thread(s), "
+          "median of %d rounds of %d calls" % (torchvision.__version__, torch.__version__, a.layout, a.device, a.threads,
                                                a.rounds, a.calls))
     print("| op | H x W | torchvision us | toroid us | speed-up | max abs diff |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
@@ -120,7 +126,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"machine": {"cpu": platform.processor() or platform.machine(), "device": a.device,
                                    "torch": torch.__version__, "torchvision": torchvision.__version__},
-                       "rows": rows}, f, indent=1)
+                       "layout": a.layout, "threads": a.threads, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
