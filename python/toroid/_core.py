@@ -760,10 +760,12 @@ class PipelineHandle:
     """A parsed pipeline (handle to toroid_pipeline) with its grids set, and the functions
     compiled from it, cached per (input spec, engine, threads)."""
 
-    def __init__(self, ops, base_dir=None, checked=False, allow_paths=False):
+    def __init__(self, ops, base_dir=None, checked=False, allow_paths=False, eager_fast=True):
         """checked: `ops` is a list of op dicts whose nesting was checked (cached_pipeline's,
         frozen into its key first). allow_paths: grid paths anywhere (by default they stay
-        inside base_dir)."""
+        inside base_dir). eager_fast: the first call on an input kind fills the fast path;
+        otherwise the second does (cached_pipeline's handles, most of which a random
+        transform's draws make for one call: building a runner costs more than the call)."""
         try:
             text, grids = self._parse(ops, checked)
             if base_dir is not None and not isinstance(base_dir, (str, bytes, os.PathLike)):
@@ -798,6 +800,9 @@ class PipelineHandle:
         # fast_key -> runner (see _fast_runner). Read without the lock (a dict lookup is atomic);
         # filled by the general path; cleared when it grows past _MAX_FAST.
         self.fast = {}
+        # Input kinds run once through the general path (eager_fast=False): the next call of
+        # one builds its fast runner. None: every first call builds it.
+        self._once = None if eager_fast else set()
         # run_batch's per-spec cache: fast_key -> (kind, device, device_index, dtype, shape,
         # strides, input desc, output desc), so that an image of a spec seen before costs a dict lookup and its
         # data pointer, not an adapt, two descs and a toroid_output_desc call (a batch of a
@@ -918,6 +923,12 @@ class PipelineHandle:
             key = fast_key(x, engine, threads)
             arg = adapt(x, pointer=False)
             fn = self.function(arg, engine, threads)
+            once = self._once
+            if once is not None and key is not None and key not in once:
+                if len(once) >= _MAX_FAST:
+                    once.clear()
+                once.add(key)  # a second call of this kind builds the runner
+                key = None
             if key is not None and arg.obj is x:  # no copy was needed: later calls can skip adapt
                 run = _fast_runner(fn, arg)
                 if run is not None:
@@ -1178,7 +1189,7 @@ def cached_pipeline(ops):
         except KeyError:
             pass
         return p
-    p = PipelineHandle(ops, checked=True)  # _op_key walked them
+    p = PipelineHandle(ops, checked=True, eager_fast=False)  # _op_key walked them
     with _op_lock:
         _op_pipelines[key] = p
         while len(_op_pipelines) > _MAX_OP_PIPELINES:

@@ -40,6 +40,22 @@ class FastPathTest(unittest.TestCase):
         outs[0][0, 0] ^= 0xFF  # results never share memory
         np.testing.assert_array_equal(outs[1], x[:, ::-1])
 
+    def test_op_handles_fill_the_fast_path_on_a_second_call(self):
+        # The op functions' and transforms' handles (one per op list: a random draw's values
+        # make most of them for one call) build a runner only when an input kind comes back.
+        from toroid import _core
+        ops = [{"op": "flip", "dims": [-1]}, {"op": "crop", "top": 1, "left": 2, "height": 3, "width": 4}]
+        h = _core.cached_pipeline(ops)
+        x = sample((1, 3, 6, 9))
+        want = x[:, :, 1:4, ::-1][:, :, :, 2:6]
+        np.testing.assert_array_equal(h(x), want)
+        self.assertEqual(len(h.fast), 0)
+        np.testing.assert_array_equal(h(x), want)
+        self.assertEqual(len(h.fast), 1)
+        np.testing.assert_array_equal(h(x), want)
+        np.testing.assert_array_equal(h(x[:, :, :5]), x[:, :, 1:4, ::-1][:, :, :, 2:6])  # another kind: general path
+        self.assertEqual(len(h.fast), 1)
+
     def test_same_spec_new_data_is_read(self):
         p = toroid.Pipeline(FLIP_W, threads=1)
         for seed in range(3):
