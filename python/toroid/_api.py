@@ -162,7 +162,7 @@ class Traced:
 def _apply(x, op):
     if isinstance(x, Traced):
         return x._record(op)
-    return _core.cached_pipeline([op])(x)
+    return _core.run_ops([op], x)
 
 
 # The op functions below build their op dict; _op_function runs it. Called again with the

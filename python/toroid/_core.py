@@ -1176,10 +1176,11 @@ def _op_key(ops):
     return tuple(parts)
 
 
-def cached_pipeline(ops):
+def cached_pipeline(ops, key=None):
     """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
-    the same ops."""
-    key = _op_key(ops)
+    the same ops (`key`: their _op_key, when the caller has it)."""
+    if key is None:
+        key = _op_key(ops)
     # A hit takes no lock: OrderedDict's get and move_to_end are single C calls under the GIL;
     # an entry evicted between them is simply not moved.
     p = _op_pipelines.get(key)
@@ -1195,6 +1196,87 @@ def cached_pipeline(ops):
         while len(_op_pipelines) > _MAX_OP_PIPELINES:
             _op_pipelines.popitem(last=False)
     return p
+
+
+# Op lists run once without a handle (run_ops): a second call with one of them makes its
+# handle. Cleared when it grows past _MAX_RAN_ONCE.
+_ran_once = set()
+_MAX_RAN_ONCE = 4096
+
+
+def run_ops(ops, x):
+    """Runs the op list `ops` on `x` as the op functions and transforms do. Ops run before
+    come from their cached handle (its fast path from their next call on). A new op list (a
+    random transform's draws make one for almost every call) on a plain CPU array or tensor,
+    whose program structure is prepared in this process, runs once: the program bound to its
+    values and run, nothing kept (no handle, function or runner is made for one call)."""
+    key = _op_key(ops)
+    p = _op_pipelines.get(key)
+    if p is None:
+        if key not in _ran_once:
+            y = _run_once(ops, x)
+            if y is not None:
+                if len(_ran_once) >= _MAX_RAN_ONCE:
+                    _ran_once.clear()
+                _ran_once.add(key)
+                return y
+        p = cached_pipeline(ops, key)
+    else:
+        try:
+            _op_pipelines.move_to_end(key)
+        except KeyError:
+            pass
+    return p(x)
+
+
+def cached_handle(ops):
+    """The cached handle of `ops` when there is one (run_ops made it), else None."""
+    return _op_pipelines.get(_op_key(ops))
+
+
+def _run_once(ops, x):
+    """run_ops' one-call path; None where it does not apply (not a plain NumPy array or CPU
+    torch tensor, a grid array, or a structure not yet prepared: the handle's path compiles
+    it where Ctrl-C interrupts, and marks it prepared)."""
+    tx = type(x)
+    if not (tx is _ndarray or (_torch is not None and tx is _torch.Tensor and x.device.type == "cpu")):
+        return None
+    try:
+        text, grids = PipelineHandle._parse(ops, checked=True)
+        if grids:
+            return None
+        text = text.encode("utf-8", "surrogatepass")
+        engine = _settings["engine"]
+        arg = adapt(x)
+        shape, strides = arg.shape, arg.strides
+        c = shape[-3] if len(shape) >= 3 else 1
+        warm = (text.translate(None, _NUMBER_BYTES), engine, arg.dtype, arg.device, len(shape),
+                c if c in (1, 3, 4) else 0, strides.index(1) - len(strides) if 1 in strides else 0)
+        if warm not in _warm:
+            return None
+        lib = _capi.lib
+        pipeline, fn = ctypes.c_void_p(), ctypes.c_void_p()
+        _capi.check(lib.toroid_pipeline_from_json(text, None, ctypes.byref(pipeline)))
+        try:
+            desc = arg.desc()
+            options = _compile_options(check_engine(engine), effective_threads(None))
+            _capi.check(lib.toroid_compile(pipeline, ctypes.byref(desc), ctypes.byref(options), ctypes.byref(fn)))
+            out_desc = _capi.TensorDesc()
+            _capi.check(lib.toroid_function_output_desc(fn, ctypes.byref(out_desc)))
+            plan = _output_plan(out_desc)
+            out, ptr = plan.allocate(arg)
+            if arg.ptr is None:
+                arg.ptr = _numpy_pointer(arg.obj)
+            status = _run(fn, ctypes.byref(_capi.Tensor(arg.ptr, desc)), ctypes.byref(_capi.Tensor(ptr, out_desc)))
+            if status:
+                _capi.check(status)
+            return out
+        finally:
+            lib.toroid_function_free(fn)
+            lib.toroid_pipeline_free(pipeline)
+    except Exception as e:  # noqa: BLE001 - every failure a toroid.Error
+        err = as_error(e)
+    raise err
 
 
 def nth(results, j, like):

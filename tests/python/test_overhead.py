@@ -56,6 +56,29 @@ class FastPathTest(unittest.TestCase):
         np.testing.assert_array_equal(h(x[:, :, :5]), x[:, :, 1:4, ::-1][:, :, :, 2:6])  # another kind: general path
         self.assertEqual(len(h.fast), 1)
 
+    def test_new_op_lists_run_once_without_a_handle(self):
+        # run_ops (the op functions' and transforms' way): an op list seen for the first time
+        # on a prepared structure binds and runs, leaving no handle; its second call makes
+        # the handle; every result is the handle path's.
+        from toroid import _core
+        x = sample((2, 3, 11, 13))
+        first = [{"op": "crop", "top": 1, "left": 2, "height": 5, "width": 6}, {"op": "flip", "dims": [-1]}]
+        want = x[:, :, 1:6, 2:8][:, :, :, ::-1]
+        np.testing.assert_array_equal(_core.run_ops(first, x), want)  # a new structure: the handle path
+        self.assertIsNotNone(_core.cached_handle(first))
+        again = [{"op": "crop", "top": 2, "left": 3, "height": 5, "width": 6}, {"op": "flip", "dims": [-1]}]
+        want = x[:, :, 2:7, 3:9][:, :, :, ::-1]
+        np.testing.assert_array_equal(_core.run_ops(again, x), want)  # prepared: once, no handle
+        self.assertIsNone(_core.cached_handle(again))
+        np.testing.assert_array_equal(_core.run_ops(again, x), want)  # the second call makes it
+        self.assertIsNotNone(_core.cached_handle(again))
+        np.testing.assert_array_equal(_core.run_ops(again, x), want)
+        # Bad values fail as on the handle path, with nothing kept.
+        bad = [{"op": "crop", "top": 2, "left": 3, "height": 0, "width": 6}]
+        with self.assertRaises(toroid.Error):
+            _core.run_ops(bad, x)
+        self.assertIsNone(_core.cached_handle(bad))
+
     def test_same_spec_new_data_is_read(self):
         p = toroid.Pipeline(FLIP_W, threads=1)
         for seed in range(3):

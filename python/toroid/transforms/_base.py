@@ -236,7 +236,7 @@ class _State:
                 return self.x
             if self.branches:
                 _prepare_variants(self.ops, self.branches, self.x)
-            self.x = _core.cached_pipeline(self.ops)(self.x)
+            self.x = _core.run_ops(self.ops, self.x)
             self.ops = []
             self.branches = []
         return self.x
@@ -281,7 +281,7 @@ class _State:
         gathered since (the rest of the call runs as it is cut)."""
         if self.segments is not None:
             for ops in self.segments:
-                self.x = _core.cached_pipeline(ops)(self.x)
+                self.x = _core.run_ops(ops, self.x)
             self.segments = None
         return self.flush()
 
@@ -1269,9 +1269,9 @@ def _one(x, emit, key=None):
     emit(state)
     if xk is None or state.branches or not state.ops:
         return state.flush()
-    handle = _core.cached_pipeline(state.ops)
-    out = handle(x)
-    run = handle.fast.get(xk)
+    out = _core.run_ops(state.ops, x)
+    handle = _core.cached_handle(state.ops)
+    run = handle.fast.get(xk) if handle is not None else None
     if run is not None:
         if len(_FUNCTIONAL_RUNNERS) >= _MAX_FUNCTIONAL_RUNNERS:
             _FUNCTIONAL_RUNNERS.clear()

@@ -581,7 +581,7 @@ def _rewrap(out, like):
 def _run_ops(ops, x):
     if not ops:
         return x
-    return _core.cached_pipeline(ops)(x)
+    return _core.run_ops(ops, x)
 
 
 def _working_dtype(t):
