@@ -160,6 +160,20 @@ TEST(CpuAxes, ChannelsLastByteTablesFuseTheChannels) {
     EXPECT_EQ(flipped.kernels.back().cpu().fused_channels, 0) << decisions(flipped.kernels.back());
 }
 
+// A flip after a resize, channels-last: the vertical pass is realized (its taps read
+// forwards) and the flip is a kernel of its own that fuses mirrored pixels; planar, or on
+// CUDA, the flip stays in the pass.
+TEST(CpuAxes, ChannelsLastFlipAfterTapsIsAKernelOfItsOwn) {
+    const char* json = R"([{"op": "resize", "mode": "bilinear", "size": [100, 90], "antialias": true},
+                           {"op": "flip", "dims": [-1]}])";
+    const ir::Program cl = program_for(json, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
+    ASSERT_EQ(cl.kernels.size(), 3u);
+    EXPECT_TRUE(cl.kernels.back().cpu().fused_mirrored) << decisions(cl.kernels.back());
+    EXPECT_NE(decisions(cl.kernels[1]).find("read backwards along W"), std::string::npos) << decisions(cl.kernels[1]);
+    const ir::Program planar = program_for(json, DType::UInt8, Layout::Contiguous, cpu(64, true));
+    EXPECT_EQ(planar.kernels.size(), 2u);
+}
+
 // A uint8 warp of an intermediate (a resize's result) gathers its bytes as 4-byte words on
 // targets with a word gather (the engine leaves kTempTailBytes after every temporary); the
 // same warp of the caller's input, or without the gather, is left to the C++ compiler.
