@@ -707,6 +707,16 @@ _MAX_WARM = 4096
 _NUMBER_BYTES = b"0123456789.+-"  # dropped from the JSON: its skeleton
 
 
+def _structure_key(skeleton, engine, arg):
+    """The rough structure of a pipeline on an input (PipelineHandle.may_compile): its JSON
+    skeleton (numbers left out), the engine, and the input's dtype, device, rank, channels
+    (1, 3, 4 or other) and dense dim."""
+    shape, strides = arg.shape, arg.strides
+    c = shape[-3] if len(shape) >= 3 else 1
+    return (skeleton, engine, arg.dtype, arg.device, len(shape), c if c in (1, 3, 4) else 0,
+            strides.index(1) - len(strides) if 1 in strides else 0)
+
+
 def prepared(key):
     if len(_warm) >= _MAX_WARM:
         _warm.clear()
@@ -859,10 +869,7 @@ class PipelineHandle:
         sk = self._skeleton
         if sk is None:
             sk = self._skeleton = self._text.translate(None, _NUMBER_BYTES)
-        shape, strides = arg.shape, arg.strides
-        c = shape[-3] if len(shape) >= 3 else 1
-        key = (sk, engine, arg.dtype, arg.device, len(shape), c if c in (1, 3, 4) else 0,
-               strides.index(1) - len(strides) if 1 in strides else 0)
+        key = _structure_key(sk, engine, arg)
         return None if key in _warm else key
 
     def to_json(self):
@@ -1248,11 +1255,7 @@ def _run_once(ops, x):
         text = text.encode("utf-8", "surrogatepass")
         engine = _settings["engine"]
         arg = adapt(x)
-        shape, strides = arg.shape, arg.strides
-        c = shape[-3] if len(shape) >= 3 else 1
-        warm = (text.translate(None, _NUMBER_BYTES), engine, arg.dtype, arg.device, len(shape),
-                c if c in (1, 3, 4) else 0, strides.index(1) - len(strides) if 1 in strides else 0)
-        if warm not in _warm:
+        if _structure_key(text.translate(None, _NUMBER_BYTES), engine, arg) not in _warm:
             return None
         lib = _capi.lib
         pipeline, fn = ctypes.c_void_p(), ctypes.c_void_p()
@@ -1264,6 +1267,7 @@ def _run_once(ops, x):
             out_desc = _capi.TensorDesc()
             _capi.check(lib.toroid_function_output_desc(fn, ctypes.byref(out_desc)))
             plan = _output_plan(out_desc)
+            plan.check_size(arg.device)
             out, ptr = plan.allocate(arg)
             if arg.ptr is None:
                 arg.ptr = _numpy_pointer(arg.obj)
