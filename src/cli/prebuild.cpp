@@ -27,8 +27,9 @@ using bench::InputClass;
 
 namespace {
 
-// The entries of a set file ({"pipelines": [[op, ...] or {"ops": [...], "size": [h, w]}, ...]}); nullopt for anything else
-// (inline JSON, a file of one pipeline), which load_pipeline reads and reports on.
+// The entries of a set file ({"pipelines": [entry, ...]}, each entry [op, ...] or
+// {"ops": [...], "size": [h, w]}); nullopt for anything else (inline JSON, a file of one
+// pipeline), which load_pipeline reads and reports on.
 std::optional<nlohmann::json> pipeline_set(const std::string& arg) {
     const std::size_t first = arg.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && arg[first] == '[') return std::nullopt;
