@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What a functional call costs when its values are new (as a random transform's draws make
 every call) against one with the same values: adjust_brightness on a (3, 176, 176)
-channels-last uint8 image, its pieces timed by wrapping toroid's internal steps (making the
-op list's handle, binding the program, the general run path), then the library's bind
-alone.
+channels-last uint8 image, its pieces timed by wrapping toroid's internal steps (run_ops' once
+path for a new op list; the handle path, which a build without it takes), then the
+library's bind alone.
 
     PYTHONPATH=python python3 bench/call_cost.py [--n 20000]"""
 
@@ -50,9 +50,9 @@ def main():
     for _ in range(n):
         F.adjust_brightness(x, 1.5)
     same = (time.perf_counter() - t0) / n
-    originals = [(_core, "cached_pipeline", wrap(_core, "cached_pipeline", "op list's handle, found or made")),
-                 (_core.PipelineHandle, "__init__", wrap(_core.PipelineHandle, "__init__", "  of which made")),
-                 (_core.PipelineHandle, "function", wrap(_core.PipelineHandle, "function", "program bound"))]
+    originals = [(_core, "_run_once", wrap(_core, "_run_once", "run once (parse, bind, run)")),
+                 (_core, "cached_pipeline", wrap(_core, "cached_pipeline", "handle path: handle found or made")),
+                 (_core.PipelineHandle, "function", wrap(_core.PipelineHandle, "function", "handle path: bound"))]
     try:
         t0 = time.perf_counter()
         for i in range(n):
@@ -63,7 +63,7 @@ def main():
             setattr(owner, name, f)
     print("adjust_brightness, (3, 176, 176) channels-last uint8, 1 thread: same values %.1f us, new values %.1f us"
           % (same * 1e6, new * 1e6))
-    for label in ("op list's handle, found or made", "  of which made", "program bound"):
+    for label in ("run once (parse, bind, run)", "handle path: handle found or made", "handle path: bound"):
         print("  %-34s %.1f us" % (label, spent.get(label, 0.0) / n * 1e6))
     # The library's bind alone: toroid_compile of new op lists whose program is in memory.
     handles = [_core.PipelineHandle([{"op": "adjust_brightness", "factor": 3.0 + i * 1e-6}], checked=True)

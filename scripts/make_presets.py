@@ -10,7 +10,7 @@ prepares on that size in both layouts; a crop resized to a fixed size is also wr
 as wide and as large as that size (no resampling along that axis: programs of their own, which
 random crops rarely draw). Options that toroid.transforms takes from the
 installed PyTorch (the blur's weight sums, the affine warp's rounding) are written with each
-value. tests/python/test_recipes.py checks that the recipes, under other seeds,
+value. tests/python/test_overhead.py checks that the recipes, under other seeds,
 compile nothing with the catalogue built.
 
 With --policies it writes augment_*.json instead: each operation the automatic augmentation
@@ -114,21 +114,14 @@ def recipe_pipelines(n=2000, seed=0, log=print):
     from toroid import _core
     from toroid.transforms import recipes
     found = []
-    real = _core.cached_pipeline
+    real = _core.run_ops
 
-    class Recorded:
-        def __init__(self, ops):
-            self.ops, self.handle = ops, real(ops)
-
-        def __call__(self, x, *args, **kwargs):
-            before = toroid.cache_stats()["compiles"]
-            y = self.handle(x, *args, **kwargs)
-            if toroid.cache_stats()["compiles"] > before:
-                found.append((self.ops, (int(x.shape[-2]), int(x.shape[-1]))))
-            return y
-
-        def __getattr__(self, name):
-            return getattr(self.handle, name)
+    def recorded(ops, x, key=None):  # every op list the transforms run goes through run_ops
+        before = toroid.cache_stats()["compiles"]
+        y = real(ops, x, key)
+        if toroid.cache_stats()["compiles"] > before:
+            found.append((ops, (int(x.shape[-2]), int(x.shape[-1]))))
+        return y
 
     rng = np.random.default_rng(seed)
     images = []
@@ -137,7 +130,7 @@ def recipe_pipelines(n=2000, seed=0, log=print):
         x = torch.from_numpy(rng.integers(0, 256, size=(h, w, 3), dtype=np.uint8)).permute(2, 0, 1)
         images.append(x if i % 2 == 0 else x.contiguous())
     real_variants = _base._prepare_variants
-    _core.cached_pipeline = Recorded
+    _core.run_ops = recorded
     _base._prepare_variants = lambda *args: None  # each outcome is recorded when drawn
     try:
         for name, build in recipes.RECIPES.items():
@@ -148,7 +141,7 @@ def recipe_pipelines(n=2000, seed=0, log=print):
                 transform(x)
             log("%s: %d programs" % (name, len(found) - before))
     finally:
-        _core.cached_pipeline = real
+        _core.run_ops = real
         _base._prepare_variants = real_variants
     return [(v, size) for ops, size in found for same in _same_size_crops(ops, size) for v in _host_variants(same)]
 

@@ -1183,9 +1183,10 @@ def _op_key(ops):
     return tuple(parts)
 
 
-def cached_pipeline(ops, key=None):
+def cached_pipeline(ops, key=None, eager_fast=False):
     """A PipelineHandle for `ops` (list of dicts, grids as arrays), shared by every call with
-    the same ops (`key`: their _op_key, when the caller has it)."""
+    the same ops (`key`: their _op_key, when the caller has it). Its fast path fills on an
+    input kind's second call, or its first with eager_fast (PipelineHandle)."""
     if key is None:
         key = _op_key(ops)
     # A hit takes no lock: OrderedDict's get and move_to_end are single C calls under the GIL;
@@ -1197,7 +1198,7 @@ def cached_pipeline(ops, key=None):
         except KeyError:
             pass
         return p
-    p = PipelineHandle(ops, checked=True, eager_fast=False)  # _op_key walked them
+    p = PipelineHandle(ops, checked=True, eager_fast=eager_fast)  # _op_key walked them
     with _op_lock:
         _op_pipelines[key] = p
         while len(_op_pipelines) > _MAX_OP_PIPELINES:
@@ -1211,13 +1212,16 @@ _ran_once = set()
 _MAX_RAN_ONCE = 4096
 
 
-def run_ops(ops, x):
+def run_ops(ops, x, key=None):
     """Runs the op list `ops` on `x` as the op functions and transforms do. Ops run before
     come from their cached handle (its fast path from their next call on). A new op list (a
     random transform's draws make one for almost every call) on a plain CPU array or tensor,
     whose program structure is prepared in this process, runs once: the program bound to its
-    values and run, nothing kept (no handle, function or runner is made for one call)."""
-    key = _op_key(ops)
+    values and run, nothing kept (no handle, function or runner is made for one call); its
+    second call makes the handle, whose fast path fills at once. `key`: the ops' _op_key,
+    when the caller has it."""
+    if key is None:
+        key = _op_key(ops)
     p = _op_pipelines.get(key)
     if p is None:
         if key not in _ran_once:
@@ -1227,7 +1231,7 @@ def run_ops(ops, x):
                     _ran_once.clear()
                 _ran_once.add(key)
                 return y
-        p = cached_pipeline(ops, key)
+        p = cached_pipeline(ops, key, eager_fast=True)  # the op list's second call
     else:
         try:
             _op_pipelines.move_to_end(key)
@@ -1236,9 +1240,9 @@ def run_ops(ops, x):
     return p(x)
 
 
-def cached_handle(ops):
+def cached_handle(ops, key=None):
     """The cached handle of `ops` when there is one (run_ops made it), else None."""
-    return _op_pipelines.get(_op_key(ops))
+    return _op_pipelines.get(_op_key(ops) if key is None else key)
 
 
 def _run_once(ops, x):
@@ -1258,26 +1262,17 @@ def _run_once(ops, x):
         if _structure_key(text.translate(None, _NUMBER_BYTES), engine, arg) not in _warm:
             return None
         lib = _capi.lib
-        pipeline, fn = ctypes.c_void_p(), ctypes.c_void_p()
+        pipeline, handle = ctypes.c_void_p(), ctypes.c_void_p()
         _capi.check(lib.toroid_pipeline_from_json(text, None, ctypes.byref(pipeline)))
         try:
             desc = arg.desc()
             options = _compile_options(check_engine(engine), effective_threads(None))
-            _capi.check(lib.toroid_compile(pipeline, ctypes.byref(desc), ctypes.byref(options), ctypes.byref(fn)))
-            out_desc = _capi.TensorDesc()
-            _capi.check(lib.toroid_function_output_desc(fn, ctypes.byref(out_desc)))
-            plan = _output_plan(out_desc)
-            plan.check_size(arg.device)
-            out, ptr = plan.allocate(arg)
-            if arg.ptr is None:
-                arg.ptr = _numpy_pointer(arg.obj)
-            status = _run(fn, ctypes.byref(_capi.Tensor(arg.ptr, desc)), ctypes.byref(_capi.Tensor(ptr, out_desc)))
-            if status:
-                _capi.check(status)
-            return out
+            _capi.check(lib.toroid_compile(pipeline, ctypes.byref(desc), ctypes.byref(options),
+                                           ctypes.byref(handle)))
         finally:
-            lib.toroid_function_free(fn)
-            lib.toroid_pipeline_free(pipeline)
+            lib.toroid_pipeline_free(pipeline)  # the function keeps what it needs
+        fn = Function(handle, desc)  # owns the handle: freed with it, on return
+        return fn.run(arg)
     except Exception as e:  # noqa: BLE001 - every failure a toroid.Error
         err = as_error(e)
     raise err

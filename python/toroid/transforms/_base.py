@@ -1269,8 +1269,9 @@ def _one(x, emit, key=None):
     emit(state)
     if xk is None or state.branches or not state.ops:
         return state.flush()
-    out = _core.run_ops(state.ops, x)
-    handle = _core.cached_handle(state.ops)
+    ops_key = _core._op_key(state.ops)
+    out = _core.run_ops(state.ops, x, ops_key)
+    handle = _core.cached_handle(state.ops, ops_key)
     run = handle.fast.get(xk) if handle is not None else None
     if run is not None:
         if len(_FUNCTIONAL_RUNNERS) >= _MAX_FUNCTIONAL_RUNNERS:
