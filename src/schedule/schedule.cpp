@@ -188,7 +188,7 @@ struct Scheduler {
                     realize = true;
                     why = fmt::format("expensive ({} nodes{}) and read {} times per consumer element",
                                       node_count(t.body), contains_sum(t.body) ? ", sums" : "", count);
-                } else if (contains_sum(t.body) && reversed_along_w_on_cpu(readers[i], id)) {
+                } else if (contains_sum(t.body) && reversed_along_w_on_cpu(readers, id)) {
                     // Inlined, each of its taps would read channels-last pixels backwards
                     // through windows (a permute per tap and no several vectors a step);
                     // realized, its taps read forwards and the reversal is one byte permute
@@ -208,17 +208,50 @@ struct Scheduler {
         }
     }
 
-    // Whether a reader of tensor `id` (CPU target, channels-last program) reads it backwards
-    // along W: its last index moves by -1 with the reader's W.
-    bool reversed_along_w_on_cpu(const std::vector<int>& readers, int id) const {
+    // Whether tensor `id` is read backwards along W by a kernel that stores bytes (CPU target,
+    // channels-last program): a reader's last index moves by -1 with the reader's W, or by +1
+    // in a reader that will be inlined and computes no sum (a crop) whose own readers read it
+    // backwards (resize, crop, flip); and every kernel the reversed read lands in (the
+    // reader where realized, else its readers', followed through inlined ones) stores 1-byte
+    // elements. A kernel that converts to float reads the taps backwards at little cost
+    // (its sums are 4-byte lanes already) and a realized pass would cost it a kernel more:
+    // the train pipeline's crop, resize, flip, float, normalize ran 1.4x slower realized
+    // (the AMD development host). Readers come later in graph order: their realize
+    // decisions are made.
+    bool reversed_along_w_on_cpu(const std::vector<std::vector<int>>& readers, int id, int depth = 0) const {
         if (options.target.kind != TargetKind::Cpu || !g.channels_last) return false;
-        bool reversed = false;
-        for (const int r : readers)
-            visit(g.tensors()[static_cast<std::size_t>(r)].body, [&](const Expr& e) {
-                if (reversed || e->op != Op::Load || e->buffer != id || e->args.size() != 4) return;
-                reversed = linear_stride(e->args[3], 3) == std::optional<std::int64_t>(-1);
+        for (const int r : readers[static_cast<std::size_t>(id)]) {
+            if (!live[static_cast<std::size_t>(r)]) continue;
+            const GraphTensor& c = g.tensors()[static_cast<std::size_t>(r)];
+            bool backwards = false, forwards = false;
+            visit(c.body, [&](const Expr& e) {
+                if (e->op != Op::Load || e->buffer != id || e->args.size() != 4) return;
+                const std::optional<std::int64_t> s = linear_stride(e->args[3], 3);
+                backwards = backwards || s == std::optional<std::int64_t>(-1);
+                forwards = forwards || s == std::optional<std::int64_t>(1);
             });
-        return reversed;
+            if (backwards && lands_in_byte_kernels(readers, r, depth)) return true;
+            if (forwards && !backwards && depth < kMaxPassedReaders && !realized[static_cast<std::size_t>(r)] &&
+                !contains_sum(c.body) && reversed_along_w_on_cpu(readers, r, depth + 1))
+                return true;
+        }
+        return false;
+    }
+    static constexpr int kMaxPassedReaders = 8;  // inlined readers followed (a chain of crops)
+
+    // Whether every kernel tensor `r`'s value lands in stores 1-byte elements: r's own where
+    // it is realized, else those of its readers (followed through inlined ones).
+    bool lands_in_byte_kernels(const std::vector<std::vector<int>>& readers, int r, int depth) const {
+        const GraphTensor& t = g.tensors()[static_cast<std::size_t>(r)];
+        if (realized[static_cast<std::size_t>(r)]) return type_bytes(t.type) == 1;
+        if (depth >= kMaxPassedReaders) return false;
+        bool any = false;
+        for (const int q : readers[static_cast<std::size_t>(r)]) {
+            if (!live[static_cast<std::size_t>(q)]) continue;
+            any = true;
+            if (!lands_in_byte_kernels(readers, q, depth + 1)) return false;
+        }
+        return any;
     }
 
     // Pass 2: substitute the bodies of inlined tensors into their readers. A tensor whose

@@ -174,6 +174,39 @@ TEST(CpuAxes, ChannelsLastFlipAfterTapsIsAKernelOfItsOwn) {
     EXPECT_EQ(planar.kernels.size(), 2u);
 }
 
+// The same through a crop of the resized image (Resize, RandomCrop, flip): the crop reads the
+// pass forwards and is inlined, the flip reads the crop backwards, so the kernel the pass
+// would be inlined into reads it backwards: it is realized too. A crop alone keeps it inlined.
+TEST(CpuAxes, ChannelsLastFlipAfterACropOfTapsIsAKernelOfItsOwn) {
+    const char* flipped = R"([{"op": "resize", "mode": "bilinear", "size": [100, 90], "antialias": true},
+                              {"op": "crop", "top": 5, "left": 7, "height": 80, "width": 70},
+                              {"op": "flip", "dims": [-1]}])";
+    const ir::Program cl = program_for(flipped, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
+    ASSERT_EQ(cl.kernels.size(), 3u);
+    EXPECT_TRUE(cl.kernels.back().cpu().fused_mirrored) << decisions(cl.kernels.back());
+    EXPECT_NE(decisions(cl.kernels[1]).find("read backwards along W"), std::string::npos) << decisions(cl.kernels[1]);
+    const char* cropped = R"([{"op": "resize", "mode": "bilinear", "size": [100, 90], "antialias": true},
+                              {"op": "crop", "top": 5, "left": 7, "height": 80, "width": 70}])";
+    EXPECT_EQ(program_for(cropped, DType::UInt8, Layout::ChannelsLast, cpu(64, true)).kernels.size(), 2u);
+    EXPECT_EQ(program_for(flipped, DType::UInt8, Layout::Contiguous, cpu(64, true)).kernels.size(), 2u);
+}
+
+// A flip whose kernel converts to float (RandomResizedCrop, flip, ToDtype, Normalize) keeps
+// the pass inlined: its sums are 4-byte lanes already, and a realized pass cost that
+// pipeline 1.4x its time. Through a crop, or read by the flip directly, alike.
+TEST(CpuAxes, ChannelsLastFlipIntoAFloatKernelKeepsThePassInlined) {
+    const char* tail = R"({"op": "convert", "dtype": "float32", "scale": true},
+                          {"op": "normalize", "mean": [0.5, 0.4, 0.3], "std": [0.2, 0.2, 0.2]}])";
+    const std::string direct = std::string(R"([{"op": "crop", "top": 3, "left": 4, "height": 90, "width": 80},
+        {"op": "resize", "mode": "bilinear", "size": [50, 40], "antialias": true}, {"op": "flip", "dims": [-1]},)") + tail;
+    const std::string cropped = std::string(R"([{"op": "resize", "mode": "bilinear", "size": [100, 90], "antialias": true},
+        {"op": "crop", "top": 5, "left": 7, "height": 80, "width": 70}, {"op": "flip", "dims": [-1]},)") + tail;
+    for (const std::string& p : {direct, cropped}) {
+        const ir::Program cl = program_for(p, DType::UInt8, Layout::ChannelsLast, cpu(64, true));
+        EXPECT_EQ(cl.kernels.size(), 2u) << p;
+    }
+}
+
 // A uint8 warp of an intermediate (a resize's result) gathers its bytes as 4-byte words on
 // targets with a word gather (the engine leaves kTempTailBytes after every temporary); the
 // same warp of the caller's input, or without the gather, is left to the C++ compiler.
