@@ -464,6 +464,22 @@ inline vec<std::uint8_t> lut256_v(const std::uint8_t* table, vec<std::uint8_t> x
     const t_bytes64 i = reinterpret_cast<t_bytes64>(x);
     const t_bytes64 lo = t_permute2_bytes(q0, i, q1), hi = t_permute2_bytes(q2, i, q3);
     return reinterpret_cast<vec<std::uint8_t>>(reinterpret_cast<vec<std::int8_t>>(x) < 0 ? hi : lo);
+#elif defined(TOROID_BYTE_PERMUTE) && (TOROID_LANES == 16 || TOROID_LANES == 32)
+    // Fewer bytes than a register (16 pixels of one channel, stored interleaved): the same
+    // lookup on a register whose first lanes are x (the rest look up byte 0, unused), not a
+    // gather of 16 or 32 bytes.
+    t_bytes64 q0, q1, q2, q3;
+    __builtin_memcpy(&q0, table, 64);
+    __builtin_memcpy(&q1, table + 64, 64);
+    __builtin_memcpy(&q2, table + 128, 64);
+    __builtin_memcpy(&q3, table + 192, 64);
+    t_bytes64 i = {};
+    __builtin_memcpy(&i, &x, sizeof x);
+    const t_bytes64 lo = t_permute2_bytes(q0, i, q1), hi = t_permute2_bytes(q2, i, q3);
+    const t_bytes64 r = i < 0 ? hi : lo;
+    vec<std::uint8_t> out;
+    __builtin_memcpy(&out, &r, sizeof out);
+    return out;
 #else
     return gather_bytes_v(table, __builtin_convertvector(x, vec<std::int32_t>));
 #endif
