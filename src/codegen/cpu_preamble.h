@@ -272,6 +272,29 @@ template <int N> using t_lane_seq = t_seq<__integer_pack(N)...>;
 template <int From, int To, typename B, int... I> inline auto t_low_bytes(B b, t_seq<I...>) {
     return __builtin_shufflevector(b, b, (I / To * From + I % To)...);
 }
+#if defined(TOROID_BYTE_PERMUTE)
+// The lanes of a, then those of b, in one vector of twice the lanes.
+template <typename V, int... I> inline auto t_cat_lanes(V a, V b, t_seq<I...>) { return __builtin_shufflevector(a, b, I...); }
+typedef char t_bytes16v __attribute__((vector_size(16)));
+typedef char t_bytes32v __attribute__((vector_size(32)));
+// The 16-byte vectors a, b, c, d in order in one 64-byte register, built in registers: a
+// copy through an array on the stack made the register's load wait for the three or four
+// smaller stores before it (a failed store forward at every step).
+inline t_bytes64 t_bytes64_of(t_bytes16v a, t_bytes16v b, t_bytes16v c, t_bytes16v d) {
+    return t_cat_lanes(t_cat_lanes(a, b, t_lane_seq<32>{}), t_cat_lanes(c, d, t_lane_seq<32>{}), t_lane_seq<64>{});
+}
+// A vector of 16 or 32 bytes as the first lanes of a 64-byte register (the rest 0), and back.
+template <typename V> inline t_bytes64 t_widen_bytes64(V x) {
+    static_assert(sizeof(V) == 16 || sizeof(V) == 32, "16 or 32 bytes");
+    if constexpr (sizeof(V) == 16) return t_bytes64_of(reinterpret_cast<t_bytes16v>(x), t_bytes16v{}, t_bytes16v{}, t_bytes16v{});
+    else return t_cat_lanes(reinterpret_cast<t_bytes32v>(x), t_bytes32v{}, t_lane_seq<64>{});
+}
+template <typename V> inline V t_narrow_bytes64(t_bytes64 r) {
+    static_assert(sizeof(V) == 16 || sizeof(V) == 32, "16 or 32 bytes");
+    if constexpr (sizeof(V) == 16) return reinterpret_cast<V>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    else return reinterpret_cast<V>(t_cat_lanes(r, r, t_lane_seq<32>{}));
+}
+#endif
 
 // Lane-by-lane conversions. Bytes widen to 4-byte lanes in two steps (bytes to 16-bit
 // lanes to 32-bit lanes): GCC lowers a direct __builtin_convertvector of 16 bytes to 16
@@ -473,13 +496,9 @@ inline vec<std::uint8_t> lut256_v(const std::uint8_t* table, vec<std::uint8_t> x
     __builtin_memcpy(&q1, table + 64, 64);
     __builtin_memcpy(&q2, table + 128, 64);
     __builtin_memcpy(&q3, table + 192, 64);
-    t_bytes64 i = {};
-    __builtin_memcpy(&i, &x, sizeof x);
+    const t_bytes64 i = t_widen_bytes64(x);
     const t_bytes64 lo = t_permute2_bytes(q0, i, q1), hi = t_permute2_bytes(q2, i, q3);
-    const t_bytes64 r = i < 0 ? hi : lo;
-    vec<std::uint8_t> out;
-    __builtin_memcpy(&out, &r, sizeof out);
-    return out;
+    return t_narrow_bytes64<vec<std::uint8_t>>(i < 0 ? hi : lo);
 #else
     return gather_bytes_v(table, __builtin_convertvector(x, vec<std::int32_t>));
 #endif
@@ -960,8 +979,9 @@ template <typename T, typename... V> inline void store_interleaved(T* p, V... v)
     const vec<T> ch[C] = {v...};
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16 && sizeof(T) == 1 && (C == 3 || C == 4)) {
-        t_bytes64 src = {};
-        __builtin_memcpy(&src, ch, sizeof ch);
+        const t_bytes64 src = t_bytes64_of(reinterpret_cast<t_bytes16v>(ch[0]), reinterpret_cast<t_bytes16v>(ch[1]),
+                                           reinterpret_cast<t_bytes16v>(ch[2]),
+                                           reinterpret_cast<t_bytes16v>(ch[C == 4 ? 3 : 0]));
         t_bytes64 idx = {};
         for (int j = 0; j < 16 * C; ++j) idx[j] = static_cast<char>((j % C) * 16 + j / C);
         t_store_bytes(p, t_span_mask(16 * C), t_permute_bytes(src, idx));
