@@ -152,9 +152,9 @@ inline t_bytes64 t_permute_bytes_z(t_mask64 m, t_bytes64 a, t_bytes64 idx) {
 #define TOROID_ASAN 1
 #endif
 #endif
-#if defined(TOROID_AVX2)
 typedef char t_bytes32 __attribute__((vector_size(32)));
 typedef char t_bytes16 __attribute__((vector_size(16)));
+#if defined(TOROID_AVX2)
 template <typename V> __attribute__((noinline, cold)) V t_load_span_copy(const void* p, int n) {
     char tmp[sizeof(V)] = {};
     __builtin_memcpy(tmp, p, static_cast<std::size_t>(n < static_cast<int>(sizeof(V)) ? n : static_cast<int>(sizeof(V))));
@@ -275,24 +275,25 @@ template <int From, int To, typename B, int... I> inline auto t_low_bytes(B b, t
 #if defined(TOROID_BYTE_PERMUTE)
 // The lanes of a, then those of b, in one vector of twice the lanes.
 template <typename V, int... I> inline auto t_cat_lanes(V a, V b, t_seq<I...>) { return __builtin_shufflevector(a, b, I...); }
-typedef char t_bytes16v __attribute__((vector_size(16)));
-typedef char t_bytes32v __attribute__((vector_size(32)));
 // The 16-byte vectors a, b, c, d in order in one 64-byte register, built in registers: a
 // copy through an array on the stack made the register's load wait for the three or four
 // smaller stores before it (a failed store forward at every step).
-inline t_bytes64 t_bytes64_of(t_bytes16v a, t_bytes16v b, t_bytes16v c, t_bytes16v d) {
+inline t_bytes64 t_bytes64_of(t_bytes16 a, t_bytes16 b, t_bytes16 c, t_bytes16 d) {
     return t_cat_lanes(t_cat_lanes(a, b, t_lane_seq<32>{}), t_cat_lanes(c, d, t_lane_seq<32>{}), t_lane_seq<64>{});
 }
-// A vector of 16 or 32 bytes as the first lanes of a 64-byte register (the rest 0), and back.
+// A vector of 16, 32 or 64 bytes as the first lanes of a 64-byte register (the rest 0), and
+// back (its first lanes).
 template <typename V> inline t_bytes64 t_widen_bytes64(V x) {
-    static_assert(sizeof(V) == 16 || sizeof(V) == 32, "16 or 32 bytes");
-    if constexpr (sizeof(V) == 16) return t_bytes64_of(reinterpret_cast<t_bytes16v>(x), t_bytes16v{}, t_bytes16v{}, t_bytes16v{});
-    else return t_cat_lanes(reinterpret_cast<t_bytes32v>(x), t_bytes32v{}, t_lane_seq<64>{});
+    static_assert(sizeof(V) == 16 || sizeof(V) == 32 || sizeof(V) == 64, "16, 32 or 64 bytes");
+    if constexpr (sizeof(V) == 16) return t_bytes64_of(reinterpret_cast<t_bytes16>(x), t_bytes16{}, t_bytes16{}, t_bytes16{});
+    else if constexpr (sizeof(V) == 32) return t_cat_lanes(reinterpret_cast<t_bytes32>(x), t_bytes32{}, t_lane_seq<64>{});
+    else return reinterpret_cast<t_bytes64>(x);
 }
 template <typename V> inline V t_narrow_bytes64(t_bytes64 r) {
-    static_assert(sizeof(V) == 16 || sizeof(V) == 32, "16 or 32 bytes");
+    static_assert(sizeof(V) == 16 || sizeof(V) == 32 || sizeof(V) == 64, "16, 32 or 64 bytes");
     if constexpr (sizeof(V) == 16) return reinterpret_cast<V>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    else return reinterpret_cast<V>(t_cat_lanes(r, r, t_lane_seq<32>{}));
+    else if constexpr (sizeof(V) == 32) return reinterpret_cast<V>(t_cat_lanes(r, r, t_lane_seq<32>{}));
+    else return reinterpret_cast<V>(r);
 }
 #endif
 
@@ -476,21 +477,12 @@ template <typename I> inline vec<std::uint8_t> gather_bytes_v(const std::uint8_t
 // picked by each byte's top bit; else its bytes gathered as words (a Temp buffer, with bytes
 // to spare after it).
 inline vec<std::uint8_t> lut256_v(const std::uint8_t* table, vec<std::uint8_t> x) {
-#if defined(TOROID_BYTE_PERMUTE) && TOROID_LANES == 64
+#if defined(TOROID_BYTE_PERMUTE) && (TOROID_LANES == 16 || TOROID_LANES == 32 || TOROID_LANES == 64)
     // Four loads into registers, not a copy into an array: GCC kept such an array on the
     // stack and stored all 256 bytes into it at every call (3x the time of the lookups).
-    t_bytes64 q0, q1, q2, q3;
-    __builtin_memcpy(&q0, table, 64);
-    __builtin_memcpy(&q1, table + 64, 64);
-    __builtin_memcpy(&q2, table + 128, 64);
-    __builtin_memcpy(&q3, table + 192, 64);
-    const t_bytes64 i = reinterpret_cast<t_bytes64>(x);
-    const t_bytes64 lo = t_permute2_bytes(q0, i, q1), hi = t_permute2_bytes(q2, i, q3);
-    return reinterpret_cast<vec<std::uint8_t>>(reinterpret_cast<vec<std::int8_t>>(x) < 0 ? hi : lo);
-#elif defined(TOROID_BYTE_PERMUTE) && (TOROID_LANES == 16 || TOROID_LANES == 32)
-    // Fewer bytes than a register (16 pixels of one channel, stored interleaved): the same
-    // lookup on a register whose first lanes are x (the rest look up byte 0, unused), not a
-    // gather of 16 or 32 bytes.
+    // Fewer bytes than a register (16 pixels of one channel, stored interleaved) are looked
+    // up in a register whose first lanes they are (the rest look up byte 0, unused), not
+    // gathered.
     t_bytes64 q0, q1, q2, q3;
     __builtin_memcpy(&q0, table, 64);
     __builtin_memcpy(&q1, table + 64, 64);
@@ -692,8 +684,7 @@ template <typename T> inline vec<T> window_group(const T* q, const lane_window<s
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (sizeof(T) == 1 && (kLanes == 16 || kLanes == 64)) {
         const t_bytes64 r = t_permute2_bytes(t_load_bytes(w.m0[g], q), w.idx[g], t_load_bytes(w.m1[g], q + 64));
-        if constexpr (kLanes == 64) return reinterpret_cast<vec<T>>(r);
-        else return reinterpret_cast<vec<T>>(__builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        return t_narrow_bytes64<vec<T>>(r);
     }
 #endif
 #if defined(TOROID_BYTE_SHUFFLE)
@@ -841,9 +832,7 @@ inline t_window_reads read_window2(const std::uint8_t* p, const lane_window<1>& 
 // (A template, so that the branch for the other lane count is discarded.)
 template <typename T = std::uint8_t> inline vec<T> t_pick_group(const t_window_reads& r, const lane_window<1>& w, int g, int k) {
     const t_bytes64 b = t_permute2_bytes(r.lo[g], w.idx[g] + static_cast<char>(k), r.hi[g]);
-    if constexpr (kLanes == 64) return reinterpret_cast<vec<T>>(b);
-    else if constexpr (kLanes == 16)
-        return reinterpret_cast<vec<T>>(__builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    if constexpr (kLanes == 16 || kLanes == 64) return t_narrow_bytes64<vec<T>>(b);
     else return vec<T>{};  // never called: kWindowPermute<1> holds for 16 and 64 lanes only
 }
 #endif
@@ -979,9 +968,10 @@ template <typename T, typename... V> inline void store_interleaved(T* p, V... v)
     const vec<T> ch[C] = {v...};
 #if defined(TOROID_BYTE_PERMUTE)
     if constexpr (kLanes == 16 && sizeof(T) == 1 && (C == 3 || C == 4)) {
-        const t_bytes64 src = t_bytes64_of(reinterpret_cast<t_bytes16v>(ch[0]), reinterpret_cast<t_bytes16v>(ch[1]),
-                                           reinterpret_cast<t_bytes16v>(ch[2]),
-                                           reinterpret_cast<t_bytes16v>(ch[C == 4 ? 3 : 0]));
+        // (With 3 channels the last 16 bytes are never read: the permute picks bytes 0-47.)
+        const t_bytes64 src = t_bytes64_of(reinterpret_cast<t_bytes16>(ch[0]), reinterpret_cast<t_bytes16>(ch[1]),
+                                           reinterpret_cast<t_bytes16>(ch[2]),
+                                           reinterpret_cast<t_bytes16>(ch[C == 4 ? 3 : 0]));
         t_bytes64 idx = {};
         for (int j = 0; j < 16 * C; ++j) idx[j] = static_cast<char>((j % C) * 16 + j / C);
         t_store_bytes(p, t_span_mask(16 * C), t_permute_bytes(src, idx));
